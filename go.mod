@@ -1,0 +1,3 @@
+module github.com/radixark/miles-ci
+
+go 1.26

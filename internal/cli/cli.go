@@ -1,0 +1,67 @@
+// Package cli implements the miles-ci subcommands. The command-line tool and the
+// Dagger module both call Run, so they print the same answers.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Env is what a subcommand may touch of the outside world.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable; flags fall back to the workflow's env vars.
+	Getenv func(string) string
+}
+
+// command is one subcommand: its one-line summary and its entry point.
+type command struct {
+	summary string
+	run     func(args []string, env Env) int
+}
+
+// commands lists every subcommand; each lives in its own file.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, env Env) int) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+// Run executes one miles-ci invocation (args without the program name) and
+// returns the process exit code.
+func Run(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "miles-ci: unknown command %q; run 'miles-ci help' for the list\n", args[0])
+		return 2
+	}
+	return cmd.run(args[1:], env)
+}
+
+func usage(w io.Writer) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("usage: miles-ci COMMAND [flags]\n\ncommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-12s %s\n", n, commands[n].summary)
+	}
+	b.WriteString("\nRun 'miles-ci COMMAND -h' for a command's flags.\n")
+	io.WriteString(w, b.String())
+}
