@@ -26,7 +26,7 @@ mkdir -p "$out"
 
 # 1. Debian rootfs, cached on its own (it is the slow step).
 if [[ ! -f $rootfs/.done-$(echo "$packages" | sha256sum | cut -c1-8) ]]; then
-	mirror=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | head -n1 | tr -d ' ')
+	mirror=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | head -n1 | tr -d ' ' || true)
 	mirror=${mirror:-http://deb.debian.org/debian}
 	echo "build-images: debootstrap bookworm from $mirror (~1 min)"
 	rm -rf "$rootfs"
