@@ -51,11 +51,3 @@ func appendGitHubOutput(path string, lines []string) error {
 	}
 	return f.Close()
 }
-
-// orEnv returns v, or the environment variable name's value when v is empty.
-func orEnv(env Env, v, name string) string {
-	if v != "" {
-		return v
-	}
-	return env.Getenv(name)
-}
