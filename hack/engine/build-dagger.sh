@@ -51,7 +51,8 @@ rm -rf "$src/core/sdk/dang/v2"
 	echo "build-dagger: building (cold: ~4 min on 2 cores)"
 	go build -tags dfexcludepatterns,dfparents -trimpath -ldflags "$ldflags" -o "$bin/" \
 		./cmd/dagger ./cmd/engine ./cmd/dnsname ./cmd/dialstdio ./cmd/codegen
-	go build -trimpath -ldflags "$ldflags" -o "$bin/dagger-init" ./cmd/init
+	# dagger-init is bind-mounted into containers of any distribution: link it statically.
+	CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/dagger-init" ./cmd/init
 )
 rm -f "$bin"/.dagger-$version-*
 touch "$stamp"

@@ -22,7 +22,7 @@ libcommit=$(sed -n 's/^\s*goSDKLibVersion\s*=\s*"\([0-9a-f]*\)".*/\1/p' \
 [[ -n $libcommit ]] || { echo "build-gosdk: goSDKLibVersion not found; run build-dagger.sh first" >&2; exit 1; }
 
 inputs=$(cat "$0" "$here/goproxy-index.py" "$repo/go.mod" "$repo/go.sum" "$MILES_CI_CACHE/bin/codegen" 2>/dev/null |
-	sha256sum | cut -c1-16)-$(go version | tr ' ' _)
+	sha256sum | cut -c1-16)-$(go version | tr ' /' __)
 if [[ -f $out/.built-$inputs && -f $out/digest ]]; then
 	echo "build-gosdk: Go SDK image up to date ($(cat "$out/digest"))"
 	exit 0
