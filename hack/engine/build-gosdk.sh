@@ -41,11 +41,49 @@ mkdir -p "$work/m"
 cp "$hostcache/dagger.io/dagger@$version/go.mod" "$work/m/go.mod"
 (
 	cd "$work/m"
+	# The module graph of generated code: the SDK plus what codegen adds with `go get`.
+	# Both the graph right after `go get dagger.io/dagger` and the one after codegen
+	# adds its imports are tidied, so both build lists must be present.
 	go mod edit -module example.com/gosdkcache -require dagger.io/dagger@$version
 	go mod download all
+	go get dagger.io/dagger@$version github.com/dagger/querybuilder@latest github.com/dagger/otel-go@latest
+	go mod download all
+	# Codegen's first tidy (before the replace block is copied) selects the v0.17.0
+	# log modules that github.com/dagger/otel-go requires.
 	go mod download go.opentelemetry.io/otel/sdk/log/logtest@v0.16.0 \
-		github.com/dagger/querybuilder@latest github.com/dagger/otel-go@latest \
-		dagger.io/dagger@$version
+		go.opentelemetry.io/otel/log@v0.17.0 go.opentelemetry.io/otel/sdk/log@v0.17.0 \
+		go.opentelemetry.io/otel/sdk/log/logtest@v0.17.0 \
+		go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc@v0.17.0 \
+		go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp@v0.17.0
+)
+# A module shaped like the generated code, tidied as codegen tidies it: first as is,
+# then with the SDK's replace block (codegen's second pass copies it).
+mkdir -p "$work/gen"
+cat >"$work/gen/imports.go" <<'GO'
+package main
+
+import (
+	_ "dagger.io/dagger"
+	_ "github.com/Khan/genqlient/graphql"
+	_ "github.com/dagger/otel-go"
+	_ "github.com/dagger/querybuilder"
+	_ "github.com/vektah/gqlparser/v2/gqlerror"
+	_ "go.opentelemetry.io/otel"
+	_ "go.opentelemetry.io/otel/propagation"
+	_ "go.opentelemetry.io/otel/sdk/resource"
+	_ "go.opentelemetry.io/otel/semconv/v1.40.0"
+	_ "go.opentelemetry.io/otel/trace"
+)
+
+func main() {}
+GO
+(
+	cd "$work/gen"
+	printf 'module example.com/gen\n\ngo 1.26\n' >go.mod
+	go get dagger.io/dagger@$version
+	go mod tidy
+	sed -n '/^replace (/,/^)/p' "$hostcache/dagger.io/dagger@$version/go.mod" >>go.mod
+	go mod tidy
 )
 (cd "$repo" && go mod download all)
 python3 "$here/goproxy-index.py" "$stage/cache/download" "dagger.io/dagger@$libcommit=$version"

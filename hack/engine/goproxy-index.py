@@ -4,8 +4,8 @@
 `go mod download` stores .info/.mod/.zip files but not always the `list` and
 `@latest` answers that `go get MODULE` (no version) asks a proxy for. This writes,
 for every module under CACHE (a GOMODCACHE/cache/download folder):
-  @v/list   the tagged versions present
-  @latest   the newest version present, when only pseudo-versions are (for
+  @v/list   the tagged versions present with their zip
+  @latest   the newest version present with its zip, when only pseudo-versions are (for
             modules such as github.com/dagger/otel-go that have no tags)
 and aliases ALIAS=MODULE@REV:VERSION pairs, e.g. the commit the Dagger engine
 asks for with `go get dagger.io/dagger@<commit>`.
@@ -34,7 +34,12 @@ def main():
     for root, dirs, files in os.walk(cache):
         if os.path.basename(root) != "@v":
             continue
-        versions = [f[:-5] for f in files if f.endswith(".info") and f[:-5] + ".mod" in files]
+        # Only versions whose zip is present: a query for the latest version must
+        # never pick one that is there only for module-graph loading (.mod alone).
+        versions = [
+            f[:-5] for f in files
+            if f.endswith(".info") and f[:-5] + ".mod" in files and f[:-5] + ".zip" in files
+        ]
         if not versions:
             continue
         tagged = sorted((v for v in versions if not PSEUDO.search(v)), key=semkey)
