@@ -128,9 +128,9 @@ cmd_stop() {
 		# The namespace's pid 1 is unshare's only child: the engine.
 		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
 		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
-		for _ in $(seq 1 30); do
+		for _ in $(seq 1 20); do
 			[[ -d /proc/$pid ]] || break
-			sleep 1
+			sleep 0.5
 		done
 		if [[ -d /proc/$pid ]]; then
 			log "engine did not stop on TERM; killing pid $pid"
