@@ -158,7 +158,7 @@ cmd_env() {
 	fi
 	echo "export _EXPERIMENTAL_DAGGER_RUNNER_HOST=unix://$sock"
 	echo "export _EXPERIMENTAL_DAGGER_CLI_BIN=$bin/dagger"
-	echo "export DO_NOT_TRACK=1"
+	echo "export DO_NOT_TRACK=1 DAGGER_NO_NAG=1"
 	echo "export PATH=$bin:\$PATH"
 }
 
