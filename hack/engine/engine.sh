@@ -125,7 +125,7 @@ cmd_stop() {
 	[[ $(mode) == system ]] && return 0
 	local pid child
 	if pid=$(running_pid); then
-		# The namespace's pid 1 is unshare's only child: the engine.
+		# The namespace's pid 1 is unshare's only child: tini, which forwards TERM to the engine.
 		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
 		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
 		for _ in $(seq 1 20); do
