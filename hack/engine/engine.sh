@@ -128,7 +128,7 @@ cmd_stop() {
 		# The namespace's pid 1 is unshare's only child: tini, which forwards TERM to the engine.
 		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
 		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
-		for _ in $(seq 1 20); do
+		for _ in $(seq 1 60); do
 			[[ -d /proc/$pid ]] || break
 			sleep 0.5
 		done
