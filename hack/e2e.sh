@@ -5,7 +5,8 @@
 #   - `dagger call stages|plan|policy` print byte-for-byte what the miles-ci CLI prints,
 #   - each stand-in image pulls by its production name and works offline
 #     (git fetch of the dependency refs, GPU tool stand-ins, pip from local wheels),
-#   - a container cannot reach an address outside the machine.
+#   - a container cannot reach an address outside the machine,
+#   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
 # Clients run in a network namespace with only loopback. Ends with
 # "e2e: N passed, M failed" and exits non-zero on any failure. See docs/engine.md.
 set -euo pipefail
@@ -26,6 +27,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go build -o "$out/miles-ci" ./cmd/miles-ci
+(cd hack && go mod download) # the Go e2e tests then build with no network
 
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "--- PASS: $1"; }
@@ -85,6 +87,14 @@ elif grep -q "miles-ci plan" "$out/got.err"; then
 else
 	tail -n 10 "$out/got.err"
 	bad "call plan error (error does not carry the CLI's message)"
+fi
+
+echo "=== RUN generated bindings"
+if bash hack/check-generated.sh >"$out/gen" 2>&1; then
+	ok "generated bindings up to date"
+else
+	tail -n 20 "$out/gen"
+	bad "generated bindings up to date"
 fi
 
 # Image smoke tests and isolation, as Go tests against the engine.
