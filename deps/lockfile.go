@@ -279,7 +279,7 @@ func decodeFlatObject(data []byte) (flatObject, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return obj, fmt.Errorf("not valid JSON: %w", err)
+		return obj, jsonErr(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return obj, fmt.Errorf("top level is %s, not an object", describeToken(tok))
@@ -287,7 +287,7 @@ func decodeFlatObject(data []byte) (flatObject, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return obj, fmt.Errorf("not valid JSON: %w", err)
+			return obj, jsonErr(err)
 		}
 		key, ok := tok.(string)
 		if !ok {
@@ -295,7 +295,7 @@ func decodeFlatObject(data []byte) (flatObject, error) {
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return obj, fmt.Errorf("not valid JSON at field %s: %w", key, err)
+			return obj, fmt.Errorf("at field %s: %w", key, jsonErr(err))
 		}
 		v := &jsonValue{kind: describeRaw(raw)}
 		if v.kind == "a string" {
@@ -312,12 +312,21 @@ func decodeFlatObject(data []byte) (flatObject, error) {
 		obj.values[key] = v
 	}
 	if _, err := dec.Token(); err != nil {
-		return obj, fmt.Errorf("not valid JSON: %w", err)
+		return obj, jsonErr(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return obj, fmt.Errorf("not valid JSON: extra data after the object")
 	}
 	return obj, nil
+}
+
+// jsonErr words a decoder error; the decoder says a bare "EOF" for a file
+// that ends too early.
+func jsonErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("not valid JSON: the file ends too early")
+	}
+	return fmt.Errorf("not valid JSON: %w", err)
 }
 
 func describeRaw(raw json.RawMessage) string {
