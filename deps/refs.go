@@ -162,3 +162,24 @@ func resolveOne(in Inputs, dep dependency, input string, warnings *[]string) (Re
 	}
 	return Ref{Ref: dep.defaultBranch, Fetch: dep.defaultBranch, Source: FromDefault}, nil
 }
+
+// NeedsROCmPatch reports whether the ROCm patch step (rules §8) runs: on
+// ROCm, after a named Megatron-LM ref replaced the baked copy.
+func NeedsROCmPatch(backend policy.Backend, d Decision) bool {
+	return backend == policy.ROCM && d.Megatron.Source != FromBaked
+}
+
+// SyncSteps are the argv lists that move a dependency checkout to a decided
+// ref, run in the checkout (/sgl-workspace/sglang or /root/Megatron-LM) as
+// the workflows do. A baked ref needs no steps.
+func SyncSteps(r Ref) [][]string {
+	if r.Source == FromBaked || r.Fetch == "" {
+		return nil
+	}
+	return [][]string{
+		{"git", "reset", "--hard", "HEAD"},
+		{"git", "clean", "-fd"},
+		{"git", "fetch", "origin", r.Fetch},
+		{"git", "checkout", "-f", "FETCH_HEAD"},
+	}
+}

@@ -154,3 +154,36 @@ func TestRefOrigin(t *testing.T) {
 		})
 	}
 }
+
+func TestNeedsROCmPatchAndSyncSteps(t *testing.T) {
+	named := Decision{Install: true, Megatron: Ref{Ref: "#82", Fetch: "refs/pull/82/head", Source: FromPRBody, Line: 1}, SGLang: Ref{Source: FromBaked}}
+	tests := []struct {
+		name    string
+		backend policy.Backend
+		d       Decision
+		want    bool
+	}{
+		{"rocm named megatron", policy.ROCM, named, true},
+		{"rocm baked megatron", policy.ROCM, Decision{Megatron: Ref{Source: FromBaked}}, false},
+		{"cuda never", policy.CUDA, named, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NeedsROCmPatch(tt.backend, tt.d); got != tt.want {
+				t.Errorf("wanted %v, got %v", tt.want, got)
+			}
+		})
+	}
+	want := [][]string{
+		{"git", "reset", "--hard", "HEAD"},
+		{"git", "clean", "-fd"},
+		{"git", "fetch", "origin", "refs/pull/82/head"},
+		{"git", "checkout", "-f", "FETCH_HEAD"},
+	}
+	if got := SyncSteps(named.Megatron); !reflect.DeepEqual(got, want) {
+		t.Errorf("wanted %q, got %q", want, got)
+	}
+	if got := SyncSteps(named.SGLang); got != nil {
+		t.Errorf("baked: wanted no steps, got %q", got)
+	}
+}
