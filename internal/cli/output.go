@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// fail prints an error the way GitHub Actions annotates it and returns exit code 1.
+func fail(env Env, err error) int {
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintf(env.Stderr, "::error::%s\n", msg)
+	return 1
+}
+
+// warn prints a warning annotation.
+func warn(env Env, msg string) {
+	fmt.Fprintf(env.Stderr, "::warning::%s\n", msg)
+}
+
+// printJSON writes v as indented JSON followed by a newline.
+func printJSON(env Env, v any) int {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fail(env, fmt.Errorf("encoding JSON: %w", err))
+	}
+	return 0
+}
+
+// compactJSON renders v as compact JSON, as GitHub step outputs carry it.
+func compactJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// appendGitHubOutput appends key=value lines to a GITHUB_OUTPUT file.
+func appendGitHubOutput(path string, lines []string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening --github-output %s: %w", path, err)
+	}
+	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("writing --github-output %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/radixark/miles-ci/policy"
+)
+
+func init() {
+	register("plan", "what one suite shard runs, as run_suite.py --list-only shows it", runPlan)
+}
+
+// suiteFlags are the run_suite.py flags shared by plan and explain.
+type suiteFlags struct {
+	cadence         *string
+	nightly         *bool
+	labels          *[]string
+	matchAllLabels  *bool
+	continueOnError *bool
+}
+
+func addSuiteFlags(fs *flagSet) suiteFlags {
+	return suiteFlags{
+		cadence:         fs.String("cadence", "C", "CI cadence: regular (default), nightly, weekly or release"),
+		nightly:         fs.Bool("nightly", "alias for --cadence nightly"),
+		labels:          fs.List("labels", "LABEL", "raw PR labels, e.g. run-ci-megatron run-ci-fsdp (zero or more)"),
+		matchAllLabels:  fs.Bool("match-all-labels", "include every known label, as a manual dispatch of a GPU stage does"),
+		continueOnError: fs.Bool("continue-on-error", "keep running after a failed test"),
+	}
+}
+
+// cadence returns the cadence the flags name; --cadence and --nightly exclude each other.
+func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
+	if fs.Given("cadence") && fs.Given("nightly") {
+		return "", errors.New("argument --nightly: not allowed with argument --cadence")
+	}
+	if *f.nightly {
+		return policy.Nightly, nil
+	}
+	if !fs.Given("cadence") {
+		return policy.Regular, nil
+	}
+	return policy.ParseCadence(*f.cadence)
+}
+
+func runPlan(args []string, env Env) int {
+	fs := newFlagSet("plan", "--repo DIR (--hw cpu|cuda|rocm --suite S | --all) [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error] [--json]")
+	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: .)")
+	hw := fs.String("hw", "HW", "hardware backend: cpu, cuda or rocm")
+	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu")
+	all := fs.Bool("all", "plan every suite and every shard of the roster")
+	sf := addSuiteFlags(fs)
+	pid := fs.Int("auto-partition-id", "I", "0-based shard index")
+	psize := fs.Int("auto-partition-size", "N", "number of shards")
+	asJSON := fs.Bool("json", "print JSON instead of text")
+	if code := fs.parseOrExit(args, env); code >= 0 {
+		return code
+	}
+	usageErr := func(msg string) int {
+		fmt.Fprintf(env.Stderr, "miles-ci plan: %s\n", msg)
+		return 2
+	}
+	if pid.Set != psize.Set {
+		return usageErr("--auto-partition-id and --auto-partition-size must be specified together.")
+	}
+	var part *policy.Partition
+	if psize.Set {
+		part = &policy.Partition{ID: pid.Value, Size: psize.Value}
+		if err := part.Validate(); err != nil {
+			return usageErr(err.Error())
+		}
+	}
+	cadence, err := sf.resolveCadence(fs)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *all {
+		if fs.Given("hw") || fs.Given("suite") || part != nil {
+			return usageErr("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
+		}
+	} else if !fs.Given("hw") || !fs.Given("suite") {
+		return usageErr("--hw and --suite are required (or --all)")
+	}
+	var hwBackend policy.Backend
+	if !*all {
+		if hwBackend, err = policy.ParseBackend(*hw); err != nil {
+			return usageErr(err.Error())
+		}
+		if err := policy.CheckSuite(hwBackend, *suite); err != nil {
+			return fail(env, err)
+		}
+	}
+	root := *repo
+	if root == "" {
+		root = "."
+	}
+	reg, err := policy.LoadRegistry(root)
+	if err != nil {
+		return fail(env, err)
+	}
+	base := policy.PlanRequest{
+		Cadence:         cadence,
+		Labels:          *sf.labels,
+		MatchAllLabels:  *sf.matchAllLabels,
+		ContinueOnError: *sf.continueOnError,
+	}
+	var reqs []policy.PlanRequest
+	if *all {
+		for _, st := range policy.Roster() {
+			r := base
+			r.HW, r.Suite = st.Backend, st.Name
+			if st.Shards <= 1 {
+				reqs = append(reqs, r)
+				continue
+			}
+			for i := 0; i < st.Shards; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: st.Shards}
+				reqs = append(reqs, r)
+			}
+		}
+	} else {
+		base.HW, base.Suite, base.Partition = hwBackend, *suite, part
+		reqs = append(reqs, base)
+	}
+	plans := make([]*policy.Plan, 0, len(reqs))
+	for _, r := range reqs {
+		p, err := policy.BuildPlan(reg, r)
+		if err != nil {
+			return fail(env, err)
+		}
+		plans = append(plans, p)
+	}
+	for _, w := range plans[0].Warnings {
+		warn(env, w)
+	}
+	if *asJSON {
+		if *all {
+			return printJSON(env, plans)
+		}
+		return printJSON(env, plans[0])
+	}
+	for _, p := range plans {
+		io.WriteString(env.Stdout, p.Text())
+	}
+	return 0
+}

@@ -1,0 +1,188 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DiscoveryRoots are the folders (relative to the repository) searched for test files.
+var DiscoveryRoots = []string{"tests/fast", "tests/fast-gpu", "tests/e2e", "tests/ci"}
+
+// implicitRoot is where a file without a registration is registered by convention.
+const implicitRoot = "tests/fast/"
+
+// Registry is every registration of a repository, in discovery order.
+type Registry struct {
+	// Root is the repository directory the registry was read from.
+	Root string
+	// Files are the discovered test files, repo-relative, sorted by byte value.
+	Files []string
+	// Registrations keep file order, then call order within a file.
+	Registrations []Registration
+}
+
+// Discover lists every test_*.py below the discovery roots of the repository
+// at root: recursive, skipping folders whose name starts with '.', as
+// repo-relative '/' paths sorted by byte value (Python's glob + sorted).
+func Discover(root string) ([]string, error) {
+	var files []string
+	for _, r := range DiscoveryRoots {
+		dir := filepath.Join(root, filepath.FromSlash(r))
+		found, err := walkTests(dir, r, map[string]bool{})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, found...)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// walkTests lists test files below dir (whose repo-relative name is rel). Like
+// Python's glob it follows symbolic links to folders; visited guards against loops.
+func walkTests(dir, rel string, visited map[string]bool) ([]string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading %s: %w", rel, err)
+	}
+	if visited[real] {
+		return nil, nil
+	}
+	visited[real] = true
+	defer delete(visited, real)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading %s: %w", rel, err)
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel := rel + "/" + name
+		if isTestName(name) {
+			out = append(out, childRel)
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+				isDir = true
+			}
+		}
+		if isDir {
+			sub, err := walkTests(filepath.Join(dir, name), childRel, visited)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	return out, nil
+}
+
+// isTestName matches the glob pattern test_*.py.
+func isTestName(name string) bool {
+	return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") && len(name) >= len("test_.py")
+}
+
+// LoadRegistry discovers and parses every test file of the repository at root.
+// The first fault, in file order, is returned.
+func LoadRegistry(root string) (*Registry, error) {
+	files, err := Discover(root)
+	if err != nil {
+		return nil, err
+	}
+	perFile := make([][]Registration, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				perFile[i], errs[i] = CollectFile(root, files[i])
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	reg := &Registry{Root: root, Files: files}
+	for i := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		reg.Registrations = append(reg.Registrations, perFile[i]...)
+	}
+	return reg, nil
+}
+
+// CollectFile returns the registrations of one repo-relative test file below
+// root, applying the collection rules of rules §2: a tests/fast/ file is
+// CPU-only and registered implicitly when it has no call; any other file
+// without a registration is an error.
+func CollectFile(root, rel string) ([]Registration, error) {
+	rel = path.Clean(filepath.ToSlash(rel))
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, &RegistryError{File: rel, Msg: "cannot read test file: " + unwrapPathError(err),
+			Fix: "make it a readable Python file or remove it"}
+	}
+	regs, err := ParseFile(rel, src)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(rel, implicitRoot) {
+		for _, r := range regs {
+			if r.Backend != CPU {
+				fn := "register_" + string(r.Backend) + "_ci"
+				return nil, &RegistryError{File: rel, Line: r.Line,
+					Msg: fmt.Sprintf("%s is forbidden in tests/fast/; move the file to tests/fast-gpu/ instead", fn)}
+			}
+		}
+		if len(regs) == 0 {
+			if bytes.Contains(src, []byte("register_cpu_ci")) || bytes.Contains(src, []byte("register_cuda_ci")) {
+				return nil, &RegistryError{File: rel,
+					Msg: "file mentions register_cpu_ci or register_cuda_ci textually but no top-level call was parsed; check for aliased import, non-toplevel call, or attribute access",
+					Fix: "call register_cpu_ci(...) by its bare name at the top level of the module, or remove the mention"}
+			}
+			return []Registration{{File: rel, Backend: CPU, EstTime: 1, Suite: "stage-a-cpu", Labels: []string{}, Implicit: true}}, nil
+		}
+	}
+	if len(regs) == 0 {
+		return nil, &RegistryError{File: rel, Msg: "No CI registry found in " + rel,
+			Fix: `add a top-level call such as register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`}
+	}
+	return regs, nil
+}
+
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

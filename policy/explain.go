@@ -1,0 +1,112 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Verdicts a registration can get under a run policy.
+const (
+	VerdictEnabled     = "enabled"
+	VerdictSkipped     = "skipped"      // selected, but disabled
+	VerdictNotSelected = "not-selected" // a label or cadence rule leaves it out
+	VerdictNoStage     = "no-stage"     // its suite has no stage of its backend
+)
+
+// Explanation is why one registration does or does not run.
+type Explanation struct {
+	Registration Registration `json:"registration"`
+	// Stage is the roster entry of the registration's suite, if it has one.
+	Stage   *Stage `json:"stage"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Shard is where an enabled test runs in a sharded stage, else nil.
+	Shard *Partition `json:"shard"`
+}
+
+// FileExplanation is every registration of one test file under a run policy.
+type FileExplanation struct {
+	File          string        `json:"file"`
+	Discovered    bool          `json:"discovered"`
+	Policy        RunPolicy     `json:"policy"`
+	Registrations []Explanation `json:"registrations"`
+}
+
+// Explain tells, for one repo-relative test file, every registration, the
+// stage it belongs to, and why it is enabled, skipped, not selected, or in
+// which shard it runs.
+func Explain(reg *Registry, file string, rp RunPolicy) (FileExplanation, error) {
+	file = path.Clean(strings.TrimPrefix(file, "./"))
+	fe := FileExplanation{File: file, Discovered: slices.Contains(reg.Files, file), Policy: rp, Registrations: []Explanation{}}
+	if !fe.Discovered {
+		return fe, fmt.Errorf("%s is not a discovered test file; test files are test_*.py below %s", file, strings.Join(DiscoveryRoots, ", "))
+	}
+	for _, r := range reg.Registrations {
+		if r.File != file {
+			continue
+		}
+		fe.Registrations = append(fe.Registrations, explainOne(reg, r, rp))
+	}
+	return fe, nil
+}
+
+func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
+	e := Explanation{Registration: r}
+	st, ok := StageByName(r.Suite)
+	if !ok || st.Backend != r.Backend {
+		e.Verdict = VerdictNoStage
+		e.Reason = fmt.Sprintf("suite %q is not a %s suite (those are %s), so no stage runs it", r.Suite, r.Backend, strings.Join(Suites(r.Backend), ", "))
+		return e
+	}
+	e.Stage = &st
+	switch {
+	case r.Nightly && !rp.AdmitNightly:
+		e.Verdict = VerdictNotSelected
+		e.Reason = fmt.Sprintf("a nightly=True registration; cadence %s admits only regular ones (nightly, weekly and release admit it)", rp.Cadence)
+		return e
+	case len(r.Labels) > 0 && !sharesLabel(r.Labels, rp.IncludeLabels):
+		want := make([]string, len(r.Labels))
+		for i, l := range r.Labels {
+			want[i] = runCIPrefix + l
+		}
+		e.Verdict = VerdictNotSelected
+		e.Reason = fmt.Sprintf("labels [%s] share none with the include set [%s]; add a PR label such as %s", strings.Join(r.Labels, ", "), strings.Join(rp.IncludeLabels, ", "), strings.Join(want, " or "))
+		return e
+	case r.Disabled != nil:
+		e.Verdict = VerdictSkipped
+		e.Reason = "disabled: " + skipReason(*r.Disabled)
+		return e
+	}
+	e.Verdict = VerdictEnabled
+	why := "no labels, so every run of its cadence selects it"
+	if len(r.Labels) > 0 {
+		why = "label " + strings.Join(sharedLabels(r.Labels, rp.IncludeLabels), ", ") + " is in the include set"
+	}
+	e.Reason = why
+	if st.Shards > 1 {
+		sel, _ := Select(reg.Registrations, r.Backend, r.Suite, rp)
+		for i, shard := range AssignShards(sel.Enabled, st.Shards) {
+			for _, t := range shard {
+				if t.File == r.File && t.Line == r.Line {
+					e.Shard = &Partition{ID: i, Size: st.Shards}
+				}
+			}
+		}
+		if e.Shard != nil {
+			e.Reason += fmt.Sprintf("; runs in shard %d/%d (0-based id=%d)", e.Shard.ID+1, e.Shard.Size, e.Shard.ID)
+		}
+	}
+	return e
+}
+
+func sharedLabels(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,519 @@
+package pysource
+
+import (
+	"fmt"
+)
+
+// Constant is the value of a Python literal (ast.Constant).
+type Constant struct {
+	// Type is the Python type name: int, float, complex, str, bytes, bool, NoneType or ellipsis.
+	Type string
+	// Num is the numeric value of an int or float (as float(x) gives it).
+	Num float64
+	// Overflow is set for an int too large to convert to float.
+	Overflow bool
+	// Str is the value of a str or bytes literal.
+	Str string
+	// Bool is the value of True or False.
+	Bool bool
+}
+
+// Expr is an argument expression, classified the way Python's ast module would.
+type Expr struct {
+	// Node is the ast node class name, e.g. Constant, List, Tuple, Name, UnaryOp.
+	Node string
+	// Const is the literal when Node is Constant.
+	Const *Constant
+	// Elems are the elements of a List.
+	Elems []Expr
+}
+
+// ArgKind is how an argument is passed.
+type ArgKind int
+
+// Argument kinds.
+const (
+	Positional ArgKind = iota
+	Keyword
+	Starred    // *args
+	DoubleStar // **kwargs
+)
+
+// Arg is one argument of a call.
+type Arg struct {
+	Kind    ArgKind
+	Keyword string
+	Value   Expr
+	Line    int
+}
+
+// Call is a top-level expression statement that calls a bare name.
+type Call struct {
+	Func string
+	Args []Arg
+	Line int
+}
+
+// compoundKeywords start a statement whose body is a block (or the rest of its line).
+var compoundKeywords = map[string]bool{
+	"if": true, "elif": true, "else": true, "for": true, "while": true, "try": true, "except": true,
+	"finally": true, "with": true, "def": true, "class": true, "async": true,
+}
+
+// TopLevelCalls returns the module's top-level expression statements that are
+// calls of a bare name whose name satisfies want, in source order, with their
+// arguments parsed. Source Python would not parse is a *SyntaxError.
+func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
+	toks, err := Tokenize(Normalize(src))
+	if err != nil {
+		return nil, err
+	}
+	var calls []Call
+	depth := 0
+	expectBlock := false // the previous logical line was a block header ending in ':'
+	var prevLine int
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		switch t.Kind {
+		case Indent:
+			if !expectBlock {
+				return nil, &SyntaxError{Line: t.Line, Msg: "unexpected indent"}
+			}
+			expectBlock = false
+			depth++
+			i++
+			continue
+		case Dedent:
+			depth--
+			i++
+			continue
+		case EOF:
+			if expectBlock {
+				return nil, &SyntaxError{Line: prevLine, Msg: "expected an indented block"}
+			}
+			return calls, nil
+		}
+		if expectBlock {
+			return nil, &SyntaxError{Line: prevLine, Msg: "expected an indented block"}
+		}
+		// One logical line: tokens up to NEWLINE.
+		j := i
+		for toks[j].Kind != Newline && toks[j].Kind != EOF {
+			j++
+		}
+		line := toks[i:j]
+		prevLine = t.Line
+		if len(line) > 0 && line[len(line)-1].Kind == Op && line[len(line)-1].Text == ":" {
+			expectBlock = true
+		}
+		if depth == 0 && !(line[0].Kind == Name && compoundKeywords[line[0].Text]) && !(line[0].Kind == Op && line[0].Text == "@") {
+			for _, stmt := range splitTop(line, ";") {
+				c, ok, err := callStatement(stmt, want)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					calls = append(calls, c)
+				}
+			}
+		}
+		i = j
+		if toks[i].Kind == Newline {
+			i++
+		}
+	}
+	return calls, nil
+}
+
+// splitTop splits tokens on an operator at bracket depth 0. An empty trailing
+// piece (after a final separator) is dropped.
+func splitTop(toks []Token, sep string) [][]Token {
+	var parts [][]Token
+	depth, start := 0, 0
+	for k, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case sep:
+			if depth == 0 {
+				parts = append(parts, toks[start:k])
+				start = k + 1
+			}
+		}
+	}
+	if start < len(toks) || len(parts) == 0 {
+		parts = append(parts, toks[start:])
+	}
+	return parts
+}
+
+// matching returns the index of the bracket closing the one at open.
+func matching(toks []Token, open int) int {
+	depth := 0
+	for k := open; k < len(toks); k++ {
+		if toks[k].Kind != Op {
+			continue
+		}
+		switch toks[k].Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// stripParens removes parentheses that wrap the whole token list.
+func stripParens(toks []Token) []Token {
+	for len(toks) >= 2 && toks[0].Kind == Op && toks[0].Text == "(" && matching(toks, 0) == len(toks)-1 {
+		inner := toks[1 : len(toks)-1]
+		if len(inner) == 0 || hasTopComma(inner) {
+			return toks // () or (a, b) is a tuple, not a grouping
+		}
+		toks = inner
+	}
+	return toks
+}
+
+func hasTopComma(toks []Token) bool { return len(splitTop(toks, ",")) > 1 || endsWithComma(toks) }
+
+func endsWithComma(toks []Token) bool {
+	return len(toks) > 0 && toks[len(toks)-1].Kind == Op && toks[len(toks)-1].Text == ","
+}
+
+// callStatement reports whether a simple statement is exactly a call of a
+// wanted bare name, e.g. `register_cpu_ci(1, "s")` or `(register_cpu_ci)(...)`.
+func callStatement(stmt []Token, want func(string) bool) (Call, bool, error) {
+	stmt = stripParens(stmt)
+	n := len(stmt)
+	if n < 3 || stmt[n-1].Kind != Op || stmt[n-1].Text != ")" {
+		return Call{}, false, nil
+	}
+	// Find the '(' that opens the final trailer.
+	open := -1
+	depth := 0
+	for k := n - 1; k >= 0; k-- {
+		if stmt[k].Kind != Op {
+			continue
+		}
+		switch stmt[k].Text {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			depth--
+		}
+		if depth == 0 {
+			open = k
+			break
+		}
+	}
+	if open <= 0 {
+		return Call{}, false, nil
+	}
+	callee := stripParens(stmt[:open])
+	if len(callee) != 1 || callee[0].Kind != Name || !want(callee[0].Text) {
+		return Call{}, false, nil
+	}
+	args, err := parseArgs(stmt[open+1 : n-1])
+	if err != nil {
+		return Call{}, false, err
+	}
+	return Call{Func: callee[0].Text, Args: args, Line: callee[0].Line}, true, nil
+}
+
+func parseArgs(toks []Token) ([]Arg, error) {
+	if len(toks) == 0 {
+		return nil, nil
+	}
+	var args []Arg
+	seenKeyword, seenDoubleStar := false, false
+	for _, piece := range splitTop(toks, ",") {
+		if len(piece) == 0 {
+			return nil, &SyntaxError{Line: toks[0].Line, Msg: "invalid syntax: empty argument"}
+		}
+		line := piece[0].Line
+		switch {
+		case piece[0].Kind == Op && piece[0].Text == "**":
+			if len(piece) == 1 {
+				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '**'"}
+			}
+			seenDoubleStar = true
+			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:]), Line: line})
+		case piece[0].Kind == Op && piece[0].Text == "*":
+			if len(piece) == 1 {
+				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '*'"}
+			}
+			if seenDoubleStar {
+				return nil, &SyntaxError{Line: line, Msg: "iterable argument unpacking follows keyword argument unpacking"}
+			}
+			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:]), Line: line})
+		case len(piece) >= 2 && piece[0].Kind == Name && piece[1].Kind == Op && piece[1].Text == "=":
+			if len(piece) == 2 {
+				return nil, &SyntaxError{Line: line, Msg: "expected argument value expression"}
+			}
+			seenKeyword = true
+			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Text, Value: classify(piece[2:]), Line: line})
+		default:
+			if seenDoubleStar {
+				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument unpacking"}
+			}
+			if seenKeyword {
+				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument"}
+			}
+			v := classify(piece)
+			if v.Node == "Invalid" {
+				return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
+			}
+			args = append(args, Arg{Kind: Positional, Value: v, Line: line})
+		}
+		if last := args[len(args)-1]; last.Value.Node == "Invalid" {
+			return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
+		}
+	}
+	return args, nil
+}
+
+// unaryOps start an ast.UnaryOp.
+var unaryOps = map[string]bool{"-": true, "+": true, "~": true}
+
+// binaryOps join operands into a BinOp.
+var binaryOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "//": true, "%": true, "**": true,
+	"@": true, "<<": true, ">>": true, "&": true, "|": true, "^": true}
+
+var compareOps = map[string]bool{"<": true, ">": true, "==": true, "!=": true, "<=": true, ">=": true}
+
+// classify names the ast node an expression parses to and reads its literal
+// value, if it is one. It recognises exactly the literal forms the registry
+// accepts; anything else is named as closely as needed for error messages.
+func classify(toks []Token) Expr {
+	toks = stripParens(toks)
+	if len(toks) == 0 {
+		return Expr{Node: "Invalid"}
+	}
+	first := toks[0]
+	if len(toks) == 1 {
+		switch first.Kind {
+		case Number:
+			n, err := ParseNumber(first.Text)
+			if err != nil {
+				return Expr{Node: "Invalid"}
+			}
+			c := &Constant{Num: n.Value, Overflow: n.Overflow}
+			c.Type = [...]string{"int", "float", "complex"}[n.Kind]
+			return Expr{Node: "Constant", Const: c}
+		case Name:
+			switch first.Text {
+			case "True", "False":
+				return Expr{Node: "Constant", Const: &Constant{Type: "bool", Bool: first.Text == "True"}}
+			case "None":
+				return Expr{Node: "Constant", Const: &Constant{Type: "NoneType"}}
+			}
+			return Expr{Node: "Name"}
+		case Op:
+			if first.Text == "..." {
+				return Expr{Node: "Constant", Const: &Constant{Type: "ellipsis"}}
+			}
+			return Expr{Node: "Invalid"}
+		}
+	}
+	if allStrings(toks) {
+		return classifyStrings(toks)
+	}
+	if first.Kind == Op && (first.Text == "[" || first.Text == "(" || first.Text == "{") && matching(toks, 0) == len(toks)-1 {
+		inner := toks[1 : len(toks)-1]
+		if containsTopName(inner, "for") {
+			return Expr{Node: map[string]string{"[": "ListComp", "(": "GeneratorExp", "{": "SetComp"}[first.Text]}
+		}
+		switch first.Text {
+		case "[":
+			e := Expr{Node: "List"}
+			if len(inner) > 0 {
+				for _, p := range splitTop(inner, ",") {
+					el := classify(p)
+					if el.Node == "Invalid" {
+						return el
+					}
+					e.Elems = append(e.Elems, el)
+				}
+			}
+			return e
+		case "(":
+			return Expr{Node: "Tuple"}
+		default:
+			if len(inner) == 0 || containsTopOp(inner, ":") {
+				return Expr{Node: "Dict"}
+			}
+			return Expr{Node: "Set"}
+		}
+	}
+	switch {
+	case first.Kind == Name && first.Text == "lambda":
+		return Expr{Node: "Lambda"}
+	case containsTopName(toks, "if"):
+		return Expr{Node: "IfExp"}
+	case containsTopName(toks, "or") || containsTopName(toks, "and"):
+		return Expr{Node: "BoolOp"}
+	case first.Kind == Name && first.Text == "not":
+		return Expr{Node: "UnaryOp"}
+	case containsTopOp(toks, ":="):
+		return Expr{Node: "NamedExpr"}
+	case hasCompare(toks):
+		return Expr{Node: "Compare"}
+	case hasBinary(toks):
+		return Expr{Node: "BinOp"}
+	case first.Kind == Op && unaryOps[first.Text]:
+		return Expr{Node: "UnaryOp"}
+	case first.Kind == Name && first.Text == "await":
+		return Expr{Node: "Await"}
+	}
+	last := toks[len(toks)-1]
+	switch {
+	case last.Kind == Op && last.Text == ")":
+		return Expr{Node: "Call"}
+	case last.Kind == Op && last.Text == "]":
+		return Expr{Node: "Subscript"}
+	case len(toks) >= 3 && toks[len(toks)-2].Kind == Op && toks[len(toks)-2].Text == "." && last.Kind == Name:
+		return Expr{Node: "Attribute"}
+	case hasFString(toks):
+		return Expr{Node: "JoinedStr"}
+	}
+	return Expr{Node: "Expr"}
+}
+
+func allStrings(toks []Token) bool {
+	for _, t := range toks {
+		if t.Kind != String {
+			return false
+		}
+	}
+	return true
+}
+
+func hasFString(toks []Token) bool {
+	for _, t := range toks {
+		if t.Kind == String {
+			if s, err := DecodeString(t.Text); err == nil && s.FString {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// classifyStrings joins adjacent string literals, as Python's parser does.
+func classifyStrings(toks []Token) Expr {
+	var value string
+	bytesSeen, textSeen, fstring := false, false, false
+	for _, t := range toks {
+		s, err := DecodeString(t.Text)
+		if err != nil {
+			return Expr{Node: "Invalid"}
+		}
+		if s.Bytes {
+			bytesSeen = true
+		} else {
+			textSeen = true
+		}
+		fstring = fstring || s.FString
+		value += s.Value
+	}
+	if bytesSeen && textSeen {
+		return Expr{Node: "Invalid"} // cannot mix bytes and nonbytes literals
+	}
+	if fstring {
+		return Expr{Node: "JoinedStr"}
+	}
+	typ := "str"
+	if bytesSeen {
+		typ = "bytes"
+	}
+	return Expr{Node: "Constant", Const: &Constant{Type: typ, Str: value}}
+}
+
+func containsTopName(toks []Token, name string) bool {
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.Kind == Op && (t.Text == "(" || t.Text == "[" || t.Text == "{"):
+			depth++
+		case t.Kind == Op && (t.Text == ")" || t.Text == "]" || t.Text == "}"):
+			depth--
+		case depth == 0 && t.Kind == Name && t.Text == name:
+			return true
+		}
+	}
+	return false
+}
+
+func containsTopOp(toks []Token, op string) bool {
+	depth := 0
+	for _, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		default:
+			if depth == 0 && t.Text == op {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasCompare(toks []Token) bool {
+	for op := range compareOps {
+		if containsTopOp(toks, op) {
+			return true
+		}
+	}
+	return containsTopName(toks[1:], "in") || containsTopName(toks[1:], "is")
+}
+
+// hasBinary reports a binary operator after the first operand at depth 0.
+func hasBinary(toks []Token) bool {
+	depth := 0
+	prevOperand := false
+	for _, t := range toks {
+		if t.Kind == Op {
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+				continue
+			case ")", "]", "}":
+				depth--
+				if depth == 0 {
+					prevOperand = true
+				}
+				continue
+			}
+			if depth == 0 && binaryOps[t.Text] && prevOperand {
+				return true
+			}
+			if depth == 0 {
+				prevOperand = false
+			}
+			continue
+		}
+		if depth == 0 {
+			prevOperand = true
+		}
+	}
+	return false
+}
+
+// String renders a Call for debugging.
+func (c Call) String() string { return fmt.Sprintf("%s(...)@%d", c.Func, c.Line) }

@@ -1,0 +1,2 @@
+from tests.ci.ci_register import register_cuda_ci
+register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron", "short"])

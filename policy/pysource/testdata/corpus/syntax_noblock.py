@@ -1,0 +1,2 @@
+def f():
+register_cpu_ci(1, "s")

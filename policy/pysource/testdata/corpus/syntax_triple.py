@@ -1,0 +1,2 @@
+x = """never closed
+register_cpu_ci(1, "s")

@@ -1,0 +1,382 @@
+// Package pysource tokenizes Python source and reads the module's top-level
+// call statements, enough to find register_*_ci(...) calls exactly as Python's
+// own ast module would: strings of every kind, comments, line continuations,
+// brackets, ';'-separated statements and indented blocks are all honoured, so
+// a call inside a string, a function or a block never counts.
+package pysource
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Kind is the kind of a token.
+type Kind int
+
+// Token kinds, as in Python's tokenize module (comments and blank lines are dropped).
+const (
+	Name Kind = iota
+	Number
+	String
+	Op
+	Newline
+	Indent
+	Dedent
+	EOF
+)
+
+func (k Kind) String() string {
+	return [...]string{"NAME", "NUMBER", "STRING", "OP", "NEWLINE", "INDENT", "DEDENT", "EOF"}[k]
+}
+
+// Token is one lexical token with its 1-based position.
+type Token struct {
+	Kind Kind
+	Text string
+	Line int
+	Col  int
+}
+
+// SyntaxError is source that Python would refuse to parse.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// operators lists Python's operators, longest first so the longest match wins.
+var operators = []string{
+	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=",
+	":=", "<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
+	"%", "&", "(", ")", "*", "+", ",", "-", ".", "/", ":", ";", "<", "=", ">", "@", "[", "]", "^", "{", "|", "}", "~",
+}
+
+var closerOf = map[byte]byte{'(': ')', '[': ']', '{': '}'}
+
+type lexer struct {
+	src    string
+	pos    int
+	line   int
+	lineAt int // offset where the current line starts
+	toks   []Token
+	opens  []Token // open brackets
+	indent []int
+}
+
+// Normalize turns the source into the text Python reads: universal newlines
+// ("\r\n" and "\r" become "\n"), as open(path, "r") does.
+func Normalize(src string) string {
+	if !strings.Contains(src, "\r") {
+		return src
+	}
+	src = strings.ReplaceAll(src, "\r\n", "\n")
+	return strings.ReplaceAll(src, "\r", "\n")
+}
+
+// Tokenize splits normalized Python source into tokens. Comments, blank lines
+// and newlines inside brackets are dropped; INDENT and DEDENT mark blocks.
+func Tokenize(src string) ([]Token, error) {
+	if strings.IndexByte(src, 0) >= 0 {
+		return nil, &SyntaxError{Line: 1 + strings.Count(src[:strings.IndexByte(src, 0)], "\n"), Msg: "source code cannot contain null bytes"}
+	}
+	if !utf8.ValidString(src) {
+		return nil, &SyntaxError{Line: 1, Msg: "source is not valid UTF-8"}
+	}
+	src = strings.TrimPrefix(src, "\ufeff")
+	lx := &lexer{src: src, line: 1, indent: []int{0}}
+	if err := lx.run(); err != nil {
+		return nil, err
+	}
+	return lx.toks, nil
+}
+
+func (lx *lexer) errf(format string, args ...any) error {
+	return &SyntaxError{Line: lx.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (lx *lexer) emit(k Kind, start int) {
+	lx.toks = append(lx.toks, Token{Kind: k, Text: lx.src[start:lx.pos], Line: lx.line, Col: start - lx.lineAt + 1})
+}
+
+func (lx *lexer) newline() {
+	lx.line++
+	lx.lineAt = lx.pos
+}
+
+func (lx *lexer) run() error {
+	atLineStart := true
+	for {
+		if atLineStart && len(lx.opens) == 0 {
+			atLineStart = false
+			blank, err := lx.indentation()
+			if err != nil {
+				return err
+			}
+			if blank {
+				if lx.pos >= len(lx.src) {
+					break
+				}
+				lx.pos++ // the '\n'
+				lx.newline()
+				atLineStart = true
+				continue
+			}
+		}
+		if lx.pos >= len(lx.src) {
+			break
+		}
+		c := lx.src[lx.pos]
+		switch {
+		case c == ' ' || c == '\t' || c == '\f':
+			lx.pos++
+		case c == '#':
+			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
+				lx.pos++
+			}
+		case c == '\\':
+			if lx.pos+1 >= len(lx.src) {
+				return lx.errf("unexpected EOF after line continuation character")
+			}
+			if lx.src[lx.pos+1] != '\n' {
+				return lx.errf("unexpected character after line continuation character")
+			}
+			lx.pos += 2
+			lx.newline()
+		case c == '\n':
+			if len(lx.opens) == 0 {
+				lx.emit(Newline, lx.pos)
+				atLineStart = true
+			}
+			lx.pos++
+			lx.newline()
+		case c == '"' || c == '\'':
+			if err := lx.str(lx.pos); err != nil {
+				return err
+			}
+		case isDigit(c) || (c == '.' && lx.pos+1 < len(lx.src) && isDigit(lx.src[lx.pos+1])):
+			if err := lx.number(); err != nil {
+				return err
+			}
+		case c >= utf8.RuneSelf || c == '_' || isASCIILetter(c):
+			if err := lx.name(); err != nil {
+				return err
+			}
+		default:
+			if err := lx.op(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(lx.opens) > 0 {
+		o := lx.opens[len(lx.opens)-1]
+		return &SyntaxError{Line: o.Line, Msg: fmt.Sprintf("'%s' was never closed", o.Text)}
+	}
+	if n := len(lx.toks); n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Dedent && lx.toks[n-1].Kind != Indent {
+		lx.toks = append(lx.toks, Token{Kind: Newline, Line: lx.line})
+	}
+	for len(lx.indent) > 1 {
+		lx.indent = lx.indent[:len(lx.indent)-1]
+		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
+	}
+	lx.toks = append(lx.toks, Token{Kind: EOF, Line: lx.line})
+	return nil
+}
+
+// indentation reads the indentation of a new logical line and emits INDENT or
+// DEDENT tokens. It reports a blank (or comment-only) line, which has none.
+func (lx *lexer) indentation() (blank bool, err error) {
+	col := 0
+	for lx.pos < len(lx.src) {
+		switch lx.src[lx.pos] {
+		case ' ':
+			col++
+		case '\t':
+			col = (col/8 + 1) * 8
+		case '\f':
+			col = 0
+		default:
+			goto done
+		}
+		lx.pos++
+	}
+done:
+	if lx.pos >= len(lx.src) {
+		return true, nil
+	}
+	switch lx.src[lx.pos] {
+	case '#':
+		for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
+			lx.pos++
+		}
+		return true, nil
+	case '\n':
+		return true, nil
+	case '\\':
+		// A continuation right after the indentation: Python treats the next
+		// physical line as the rest of this one; the indentation counts.
+	}
+	top := lx.indent[len(lx.indent)-1]
+	switch {
+	case col > top:
+		lx.indent = append(lx.indent, col)
+		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line, Col: 1})
+	case col < top:
+		for col < lx.indent[len(lx.indent)-1] {
+			lx.indent = lx.indent[:len(lx.indent)-1]
+			lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line, Col: 1})
+		}
+		if col != lx.indent[len(lx.indent)-1] {
+			return false, lx.errf("unindent does not match any outer indentation level")
+		}
+	}
+	return false, nil
+}
+
+func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func isIdentStart(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_ID_Start, r)
+}
+
+func isIdentPart(r rune) bool {
+	return isIdentStart(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) ||
+		unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) || unicode.Is(unicode.Other_ID_Continue, r)
+}
+
+// stringPrefixes are the prefixes Python accepts before a string's quote, lowercased.
+var stringPrefixes = map[string]bool{"r": true, "u": true, "b": true, "br": true, "rb": true, "f": true, "fr": true, "rf": true}
+
+func (lx *lexer) name() error {
+	start := lx.pos
+	r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
+	if !isIdentStart(r) {
+		return lx.errf("invalid character '%c' (U+%04X)", r, r)
+	}
+	lx.pos += size
+	for lx.pos < len(lx.src) {
+		r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
+		if !isIdentPart(r) {
+			break
+		}
+		lx.pos += size
+	}
+	if lx.pos < len(lx.src) && (lx.src[lx.pos] == '"' || lx.src[lx.pos] == '\'') &&
+		stringPrefixes[strings.ToLower(lx.src[start:lx.pos])] {
+		return lx.str(start)
+	}
+	lx.emit(Name, start)
+	return nil
+}
+
+// str scans a string literal whose prefix starts at start and whose quote is at lx.pos.
+func (lx *lexer) str(start int) error {
+	prefix := strings.ToLower(lx.src[start:lx.pos])
+	raw := strings.Contains(prefix, "r")
+	q := lx.src[lx.pos]
+	startLine, startCol := lx.line, start-lx.lineAt+1
+	triple := strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))
+	if triple {
+		lx.pos += 3
+	} else {
+		lx.pos++
+	}
+	for {
+		if lx.pos >= len(lx.src) {
+			lx.line = startLine
+			if triple {
+				return lx.errf("unterminated triple-quoted string literal")
+			}
+			return lx.errf("unterminated string literal")
+		}
+		c := lx.src[lx.pos]
+		switch {
+		case c == '\\':
+			// Even in a raw string a backslash keeps the next character
+			// (a quote or a newline) inside the literal.
+			lx.pos++
+			if lx.pos < len(lx.src) {
+				if lx.src[lx.pos] == '\n' {
+					lx.pos++
+					lx.newline()
+				} else {
+					lx.pos++
+				}
+			}
+			_ = raw
+		case c == '\n':
+			if !triple {
+				lx.line = startLine
+				return lx.errf("unterminated string literal")
+			}
+			lx.pos++
+			lx.newline()
+		case c == q && (!triple || strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))):
+			if triple {
+				lx.pos += 3
+			} else {
+				lx.pos++
+			}
+			lx.toks = append(lx.toks, Token{Kind: String, Text: lx.src[start:lx.pos], Line: startLine, Col: startCol})
+			return nil
+		default:
+			lx.pos++
+		}
+	}
+}
+
+func (lx *lexer) number() error {
+	start := lx.pos
+	for lx.pos < len(lx.src) {
+		c := lx.src[lx.pos]
+		switch {
+		case isDigit(c) || isASCIILetter(c) || c == '_' || c == '.':
+			lx.pos++
+		case (c == '+' || c == '-') && lx.pos > start && (lx.src[lx.pos-1]|0x20) == 'e' && !isHexPrefixed(lx.src[start:lx.pos]):
+			lx.pos++
+		default:
+			goto done
+		}
+	}
+done:
+	text := lx.src[start:lx.pos]
+	if _, err := ParseNumber(text); err != nil {
+		return lx.errf("invalid number literal %q", text)
+	}
+	lx.emit(Number, start)
+	return nil
+}
+
+func isHexPrefixed(s string) bool {
+	return len(s) >= 2 && s[0] == '0' && (s[1]|0x20) == 'x'
+}
+
+func (lx *lexer) op() error {
+	for _, o := range operators {
+		if strings.HasPrefix(lx.src[lx.pos:], o) {
+			start := lx.pos
+			lx.pos += len(o)
+			lx.emit(Op, start)
+			tok := lx.toks[len(lx.toks)-1]
+			switch o {
+			case "(", "[", "{":
+				lx.opens = append(lx.opens, tok)
+			case ")", "]", "}":
+				if len(lx.opens) == 0 {
+					return lx.errf("unmatched '%s'", o)
+				}
+				open := lx.opens[len(lx.opens)-1]
+				if closerOf[open.Text[0]] != o[0] {
+					return lx.errf("closing parenthesis '%s' does not match opening parenthesis '%s'", o, open.Text)
+				}
+				lx.opens = lx.opens[:len(lx.opens)-1]
+			}
+			return nil
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
+	return lx.errf("invalid character '%c' (U+%04X)", r, r)
+}

@@ -1,0 +1,224 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/policy/pysource"
+)
+
+// registerFuncs maps each registration function to its backend.
+var registerFuncs = map[string]Backend{
+	"register_cpu_ci":  CPU,
+	"register_cuda_ci": CUDA,
+	"register_rocm_ci": ROCM,
+}
+
+// validKeywords are the keyword arguments a registration accepts.
+var validKeywords = map[string]bool{"est_time": true, "suite": true, "labels": true, "nightly": true, "disabled": true}
+
+// positionalParams are the only parameters that may be passed by position.
+var positionalParams = []string{"est_time", "suite"}
+
+// RegistryError is a test file whose registration Miles CI refuses.
+type RegistryError struct {
+	// File is the repo-relative test file.
+	File string
+	// Line is the 1-based line of the offending call, or 0.
+	Line int
+	// Msg is Miles' own wording of the fault (after "FILE: ").
+	Msg string
+	// Fix says how to mend it.
+	Fix string
+}
+
+func (e *RegistryError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File + ": " + e.Msg)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", e.Line)
+	}
+	if e.Fix != "" {
+		b.WriteString("; " + e.Fix)
+	}
+	return b.String()
+}
+
+const literalFix = `write the value itself, e.g. register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
+
+// ParseFile reads the register_*_ci(...) calls of one test file's source.
+// rel is the repo-relative path used in errors and in the registrations.
+func ParseFile(rel string, src []byte) ([]Registration, error) {
+	calls, err := pysource.TopLevelCalls(string(src), func(name string) bool {
+		_, ok := registerFuncs[name]
+		return ok
+	})
+	if err != nil {
+		if se, ok := err.(*pysource.SyntaxError); ok {
+			return nil, &RegistryError{File: rel, Line: se.Line, Msg: "not valid Python: " + se.Msg,
+				Fix: "fix the syntax so that python -c 'import ast; ast.parse(open(FILE).read())' accepts the file"}
+		}
+		return nil, &RegistryError{File: rel, Msg: err.Error()}
+	}
+	regs := make([]Registration, 0, len(calls))
+	for _, c := range calls {
+		r, err := parseCall(rel, c)
+		if err != nil {
+			return nil, err
+		}
+		regs = append(regs, r)
+	}
+	return regs, nil
+}
+
+// parseCall applies Miles' argument rules to one call, checking in the same
+// order as tests/ci/ci_register.py so the first fault reported is the same.
+func parseCall(rel string, c pysource.Call) (Registration, error) {
+	fn := c.Func
+	fail := func(msg, fix string) (Registration, error) {
+		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix}
+	}
+	var positional []pysource.Arg
+	for _, a := range c.Args {
+		switch a.Kind {
+		case pysource.Starred:
+			return fail(fmt.Sprintf("starred arguments are not supported in %s()", fn),
+				"pass est_time and suite as literal values")
+		case pysource.Positional:
+			positional = append(positional, a)
+		}
+	}
+	if len(positional) > len(positionalParams) {
+		return fail(fmt.Sprintf("too many positional arguments in %s(); only ['est_time', 'suite'] may be positional (labels and later are keyword-only)", fn),
+			"pass labels=, nightly= and disabled= by keyword")
+	}
+	parsed := map[string]pysource.Expr{}
+	for i, a := range positional {
+		name := positionalParams[i]
+		if a.Value.Node != "Constant" {
+			return fail(fmt.Sprintf("%s in %s() must be a literal constant", name, fn), literalFix)
+		}
+		parsed[name] = a.Value
+	}
+	var labels []string
+	for _, a := range c.Args {
+		switch a.Kind {
+		case pysource.DoubleStar:
+			return fail(fmt.Sprintf("**kwargs are not supported in %s()", fn), "pass each argument by its own keyword")
+		case pysource.Keyword:
+		default:
+			continue
+		}
+		if _, dup := parsed[a.Keyword]; dup {
+			return fail(fmt.Sprintf("duplicated argument '%s' in %s()", a.Keyword, fn), "give each argument once")
+		}
+		if !validKeywords[a.Keyword] {
+			return fail(fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
+				"valid arguments are est_time, suite, labels, nightly and disabled")
+		}
+		if a.Keyword == "labels" {
+			l, err := labelList(a.Value, fmt.Sprintf("labels in %s()", fn))
+			if err != "" {
+				return fail(err, `write labels as a list of strings, e.g. labels=["megatron", "short"]`)
+			}
+			labels = l
+		} else if a.Value.Node != "Constant" {
+			return fail(fmt.Sprintf("%s in %s() must be a literal constant", a.Keyword, fn), literalFix)
+		}
+		parsed[a.Keyword] = a.Value
+	}
+	est, ok := parsed["est_time"]
+	if !ok {
+		return fail(fmt.Sprintf("est_time is required in %s()", fn), "add est_time=SECONDS, e.g. est_time=300")
+	}
+	suiteExpr, ok := parsed["suite"]
+	if !ok {
+		return fail(fmt.Sprintf("suite is required in %s()", fn), `add suite="STAGE", e.g. suite="stage-a-cpu"`)
+	}
+	var estTime float64
+	switch est.Const.Type {
+	case "int", "float":
+		if est.Const.Overflow {
+			return fail(fmt.Sprintf("est_time in %s() is too large to convert to float", fn), "give the estimate in seconds, e.g. est_time=300")
+		}
+		estTime = est.Const.Num
+	case "bool": // Python's bool is an int: True counts as 1
+		if est.Const.Bool {
+			estTime = 1
+		}
+	default:
+		return fail(fmt.Sprintf("est_time must be a number in %s()", fn), "give the estimate in seconds, e.g. est_time=300")
+	}
+	if suiteExpr.Const.Type != "str" {
+		return fail(fmt.Sprintf("suite must be a string in %s()", fn), `e.g. suite="stage-a-cpu"`)
+	}
+	nightly := false
+	if v, ok := parsed["nightly"]; ok {
+		if v.Const.Type != "bool" {
+			return fail(fmt.Sprintf("nightly must be a boolean in %s()", fn), "write nightly=True or nightly=False")
+		}
+		nightly = v.Const.Bool
+	}
+	var disabled *string
+	if v, ok := parsed["disabled"]; ok {
+		switch v.Const.Type {
+		case "NoneType":
+		case "str":
+			reason := v.Const.Str
+			disabled = &reason
+		default:
+			return fail(fmt.Sprintf("disabled must be a string or None in %s()", fn), `write the reason, e.g. disabled="flaky on H200, see #123"`)
+		}
+	}
+	var unknown []string
+	for _, l := range labels {
+		if !IsKnownLabel(l) {
+			unknown = append(unknown, l)
+		}
+	}
+	valid := "[" + strings.Join(sortedKnownLabels(), ", ") + "]"
+	if len(unknown) > 0 {
+		return fail(fmt.Sprintf("unknown labels %s in %s(); valid labels: %s. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels.",
+			pysource.ReprList(unknown), fn, valid), "use one of the valid labels")
+	}
+	backend := registerFuncs[fn]
+	if backend != CPU && len(labels) == 0 {
+		return fail(fmt.Sprintf("%s() needs at least one label; valid labels: %s", fn, valid),
+			`add labels=[...], e.g. labels=["megatron"]`)
+	}
+	if labels == nil {
+		labels = []string{}
+	}
+	return Registration{
+		File:     rel,
+		Backend:  backend,
+		EstTime:  estTime,
+		Suite:    suiteExpr.Const.Str,
+		Labels:   labels,
+		Nightly:  nightly,
+		Disabled: disabled,
+		Line:     c.Line,
+	}, nil
+}
+
+// labelList reads a labels= value: a list of string literals, or None.
+// It returns Miles' message when the value is anything else.
+func labelList(e pysource.Expr, context string) ([]string, string) {
+	if e.Node == "Constant" && e.Const.Type == "NoneType" {
+		return []string{}, ""
+	}
+	if e.Node != "List" {
+		return nil, fmt.Sprintf("%s must be a list of string literals or None (got %s)", context, e.Node)
+	}
+	out := []string{}
+	for _, el := range e.Elems {
+		if el.Node != "Constant" {
+			return nil, context + " must be a list of string literals (non-literal element)"
+		}
+		if el.Const.Type != "str" {
+			return nil, fmt.Sprintf("%s must be a list of string literals (got %s element)", context, el.Const.Type)
+		}
+		out = append(out, el.Const.Str)
+	}
+	return out, ""
+}

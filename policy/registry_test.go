@@ -1,0 +1,108 @@
+package policy
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseFile(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []Registration
+	}{
+		{"keywords", `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron", "short"], nightly=True, disabled="why")`,
+			[]Registration{{Backend: CUDA, EstTime: 600, Suite: "stage-c-2-gpu-h200", Labels: []string{"megatron", "short"}, Nightly: true, Disabled: reason("why"), Line: 1}}},
+		{"positional pair", "\n\nregister_rocm_ci(1.5, 'stage-c-4-gpu-mi350', labels=['amd'])",
+			[]Registration{{Backend: ROCM, EstTime: 1.5, Suite: "stage-c-4-gpu-mi350", Labels: []string{"amd"}, Line: 3}}},
+		{"labels None and disabled None", `register_cpu_ci(3, "stage-b-cpu", labels=None, disabled=None, nightly=False)`,
+			[]Registration{{Backend: CPU, EstTime: 3, Suite: "stage-b-cpu", Labels: []string{}, Line: 1}}},
+		{"bool est_time is an int", `register_cpu_ci(True, "stage-b-cpu")`,
+			[]Registration{{Backend: CPU, EstTime: 1, Suite: "stage-b-cpu", Labels: []string{}, Line: 1}}},
+		{"several in order", "register_cpu_ci(1, 'stage-b-cpu'); register_cuda_ci(2, 'stage-c-2-gpu-h200', labels=['lora'])\nregister_rocm_ci(3, 'nightly-stage-c-2-gpu-mi350', labels=['amd'])",
+			[]Registration{
+				{Backend: CPU, EstTime: 1, Suite: "stage-b-cpu", Labels: []string{}, Line: 1},
+				{Backend: CUDA, EstTime: 2, Suite: "stage-c-2-gpu-h200", Labels: []string{"lora"}, Line: 1},
+				{Backend: ROCM, EstTime: 3, Suite: "nightly-stage-c-2-gpu-mi350", Labels: []string{"amd"}, Line: 2}}},
+		{"unknown suite names are kept (run_suite rejects them per run)", `register_cpu_ci(1, "stage-z")`,
+			[]Registration{{Backend: CPU, EstTime: 1, Suite: "stage-z", Labels: []string{}, Line: 1}}},
+		{"calls in strings, blocks and attributes do not count", "'''\nregister_cpu_ci(1, 's')\n'''\nif x:\n    register_cpu_ci(1, 's')\nci.register_cpu_ci(1, 's')\n# register_cpu_ci(1, 's')\n", []Registration{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseFile("tests/e2e/test_x.py", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.want {
+				tc.want[i].File = "tests/e2e/test_x.py"
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("wanted %+v,\n got %+v", tc.want, got)
+			}
+		})
+	}
+}
+
+func TestLoadRegistryDiscovery(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "tests/fast/test_b.py", "x = 1\n")
+	writeFile(t, root, "tests/fast/sub/test_a.py", `register_cpu_ci(2, "stage-b-cpu")`+"\n")
+	writeFile(t, root, "tests/fast/.hidden/test_h.py", "this is not python (\n")
+	writeFile(t, root, "tests/fast/helper.py", "not a test (\n")
+	writeFile(t, root, "tests/e2e/test_Z.py", `register_cuda_ci(5, "stage-c-2-gpu-h200", labels=["eval"])`+"\n")
+	writeFile(t, root, "tests/ci/test_ci.py", `register_cpu_ci(1, "stage-a-cpu")`+"\n")
+	writeFile(t, root, "tests/other/test_o.py", "not scanned (\n")
+	writeFile(t, root, "tests/fast-gpu/deep/er/test_g.py", `register_cuda_ci(5, "stage-b-2-gpu-h200", labels=["fsdp"])`+"\n")
+	reg, err := LoadRegistry(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFiles := []string{"tests/ci/test_ci.py", "tests/e2e/test_Z.py", "tests/fast-gpu/deep/er/test_g.py", "tests/fast/sub/test_a.py", "tests/fast/test_b.py"}
+	if !slices.Equal(reg.Files, wantFiles) {
+		t.Errorf("wanted %v, got %v", wantFiles, reg.Files)
+	}
+	last := reg.Registrations[len(reg.Registrations)-1]
+	if !last.Implicit || last.Suite != "stage-a-cpu" || last.EstTime != 1 || last.Backend != CPU {
+		t.Errorf("wanted an implicit stage-a-cpu registration, got %+v", last)
+	}
+}
+
+func TestLoadRegistryReportsFirstFaultInFileOrder(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "tests/e2e/test_b.py", "def f(:\n")
+	writeFile(t, root, "tests/e2e/test_a.py", "x = 1\n")
+	_, err := LoadRegistry(root)
+	if err == nil || !strings.HasPrefix(err.Error(), "tests/e2e/test_a.py: No CI registry found in tests/e2e/test_a.py") {
+		t.Errorf("wanted the fault of test_a.py first, got %v", err)
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	seeds := []string{
+		`register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`,
+		"register_cpu_ci(1, 's'); x = '''\nregister_cpu_ci(2, 's')\n'''",
+		"if x:\n\tregister_cpu_ci(1, 's')\n  y = 2\n",
+		"register_cpu_ci(*a, **k)", "register_cpu_ci(0x_1f, b's' 's')", "(register_cpu_ci)(1, f's{x}')",
+		"x = [\n(\n{\n", "\\\n", "'''", "r'\\'", "register_cpu_ci(1, 's', labels=[[[]]])", "\xff\xfe", "\x00",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		regs, err := ParseFile("tests/e2e/test_fuzz.py", src)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "tests/e2e/test_fuzz.py: ") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, r := range regs {
+			if r.Labels == nil || r.Line < 1 {
+				t.Fatalf("incomplete registration %+v", r)
+			}
+		}
+	})
+}

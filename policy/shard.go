@@ -1,0 +1,64 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Partition names one shard of a suite.
+type Partition struct {
+	// ID is the 0-based shard index.
+	ID int `json:"id"`
+	// Size is the number of shards.
+	Size int `json:"size"`
+}
+
+// Validate checks 0 <= ID < Size.
+func (p Partition) Validate() error {
+	if p.Size <= 0 {
+		return fmt.Errorf("--auto-partition-size must be positive (got %d)", p.Size)
+	}
+	if p.ID < 0 || p.ID >= p.Size {
+		return fmt.Errorf("--auto-partition-id must be in range [0, %d), but got %d", p.Size, p.ID)
+	}
+	return nil
+}
+
+// AssignShards balances tests over n shards (rules §5): sorted by est_time
+// descending then file name ascending (stable), each goes to the shard with
+// the smallest running total, lowest index on ties. Each shard keeps its tests
+// in assignment order.
+func AssignShards(tests []Registration, n int) [][]Registration {
+	if n <= 0 {
+		return nil
+	}
+	sorted := slices.Clone(tests)
+	slices.SortStableFunc(sorted, func(a, b Registration) int {
+		if c := cmp.Compare(b.EstTime, a.EstTime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.File, b.File)
+	})
+	shards := make([][]Registration, n)
+	totals := make([]float64, n)
+	for _, t := range sorted {
+		best := 0
+		for i := 1; i < n; i++ {
+			if totals[i] < totals[best] {
+				best = i
+			}
+		}
+		shards[best] = append(shards[best], t)
+		totals[best] += t.EstTime
+	}
+	return shards
+}
+
+// Shard returns the tests of shard p.ID of p.Size.
+func Shard(tests []Registration, p Partition) ([]Registration, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return AssignShards(tests, p.Size)[p.ID], nil
+}

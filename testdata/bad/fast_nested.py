@@ -1,0 +1,2 @@
+def _register():
+    register_cpu_ci(1, "stage-a-cpu")

@@ -1,0 +1,2 @@
+LABEL = "megatron"
+register_cuda_ci(est_time=300, suite="stage-c-2-gpu-h200", labels=[LABEL])

@@ -1,0 +1,1 @@
+register_cuda_ci(est_time=300, labels=["megatron"])

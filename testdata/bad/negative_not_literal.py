@@ -1,0 +1,1 @@
+register_cuda_ci(-5, "stage-c-2-gpu-h200", labels=["megatron"])
