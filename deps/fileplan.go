@@ -107,6 +107,10 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		return FilePlan{}, err
 	}
 	regs, err := lookup(req.Root, req.File)
+	var regErr *policy.RegistryError
+	if errors.As(err, &regErr) {
+		return FilePlan{}, err // already names the file and the fix
+	}
 	if err != nil {
 		return FilePlan{}, fmt.Errorf("registrations of %s: %w", req.File, err)
 	}
@@ -151,13 +155,9 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	if reg.Disabled != nil {
 		return FilePlan{}, fmt.Errorf("%s is disabled: %s", req.File, *reg.Disabled)
 	}
-	runsOn, ok := runnerFor(reg.Backend, reg.Suite)
-	if !ok {
-		if externalSuites[reg.Suite] {
-			return FilePlan{}, fmt.Errorf("%s is registered only for %s, which runs outside miles-ci (external nightly); register it for stage-c-4-gpu-mi350 to run it here", req.File, reg.Suite)
-		}
-		return FilePlan{}, fmt.Errorf("Unknown suite %s for backend %s (%s line %d); use one of %s",
-			reg.Suite, reg.Backend, req.File, reg.Line, strings.Join(suitesOf(reg.Backend), ", "))
+	runsOn, err := runnerFor(req.File, reg)
+	if err != nil {
+		return FilePlan{}, err
 	}
 	timeout, err := fileTimeout(reg.EstTime)
 	if err != nil {

@@ -334,3 +334,16 @@ func TestNoPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestFilePlanCommandRegistry runs file-plan with the real policy.CollectFile.
+func TestFilePlanCommandRegistry(t *testing.T) {
+	repo := filepath.Join("..", "..", "testdata", "miles-repo")
+	runCases(t, []cliCase{
+		{name: "rocm only", args: []string{"file-plan", "--repo", repo, "--file", "tests/e2e/amd/test_amd_rollout.py"},
+			wantStdout: "file: tests/e2e/amd/test_amd_rollout.py\nhw: rocm\nsuite: stage-c-4-gpu-mi350\nruns_on: [\"self-hosted\", \"amd\", \"mi350\", \"4gpu\"]\ncontainer_image: rocm/sgl-dev:miles-rocm720-mi35x\ntimeout_seconds: 2000\ncommand: python3 tests/e2e/amd/test_amd_rollout.py\n",
+			wantOutput: "hw=rocm\nsuite=stage-c-4-gpu-mi350\nruns_on=[\"self-hosted\", \"amd\", \"mi350\", \"4gpu\"]\ncontainer_image=rocm/sgl-dev:miles-rocm720-mi35x\ntimeout_seconds=2000\n"},
+		{name: "unregistered", args: []string{"file-plan", "--repo", repo, "--file", "tests/ci/test_none.py"},
+			wantCode:   1,
+			wantStderr: "::error::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cuda_ci(est_time=600, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n"},
+	})
+}
