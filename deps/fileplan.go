@@ -94,8 +94,9 @@ func CheckTestPath(root, rel string) error {
 }
 
 // PlanFile resolves a single-file run (rules §10): the file's one CPU or CUDA
-// registration (or, a miles-ci addition, its one ROCm registration when it
-// has no other), its runner, image, timeout and command. Labels and cadence
+// registration (or, a miles-ci addition, its one ROCm registration of a stage
+// miles-ci runs when it has no CPU or CUDA one), its runner, image, timeout
+// and command. Labels and cadence
 // do not apply; a disabled, unregistered or ambiguous file is an error.
 func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	// Like file_run.py, a bad tag fails the request whatever the backend.
@@ -134,7 +135,18 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	}
 	pick := supported
 	if len(pick) == 0 {
+		// ROCm-only: a file may also be registered for the external nightly
+		// suites; the stage miles-ci runs is the one to pick.
 		pick = rocm
+		var runnable []policy.Registration
+		for _, r := range rocm {
+			if st, ok := policy.StageByName(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
+				runnable = append(runnable, r)
+			}
+		}
+		if len(runnable) > 0 {
+			pick = runnable
+		}
 	}
 	if len(pick) == 0 {
 		return FilePlan{}, fmt.Errorf("%s has no cpu, cuda or rocm registration", req.File)

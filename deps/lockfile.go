@@ -166,6 +166,9 @@ func ParseLock(name string, data []byte) (Lock, error) {
 // ReadLock reads release-lock.json from the root of a checkout. It returns
 // nil and no error when the file does not exist (not a release branch).
 func ReadLock(dir string) (*Lock, error) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory; give the checkout of the tested ref, whose %s (if any) pins the dependencies", dir, LockFileName)
+	}
 	path := filepath.Join(dir, LockFileName)
 	info, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -178,4 +178,6 @@ func TestReadLockErrors(t *testing.T) {
 	}
 	_, err = ReadLock(dir2)
 	checkErr(t, err, filepath.Join(dir2, LockFileName)+": not a regular file; the lockfile must be a plain committed file")
+	_, err = ReadLock(filepath.Join(dir2, "missing"))
+	checkErr(t, err, filepath.Join(dir2, "missing")+" is not a directory; give the checkout of the tested ref, whose release-lock.json (if any) pins the dependencies")
 }
