@@ -144,11 +144,14 @@ func (s *stepIO) emit(result any, text string, outputs []output) int {
 		return s.fail(err)
 	}
 	if s.json {
-		data, err := json.MarshalIndent(result, "", "  ")
-		if err != nil {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(result); err != nil {
 			return s.fail(fmt.Errorf("encoding the result: %w", err))
 		}
-		fmt.Fprintf(s.env.Stdout, "%s\n", data)
+		io.WriteString(s.env.Stdout, b.String())
 		return 0
 	}
 	io.WriteString(s.env.Stdout, text)
