@@ -110,7 +110,7 @@ func TestImageCommand(t *testing.T) {
 		{name: "called and lockfile", args: []string{"image", "--backend", "cuda", "--called-image-tag", "a", "--lockfile", "b"},
 			wantCode: 2, wantStderr: "miles-ci image: --called-image-tag and --lockfile both name the called tag; give one\n", wantPrefix: true},
 		{name: "help", args: []string{"image", "-h"},
-			wantCode: 0, wantStderr: "usage: miles-ci image --backend cuda|rocm", wantPrefix: true},
+			wantCode: 0, wantStdout: imageUsage(t)},
 	})
 }
 
@@ -346,4 +346,14 @@ func TestFilePlanCommandRegistry(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "::error::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cuda_ci(est_time=600, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n"},
 	})
+}
+
+// imageUsage is what `image -h` prints on stdout.
+func imageUsage(t *testing.T) string {
+	t.Helper()
+	_, stdout, _ := runCLI(t, nil, "image", "--help")
+	if !strings.HasPrefix(stdout, "usage: miles-ci image --backend cuda|rocm") {
+		t.Fatalf("wanted the usage on stdout, got %q", stdout)
+	}
+	return stdout
 }

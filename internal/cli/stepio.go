@@ -30,7 +30,7 @@ func newStepIO(name, usage string, env Env) *stepIO {
 	s := &stepIO{name: name, env: env, flags: flag.NewFlagSet(name, flag.ContinueOnError)}
 	s.flags.SetOutput(env.Stderr)
 	s.flags.Usage = func() {
-		fmt.Fprintf(env.Stderr, "usage: miles-ci %s %s\n\nflags:\n", name, usage)
+		fmt.Fprintf(s.flags.Output(), "usage: miles-ci %s %s\n\nflags:\n", name, usage)
 		s.flags.PrintDefaults()
 	}
 	s.flags.BoolVar(&s.json, "json", false, "print the result as JSON on stdout instead of text")
@@ -41,6 +41,17 @@ func newStepIO(name, usage string, env Env) *stepIO {
 // parse parses args; ok is false when the caller must return code at once
 // (0 for -h, 2 for a usage error).
 func (s *stepIO) parse(args []string) (code int, ok bool) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			// Asked-for help goes to stdout, like the other subcommands.
+			s.flags.SetOutput(s.env.Stdout)
+			s.flags.Usage()
+			return 0, false
+		}
+	}
 	if err := s.flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, false
