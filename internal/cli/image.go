@@ -52,7 +52,7 @@ func runImage(args []string, env Env) int {
 	if *lockfile != "" {
 		data, readErr := readSmallFile(*lockfile)
 		if readErr != nil {
-			return s.fail(readErr)
+			return s.fail(fmt.Errorf("--lockfile: %w; give the release branch's %s", readErr, deps.LockFileName))
 		}
 		lock, parseErr := deps.ParseLock(*lockfile, data)
 		if parseErr != nil {
