@@ -102,6 +102,10 @@ func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
 			j++
 		}
 		line := toks[i:j]
+		if len(line) == 0 {
+			i = j + 1
+			continue
+		}
 		prevLine = t.Line
 		if len(line) > 0 && line[len(line)-1].Kind == Op && line[len(line)-1].Text == ":" {
 			expectBlock = true

@@ -54,6 +54,13 @@ var operators = []string{
 	"%", "&", "(", ")", "*", "+", ",", "-", ".", "/", ":", ";", "<", "=", ">", "@", "[", "]", "^", "{", "|", "}", "~",
 }
 
+// Python's tokenizer limits: deeper nesting is a syntax error there too, and
+// the limits keep every scan here linear in the size of the file.
+const (
+	maxNesting = 200
+	maxIndent  = 100
+)
+
 var closerOf = map[byte]byte{'(': ')', '[': ']', '{': '}'}
 
 type lexer struct {
@@ -147,7 +154,10 @@ func (lx *lexer) run() error {
 			lx.newline()
 		case c == '\n':
 			if len(lx.opens) == 0 {
-				lx.emit(Newline, lx.pos)
+				// A logical line with no token (e.g. a lone continuation) ends nothing.
+				if n := len(lx.toks); n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Indent && lx.toks[n-1].Kind != Dedent {
+					lx.emit(Newline, lx.pos)
+				}
 				atLineStart = true
 			}
 			lx.pos++
@@ -221,6 +231,9 @@ done:
 	top := lx.indent[len(lx.indent)-1]
 	switch {
 	case col > top:
+		if len(lx.indent) >= maxIndent {
+			return false, lx.errf("too many levels of indentation")
+		}
 		lx.indent = append(lx.indent, col)
 		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line, Col: 1})
 	case col < top:
@@ -363,6 +376,9 @@ func (lx *lexer) op() error {
 			tok := lx.toks[len(lx.toks)-1]
 			switch o {
 			case "(", "[", "{":
+				if len(lx.opens) >= maxNesting {
+					return lx.errf("too many nested parentheses")
+				}
 				lx.opens = append(lx.opens, tok)
 			case ")", "]", "}":
 				if len(lx.opens) == 0 {
