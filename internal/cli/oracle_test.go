@@ -25,6 +25,7 @@ type oracleCase struct {
 	goArgs []string // after the command name and --repo
 	orArgs []string // after --repo
 	policy bool
+	repo   string // when set, this case's repository instead of the batch's
 }
 
 // oracleResult is what the oracle's --batch mode prints per case.
@@ -171,7 +172,11 @@ func runOracle(t *testing.T, repo string, cases []oracleCase) []oracleResult {
 	t.Helper()
 	batch := make([][]string, len(cases))
 	for i, c := range cases {
-		argv := []string{"--repo", repo}
+		r := repo
+		if c.repo != "" {
+			r = c.repo
+		}
+		argv := []string{"--repo", r}
 		if c.policy {
 			argv = append([]string{"--policy"}, argv...)
 		}
@@ -261,4 +266,88 @@ func TestPolicyMatchesOracle(t *testing.T) {
 		}
 		return b.String() + "\n"
 	})
+}
+
+// registryCases are one-file repositories for the rules of §2: the valid ones
+// must plan the same, the invalid ones must fail in both.
+var registryCases = []struct {
+	name, path, src, hw, suite string
+}{
+	{"cuda-all-keywords", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["amd"], disabled=None, nightly=False)`, "cuda", "stage-c-2-gpu-h200"},
+	{"hex-and-exp-est-time", "tests/e2e/test_x.py", "register_cuda_ci(est_time=0x10, suite=\"stage-c-2-gpu-h200\", labels=[\"fsdp\"])\nregister_cuda_ci(1e3, \"stage-c-2-gpu-h200\", labels=[\"fsdp\"],)", "cuda", "stage-c-2-gpu-h200"},
+	{"cpu-labels-none", "tests/ci/test_x.py", `register_cpu_ci(est_time=3, suite="stage-b-cpu", labels=None)`, "cpu", "stage-b-cpu"},
+	{"cpu-labels-empty-list", "tests/fast-gpu/test_x.py", `register_cpu_ci(est_time=3, suite="stage-b-cpu", labels=[])`, "cpu", "stage-b-cpu"},
+	{"fast-mentions-rocm-only", "tests/fast/test_x.py", "# register_rocm_ci(est_time=1)\ndef test_x():\n    pass", "cpu", "stage-a-cpu"},
+	{"fast-nested-dir-implicit", "tests/fast/a/b/test_x.py", "import os", "cpu", "stage-a-cpu"},
+	{"hidden-dir-ignored", "tests/fast/.cache/test_x.py", "this is not python (", "cpu", "stage-a-cpu"},
+	{"not-test-prefix-ignored", "tests/e2e/x_test.py", "import os", "cpu", "stage-a-cpu"},
+	{"outside-roots-ignored", "tests/other/test_x.py", "import os", "cpu", "stage-a-cpu"},
+	{"err-fast-gpu-is-not-fast", "tests/fast-gpu/test_x.py", "import os", "cpu", "stage-a-cpu"},
+	{"err-no-registry-e2e", "tests/e2e/test_x.py", "def test_x():\n    register_cuda_ci(est_time=1, suite=\"stage-c-2-gpu-h200\", labels=[\"fsdp\"])", "cpu", "stage-a-cpu"},
+	{"err-fast-mentions-cuda", "tests/fast/test_x.py", "# register_cuda_ci(est_time=1)\nimport os", "cpu", "stage-a-cpu"},
+	{"err-fast-nested-cpu", "tests/fast/test_x.py", "if True:\n    register_cpu_ci(est_time=1, suite=\"stage-a-cpu\")", "cpu", "stage-a-cpu"},
+	{"err-fast-cuda", "tests/fast/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["fsdp"])`, "cpu", "stage-a-cpu"},
+	{"err-fast-rocm", "tests/fast/test_x.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=["amd"])`, "cpu", "stage-a-cpu"},
+	{"err-negative", "tests/ci/test_x.py", `register_cpu_ci(est_time=-5, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-unary-plus", "tests/ci/test_x.py", `register_cpu_ci(est_time=+5, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-product", "tests/ci/test_x.py", `register_cpu_ci(est_time=60*10, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-est-time-string", "tests/ci/test_x.py", `register_cpu_ci(est_time="10", suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-est-time-none", "tests/ci/test_x.py", `register_cpu_ci(est_time=None, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-three-positional", "tests/ci/test_x.py", `register_cpu_ci(1, "stage-a-cpu", None)`, "cpu", "stage-a-cpu"},
+	{"err-starred", "tests/ci/test_x.py", `register_cpu_ci(*ARGS)`, "cpu", "stage-a-cpu"},
+	{"err-kwargs", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, **KW)`, "cpu", "stage-a-cpu"},
+	{"err-unknown-keyword", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, suite="stage-a-cpu", timeout=5)`, "cpu", "stage-a-cpu"},
+	{"err-repeated-keyword", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, est_time=2, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-positional-and-keyword", "tests/ci/test_x.py", `register_cpu_ci(1, est_time=2, suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-missing-est-time", "tests/ci/test_x.py", `register_cpu_ci(suite="stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-missing-suite", "tests/ci/test_x.py", `register_cpu_ci(est_time=1)`, "cpu", "stage-a-cpu"},
+	{"err-suite-none", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, suite=None)`, "cpu", "stage-a-cpu"},
+	{"err-suite-fstring", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, suite=f"stage-a-cpu")`, "cpu", "stage-a-cpu"},
+	{"err-labels-tuple", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=("fsdp",))`, "cpu", "stage-a-cpu"},
+	{"err-labels-string", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels="fsdp")`, "cpu", "stage-a-cpu"},
+	{"err-labels-name", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["fsdp", FSDP])`, "cpu", "stage-a-cpu"},
+	{"err-labels-int", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["fsdp", 1])`, "cpu", "stage-a-cpu"},
+	{"err-unknown-label", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["fsdp", "gpu"])`, "cpu", "stage-a-cpu"},
+	{"err-cuda-no-labels", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200")`, "cpu", "stage-a-cpu"},
+	{"err-cuda-labels-empty", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=[])`, "cpu", "stage-a-cpu"},
+	{"err-rocm-labels-none", "tests/e2e/test_x.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=None)`, "cpu", "stage-a-cpu"},
+	{"err-nightly-int", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, suite="stage-a-cpu", nightly=1)`, "cpu", "stage-a-cpu"},
+	{"err-disabled-bool", "tests/ci/test_x.py", `register_cpu_ci(est_time=1, suite="stage-a-cpu", disabled=True)`, "cpu", "stage-a-cpu"},
+	{"err-invalid-python", "tests/ci/test_x.py", "register_cpu_ci(est_time=1, suite=\"stage-a-cpu\"\n", "cpu", "stage-a-cpu"},
+}
+
+func TestRegistryRulesMatchOracle(t *testing.T) {
+	testdataRepo(t) // skips without python
+	dirs := make([]string, len(registryCases))
+	cases := make([]oracleCase, len(registryCases))
+	for i, rc := range registryCases {
+		dir := t.TempDir()
+		p := filepath.Join(dir, filepath.FromSlash(rc.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(rc.src+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs[i] = dir
+		args := []string{"--hw", rc.hw, "--suite", rc.suite, "--cadence", "weekly"}
+		cases[i] = oracleCase{name: rc.name, goArgs: args, orArgs: args, repo: dir}
+	}
+	wants := runOracle(t, "", cases)
+	for i, c := range cases {
+		want := wants[i]
+		t.Run(c.name, func(t *testing.T) {
+			code, got, stderr := runCLI(append([]string{"plan", "--repo", dirs[i]}, c.goArgs...))
+			if (want.Code == 0) != (code == 0) {
+				t.Fatalf("%s: miles-ci exit code %d, oracle %d\nmiles-ci stdout:\n%s\nmiles-ci stderr:\n%s\noracle stderr:\n%s",
+					registryCases[i].src, code, want.Code, got, stderr, want.Stderr)
+			}
+			if code == 0 && got != want.Stdout {
+				t.Errorf("%s:\nwanted (oracle):\n%s\ngot:\n%s", registryCases[i].src, want.Stdout, got)
+			}
+			if strings.HasPrefix(c.name, "err-") != (code != 0) {
+				t.Errorf("%s: wanted an error %t, miles-ci exit code %d", c.name, strings.HasPrefix(c.name, "err-"), code)
+			}
+		})
+	}
 }
