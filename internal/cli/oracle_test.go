@@ -204,7 +204,7 @@ func runOracle(t *testing.T, repo string, cases []oracleCase) []oracleResult {
 	return res
 }
 
-func runCLI(args []string) (int, string, string) {
+func runArgs(args []string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := Run(args, Env{Stdout: &stdout, Stderr: &stderr})
 	return code, stdout.String(), stderr.String()
@@ -234,7 +234,7 @@ func compareWithOracle(t *testing.T, cmdName, repo string, cases []oracleCase, n
 			if cmdName == "policy" {
 				args = append([]string{cmdName, "--json", "--repo", repo}, c.goArgs...)
 			}
-			code, got, stderr := runCLI(args)
+			code, got, stderr := runArgs(args)
 			if (w.Code == 0) != (code == 0) {
 				t.Fatalf("miles-ci %s: exit code %d, oracle %d\nmiles-ci stdout:\n%s\nmiles-ci stderr:\n%s\noracle stderr:\n%s",
 					strings.Join(c.goArgs, " "), code, w.Code, got, stderr, w.Stderr)
@@ -337,7 +337,7 @@ func TestRegistryRulesMatchOracle(t *testing.T) {
 	for i, c := range cases {
 		want := wants[i]
 		t.Run(c.name, func(t *testing.T) {
-			code, got, stderr := runCLI(append([]string{"plan", "--repo", dirs[i]}, c.goArgs...))
+			code, got, stderr := runArgs(append([]string{"plan", "--repo", dirs[i]}, c.goArgs...))
 			if (want.Code == 0) != (code == 0) {
 				t.Fatalf("%s: miles-ci exit code %d, oracle %d\nmiles-ci stdout:\n%s\nmiles-ci stderr:\n%s\noracle stderr:\n%s",
 					registryCases[i].src, code, want.Code, got, stderr, want.Stderr)
