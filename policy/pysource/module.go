@@ -137,27 +137,39 @@ func (m *moduleReader) line(toks []Token) error {
 	return nil
 }
 
-// splitTop splits tokens on an operator at bracket depth 0. An empty trailing
+// eachTop calls fn for every token outside brackets (the brackets themselves
+// excluded), in order, until fn returns false.
+func eachTop(toks []Token, fn func(k int, t Token) bool) {
+	depth := 0
+	for k, t := range toks {
+		if t.Kind == Op {
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+				continue
+			case ")", "]", "}":
+				depth--
+				continue
+			}
+		}
+		if depth == 0 && !fn(k, t) {
+			return
+		}
+	}
+}
+
+// splitTop splits tokens on an operator outside brackets. An empty trailing
 // piece (after a final separator) is dropped.
 func splitTop(toks []Token, sep string) [][]Token {
 	var parts [][]Token
-	depth, start := 0, 0
-	for k, t := range toks {
-		if t.Kind != Op {
-			continue
+	start := 0
+	eachTop(toks, func(k int, t Token) bool {
+		if t.Kind == Op && t.Text == sep {
+			parts = append(parts, toks[start:k])
+			start = k + 1
 		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		case sep:
-			if depth == 0 {
-				parts = append(parts, toks[start:k])
-				start = k + 1
-			}
-		}
-	}
+		return true
+	})
 	if start < len(toks) || len(parts) == 0 {
 		parts = append(parts, toks[start:])
 	}
@@ -451,39 +463,18 @@ func classifyStrings(toks []Token) Expr {
 	return Expr{Node: "Constant", Const: &Constant{Type: typ, Str: value}}
 }
 
-func containsTopName(toks []Token, name string) bool {
-	depth := 0
-	for _, t := range toks {
-		switch {
-		case t.Kind == Op && (t.Text == "(" || t.Text == "[" || t.Text == "{"):
-			depth++
-		case t.Kind == Op && (t.Text == ")" || t.Text == "]" || t.Text == "}"):
-			depth--
-		case depth == 0 && t.Kind == Name && t.Text == name:
-			return true
-		}
-	}
-	return false
-}
+func containsTopName(toks []Token, name string) bool { return containsTop(toks, Name, name) }
 
-func containsTopOp(toks []Token, op string) bool {
-	depth := 0
-	for _, t := range toks {
-		if t.Kind != Op {
-			continue
-		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		default:
-			if depth == 0 && t.Text == op {
-				return true
-			}
-		}
-	}
-	return false
+func containsTopOp(toks []Token, op string) bool { return containsTop(toks, Op, op) }
+
+// containsTop reports a token of kind k and text outside brackets.
+func containsTop(toks []Token, k Kind, text string) bool {
+	found := false
+	eachTop(toks, func(_ int, t Token) bool {
+		found = t.Kind == k && t.Text == text
+		return !found
+	})
+	return found
 }
 
 func hasCompare(toks []Token) bool {
