@@ -112,10 +112,10 @@ func TestPlanFile(t *testing.T) {
 			wantErr: rocmFile + " is registered only for nightly-stage-c-8-gpu-mi350, which runs outside miles-ci (external nightly); register it for stage-c-4-gpu-mi350 to run it here"},
 		{name: "unknown suite", req: FileRequest{File: cudaFile},
 			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 5, Suite: "stage-c-8-gpu-b200", Labels: []string{"sglang"}, Line: 4}},
-			wantErr: cudaFile + " line 4: Unknown suite stage-c-8-gpu-b200 for backend CUDA; suites of cuda are: [stage-b-2-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-h200 stage-c-2-gpu-h200]"},
+			wantErr: cudaFile + " line 4: Unknown suite stage-c-8-gpu-b200 for backend CUDA; the cuda suites are stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200"},
 		{name: "cpu suite on cuda", req: FileRequest{File: cudaFile},
 			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 5, Suite: "stage-a-cpu", Labels: []string{"sglang"}, Line: 2}},
-			wantErr: cudaFile + " line 2: Unknown suite stage-a-cpu for backend CUDA; suites of cuda are: [stage-b-2-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-h200 stage-c-2-gpu-h200]"},
+			wantErr: cudaFile + " line 2: Unknown suite stage-a-cpu for backend CUDA; the cuda suites are stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200"},
 		{name: "absurd est_time", req: FileRequest{File: cudaFile},
 			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 1e300, Suite: "stage-c-4-gpu-h200", Labels: []string{"sglang"}, Line: 9}},
 			wantErr: cudaFile + " line 9: est_time 1e+300 gives no usable timeout; give an estimate between 0 and 483840 seconds"},
@@ -197,7 +197,7 @@ func TestPlanFileCollectFile(t *testing.T) {
 		{file: "tests/e2e/precision/test_two.py",
 			wantErr: "tests/e2e/precision/test_two.py has multiple CPU/CUDA registrations (CPU:stage-b-cpu, CUDA:stage-b-2-gpu-h200); expected exactly one"},
 		{file: "tests/ci/test_none.py",
-			wantErr: `tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`},
+			wantErr: `tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite="stage-b-cpu")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -173,8 +173,7 @@ func CollectFile(root, rel string) ([]Registration, error) {
 		}
 	}
 	if len(regs) == 0 {
-		return nil, &RegistryError{File: rel, Msg: "No CI registry found in " + rel,
-			Fix: `add a top-level call such as register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`}
+		return nil, &RegistryError{File: rel, Msg: "No CI registry found in " + rel, Fix: "add a top-level call such as " + exampleCall(rel)}
 	}
 	return regs, nil
 }
@@ -185,4 +184,13 @@ func unwrapPathError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// exampleCall suggests the registration that fits where a file lives: GPU
+// tests under tests/e2e and tests/fast-gpu, CPU tests elsewhere.
+func exampleCall(rel string) string {
+	if strings.HasPrefix(rel, "tests/e2e/") || strings.HasPrefix(rel, "tests/fast-gpu/") {
+		return `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
+	}
+	return `register_cpu_ci(est_time=60, suite="stage-b-cpu")`
 }

@@ -348,7 +348,7 @@ func TestFilePlanCommandRegistry(t *testing.T) {
 			wantOutput: "hw=rocm\nsuite=stage-c-4-gpu-mi350\nruns_on=[\"self-hosted\", \"amd\", \"mi350\", \"4gpu\"]\ncontainer_image=rocm/sgl-dev:miles-rocm720-mi35x\ntimeout_seconds=2000\n"},
 		{name: "unregistered", args: []string{"file-plan", "--repo", repo, "--file", "tests/ci/test_none.py"},
 			wantCode:   1,
-			wantStderr: "::error::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cuda_ci(est_time=600, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n"},
+			wantStderr: "::error::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite=\"stage-b-cpu\")\n"},
 	})
 }
 
