@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"unsafe"
 )
 
 // DiscoveryRoots are the folders (relative to the repository) searched for test files.
@@ -36,8 +37,7 @@ type Registry struct {
 func Discover(root string) ([]string, error) {
 	var files []string
 	for _, r := range DiscoveryRoots {
-		dir := filepath.Join(root, filepath.FromSlash(r))
-		found, err := walkTests(dir, r, map[string]bool{})
+		found, err := walkTests(filepath.Join(root, filepath.FromSlash(r)), r, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -47,28 +47,16 @@ func Discover(root string) ([]string, error) {
 	return files, nil
 }
 
-// walkTests lists test files below dir (whose repo-relative name is rel). Like
-// Python's glob it follows symbolic links to folders; visited guards against loops.
-func walkTests(dir, rel string, visited map[string]bool) ([]string, error) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading %s: %w", rel, err)
-	}
-	if visited[real] {
-		return nil, nil
-	}
-	visited[real] = true
-	defer delete(visited, real)
+// maxSymlinkHops bounds how many symbolic links to folders one path may pass
+// through. Like Python's glob, discovery follows such links; only a link can
+// make a loop, and this stops one without a stat of every folder.
+const maxSymlinkHops = 8
+
+// walkTests lists test files below dir, whose repo-relative name is rel.
+func walkTests(dir, rel string, hops int) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
@@ -83,14 +71,16 @@ func walkTests(dir, rel string, visited map[string]bool) ([]string, error) {
 		if isTestName(name) {
 			out = append(out, childRel)
 		}
+		childHops := hops
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
 			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
 				isDir = true
+				childHops++
 			}
 		}
-		if isDir {
-			sub, err := walkTests(filepath.Join(dir, name), childRel, visited)
+		if isDir && childHops <= maxSymlinkHops {
+			sub, err := walkTests(filepath.Join(dir, name), childRel, childHops)
 			if err != nil {
 				return nil, err
 			}
@@ -151,7 +141,12 @@ func CollectFile(root, rel string) ([]Registration, error) {
 		return nil, &RegistryError{File: rel, Msg: "cannot read test file: " + unwrapPathError(err),
 			Fix: "make it a readable Python file or remove it"}
 	}
-	regs, err := ParseFile(rel, src)
+	// The buffer is ours and never changes, so the parser may read it in place.
+	text := ""
+	if len(src) > 0 {
+		text = unsafe.String(&src[0], len(src))
+	}
+	regs, err := parseSource(rel, text)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +159,7 @@ func CollectFile(root, rel string) ([]Registration, error) {
 			}
 		}
 		if len(regs) == 0 {
-			if bytes.Contains(src, []byte("register_cpu_ci")) || bytes.Contains(src, []byte("register_cuda_ci")) {
+			if strings.Contains(text, "register_cpu_ci") || strings.Contains(text, "register_cuda_ci") {
 				return nil, &RegistryError{File: rel,
 					Msg: "file mentions register_cpu_ci or register_cuda_ci textually but no top-level call was parsed; check for aliased import, non-toplevel call, or attribute access",
 					Fix: "call register_cpu_ci(...) by its bare name at the top level of the module, or remove the mention"}

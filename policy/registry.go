@@ -49,7 +49,11 @@ const literalFix = `write the value itself, e.g. register_cuda_ci(est_time=600, 
 // ParseFile reads the register_*_ci(...) calls of one test file's source.
 // rel is the repo-relative path used in errors and in the registrations.
 func ParseFile(rel string, src []byte) ([]Registration, error) {
-	calls, err := pysource.TopLevelCalls(string(src), func(name string) bool {
+	return parseSource(rel, string(src))
+}
+
+func parseSource(rel, src string) ([]Registration, error) {
+	calls, err := pysource.TopLevelCalls(src, func(name string) bool {
 		_, ok := registerFuncs[name]
 		return ok
 	})
