@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# End-to-end tests of the miles-ci Dagger module on a real engine: starts the hermetic
+# engine if needed (hack/engine/engine.sh), then checks that
+#   - `dagger functions` lists the module's functions,
+#   - `dagger call stages|plan|policy` print byte-for-byte what the miles-ci CLI prints,
+#   - each stand-in image pulls by its production name and works offline
+#     (git fetch of the dependency refs, GPU tool stand-ins, pip from local wheels),
+#   - a container cannot reach an address outside the machine.
+# Clients run in a network namespace with only loopback. Ends with
+# "e2e: N passed, M failed" and exits non-zero on any failure. See docs/engine.md.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+engine=$repo/hack/engine/engine.sh
+export GOTOOLCHAIN=local
+
+bash "$engine" start
+eval "$(bash "$engine" env)"
+dagger() { bash "$engine" run dagger --progress=plain "$@"; }
+
+fixture=testdata/miles
+if [[ ! -d $fixture/tests ]]; then
+	fixture=hack/e2e/testdata/miles-mini
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+go build -o "$out/miles-ci" ./cmd/miles-ci
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "--- PASS: $1"; }
+bad() { failed=$((failed + 1)); echo "--- FAIL: $1"; }
+
+# same NAME CLI-ARGS -- DAGGER-CALL-ARGS: the two outputs must be equal byte for byte.
+same() {
+	local name=$1 cli=() call=()
+	shift
+	while [[ $1 != -- ]]; do cli+=("$1"); shift; done
+	shift
+	call=("$@")
+	local t0=$SECONDS
+	"$out/miles-ci" "${cli[@]}" >"$out/want" 2>"$out/want.err" || true
+	if ! dagger call "${call[@]}" >"$out/got" 2>"$out/got.err"; then
+		tail -n 20 "$out/got.err"
+		bad "$name (dagger call failed)"
+	elif cmp -s "$out/want" "$out/got"; then
+		ok "$name ($((SECONDS - t0)) s)"
+	else
+		diff -u "$out/want" "$out/got" | head -n 20 || true
+		bad "$name (output differs from the CLI)"
+	fi
+}
+
+echo "=== RUN dagger functions"
+if dagger functions >"$out/functions" 2>"$out/functions.err" &&
+	grep -qw stages "$out/functions" && grep -qw plan "$out/functions" && grep -qw policy "$out/functions"; then
+	ok "dagger functions"
+else
+	cat "$out/functions" "$out/functions.err" | tail -n 20
+	bad "dagger functions"
+fi
+
+same "call stages" stages --json -- stages
+same "call plan cpu" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
+	-- plan --source "$fixture" --hw cpu --suite stage-a-cpu
+same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 \
+	--cadence nightly --labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error --json \
+	-- plan --source "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --cadence nightly \
+	--labels run-ci-megatron --partition-id 0 --partition-size 2 --continue-on-error
+same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
+	-- plan --source "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
+printf 'M\0tests/fast/test_x.py\0' >"$out/changed"
+same "call policy pull_request" policy --event pull_request --repo "$fixture" \
+	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
+	-- policy --event pull_request --source "$fixture" --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
+same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 3 * * *" --json \
+	-- policy --event schedule --source "$fixture" --schedule "0 3 * * *"
+
+# A failing CLI run must surface as an error carrying its stderr.
+echo "=== RUN call plan error"
+if dagger call plan --source "$fixture" --hw nope --suite stage-a-cpu >"$out/got" 2>"$out/got.err"; then
+	bad "call plan error (wanted a failure)"
+elif grep -q "miles-ci plan" "$out/got.err"; then
+	ok "call plan error"
+else
+	tail -n 10 "$out/got.err"
+	bad "call plan error (error does not carry the CLI's message)"
+fi
+
+# Image smoke tests and isolation, as Go tests against the engine.
+echo "=== RUN go test -tags e2e ./e2e/"
+if (cd hack && bash "$engine" run go test -count=1 -tags e2e -v ./e2e/) >"$out/gotest" 2>&1; then
+	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|ok|FAIL)' "$out/gotest" || true
+else
+	tail -n 60 "$out/gotest"
+fi
+p=$(grep -c -- '^    --- PASS\|^--- PASS' "$out/gotest" || true)
+f=$(grep -c -- '^    --- FAIL\|^--- FAIL' "$out/gotest" || true)
+if grep -q '^ok' "$out/gotest"; then :; elif ((f == 0)); then f=1; fi
+passed=$((passed + p))
+failed=$((failed + f))
+
+echo "e2e: $passed passed, $failed failed"
+((failed == 0))

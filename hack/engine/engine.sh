@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Hermetic Dagger engine for miles-ci development and CI.
+#
+# usage: hack/engine/engine.sh build|start|stop|env|status|run CMD...
+#
+#   build   install the Debian packages it needs and build (or reuse from the cache)
+#           the Dagger v0.21.8 binaries, the stand-in images and the Go SDK image
+#   start   build if needed, then start the engine in its own mount/net/pid namespaces,
+#           listening on a unix socket only; a loopback registry inside the same
+#           namespaces serves the stand-in images as docker.io names
+#   stop    end exactly the processes `start` started (by pid) and clean up
+#   env     print `export ...` lines that point a dagger client at the engine
+#   status  say which engine is in use and whether it answers
+#   run     run CMD with that environment, in a network namespace with only loopback
+#
+# When a `dagger` CLI is installed (users' machines, GitHub runners) it is used with its
+# normal engine and build/start/stop do nothing; MILES_CI_ENGINE=local forces the local
+# engine. Everything built or kept lives under $MILES_CI_CACHE (~/.cache/miles-ci), never in
+# the repository. Needs root, apt and ~10 GB of disk. See docs/engine.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+export MILES_CI_CACHE=${MILES_CI_CACHE:-$HOME/.cache/miles-ci}
+cache=$MILES_CI_CACHE
+bin=$cache/bin
+run=$cache/run
+state=$cache/engine-state
+version=v0.21.8
+sock=$run/dagger/engine.sock
+
+log() { echo "engine: $*" >&2; }
+die() { echo "engine: $*" >&2; exit 1; }
+
+# mode prints "system" when an installed dagger CLI should be used, else "local".
+mode() {
+	if [[ ${MILES_CI_ENGINE:-} == local ]]; then
+		echo local
+	elif [[ ${MILES_CI_ENGINE:-} == system ]]; then
+		echo system
+	else
+		local d
+		d=$(command -v dagger 2>/dev/null || true)
+		if [[ -n $d && $(readlink -f "$d") != "$bin"/* ]]; then echo system; else echo local; fi
+	fi
+}
+
+apt_packages=(runc containernetworking-plugins dnsmasq-base iptables iproute2 tini umoci
+	busybox-static debootstrap git ca-certificates python3 util-linux)
+
+install_packages() {
+	local missing=()
+	for p in "${apt_packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	((${#missing[@]} == 0)) && return 0
+	[[ $(id -u) == 0 ]] || die "needs root to install: ${missing[*]}"
+	log "apt-get install ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+cmd_build() {
+	[[ $(mode) == system ]] && { log "using the installed dagger CLI: nothing to build"; return 0; }
+	[[ $(id -u) == 0 ]] || die "the local engine needs root (namespaces, mounts, runc)"
+	command -v go >/dev/null || die "needs Go 1.26 on PATH"
+	mkdir -p "$cache/logs"
+	install_packages
+	bash "$here/build-dagger.sh"
+	bash "$repo/hack/images/build-images.sh"
+	(cd "$repo/hack" && GOFLAGS=-mod=mod go build -trimpath -o "$bin/miles-ci-registry" ./registry)
+	bash "$here/build-gosdk.sh"
+}
+
+running_pid() { # prints the pid of the running unshare, if any
+	local pid
+	[[ -f $run/engine.pid ]] || return 1
+	pid=$(cat "$run/engine.pid")
+	[[ -n $pid && -d /proc/$pid ]] || return 1
+	grep -q unshare "/proc/$pid/cmdline" 2>/dev/null || return 1
+	echo "$pid"
+}
+
+answers() {
+	env _EXPERIMENTAL_DAGGER_RUNNER_HOST="unix://$sock" DO_NOT_TRACK=1 \
+		timeout 20 "$bin/dagger" core version --progress=plain >/dev/null 2>&1
+}
+
+cmd_start() {
+	[[ $(mode) == system ]] && { log "using the installed dagger CLI and its engine"; return 0; }
+	cmd_build
+	local digest
+	digest=$(cat "$cache/gosdk/digest")
+	if pid=$(running_pid); then
+		if [[ $(cat "$run/gosdk-digest" 2>/dev/null) == "$digest" ]] && answers; then
+			log "already running (pid $pid)"
+			return 0
+		fi
+		log "restarting: the Go SDK image changed or the engine does not answer"
+		cmd_stop
+	fi
+	mkdir -p "$run" "$state"
+	rm -rf "$run/ns" "$run/dagger" "$run/registry-ready"
+	mkdir -p "$run/ns" "$run/dagger"
+	echo "$digest" >"$run/gosdk-digest"
+	local t0=$SECONDS
+	# setsid: the engine outlives this shell; --kill-child: it dies with unshare.
+	setsid unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private \
+		env MILES_CI_CACHE="$cache" DAGGER_GO_SDK_MANIFEST_DIGEST="$digest" \
+		bash "$here/engine-ns.sh" </dev/null >"$run/engine.log" 2>&1 &
+	echo $! >"$run/engine.pid"
+	for _ in $(seq 1 120); do
+		if [[ -S $sock ]] && answers; then
+			log "started in $((SECONDS - t0)) s (pid $(cat "$run/engine.pid")); socket $sock"
+			return 0
+		fi
+		running_pid >/dev/null || { tail -n 30 "$run/engine.log" >&2; die "engine exited; log: $run/engine.log"; }
+		sleep 1
+	done
+	tail -n 30 "$run/engine.log" >&2
+	die "engine did not answer within 120 s; log: $run/engine.log"
+}
+
+cmd_stop() {
+	[[ $(mode) == system ]] && return 0
+	local pid child
+	if pid=$(running_pid); then
+		# The namespace's pid 1 is unshare's only child: the engine.
+		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
+		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
+		for _ in $(seq 1 30); do
+			[[ -d /proc/$pid ]] || break
+			sleep 1
+		done
+		if [[ -d /proc/$pid ]]; then
+			log "engine did not stop on TERM; killing pid $pid"
+			kill -KILL "$pid" 2>/dev/null || true
+			sleep 1
+		fi
+		log "stopped (pid $pid)"
+	else
+		log "not running"
+	fi
+	rm -f "$run/engine.pid" "$run/gosdk-digest"
+	# runc leaves empty cgroup folders behind; remove them deepest first.
+	local d
+	for d in /sys/fs/cgroup/buildkit /sys/fs/cgroup/*/buildkit; do
+		[[ -d $d ]] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	done
+	rm -rf "$run/ns" "$run/dagger"
+}
+
+cmd_env() {
+	if [[ $(mode) == system ]]; then
+		echo "# using the installed dagger CLI and its engine"
+		echo "export DO_NOT_TRACK=1"
+		return 0
+	fi
+	echo "export _EXPERIMENTAL_DAGGER_RUNNER_HOST=unix://$sock"
+	echo "export _EXPERIMENTAL_DAGGER_CLI_BIN=$bin/dagger"
+	echo "export DO_NOT_TRACK=1"
+	echo "export PATH=$bin:\$PATH"
+}
+
+cmd_status() {
+	local m
+	m=$(mode)
+	echo "mode: $m"
+	if [[ $m == system ]]; then
+		dagger version
+		return 0
+	fi
+	echo "cache: $cache ($(du -sh "$cache" 2>/dev/null | cut -f1))"
+	if pid=$(running_pid); then
+		echo "engine: running (pid $pid), socket $sock"
+		if answers; then echo "answers: yes"; else echo "answers: no"; return 1; fi
+	else
+		echo "engine: not running"
+		return 1
+	fi
+}
+
+# cmd_run runs a client with no route off the machine: a fresh network namespace
+# with only loopback (the engine is reached through its unix socket).
+cmd_run() {
+	[[ ${1:-} == -- ]] && shift
+	(($# > 0)) || die "usage: engine.sh run CMD..."
+	if [[ $(mode) == system ]]; then
+		DO_NOT_TRACK=1 exec "$@"
+	fi
+	eval "$(cmd_env)"
+	exec unshare --net -- bash -c 'ip link set lo up && exec "$@"' bash "$@"
+}
+
+case ${1:-} in
+build | start | stop | env | status) "cmd_$1" ;;
+run) shift; cmd_run "$@" ;;
+*) die "usage: engine.sh build|start|stop|env|status|run CMD..." ;;
+esac

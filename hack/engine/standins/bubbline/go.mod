@@ -1,0 +1,3 @@
+module github.com/vito/bubbline
+
+go 1.26

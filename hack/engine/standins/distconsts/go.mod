@@ -1,0 +1,3 @@
+module github.com/dagger/dagger/engine/distconsts
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/vito/midterm
+
+go 1.26
