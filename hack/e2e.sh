@@ -73,8 +73,8 @@ printf 'M\0tests/fast/test_x.py\0' >"$out/changed"
 same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
 	-- policy --event pull_request --source "$fixture" --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
-same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 3 * * *" --json \
-	-- policy --event schedule --source "$fixture" --schedule "0 3 * * *"
+same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 15 * * 6" --json \
+	-- policy --event schedule --source "$fixture" --schedule "0 15 * * 6"
 
 # A failing CLI run must surface as an error carrying its stderr.
 echo "=== RUN call plan error"
@@ -90,12 +90,12 @@ fi
 # Image smoke tests and isolation, as Go tests against the engine.
 echo "=== RUN go test -tags e2e ./e2e/"
 if (cd hack && bash "$engine" run go test -count=1 -tags e2e -v ./e2e/) >"$out/gotest" 2>&1; then
-	grep -E '^(=== RUN|--- (PASS|FAIL|SKIP)|ok|FAIL)' "$out/gotest" || true
+	grep -E '^\s*(--- (PASS|FAIL|SKIP)|ok|FAIL)|images_test.go' "$out/gotest" || true
 else
 	tail -n 60 "$out/gotest"
 fi
-p=$(grep -c -- '^    --- PASS\|^--- PASS' "$out/gotest" || true)
-f=$(grep -c -- '^    --- FAIL\|^--- FAIL' "$out/gotest" || true)
+p=$(grep -cE -- '^\s*--- PASS' "$out/gotest" || true)
+f=$(grep -cE -- '^\s*--- FAIL' "$out/gotest" || true)
 if grep -q '^ok' "$out/gotest"; then :; elif ((f == 0)); then f=1; fi
 passed=$((passed + p))
 failed=$((failed + f))

@@ -52,6 +52,7 @@ PYTHONPATH=/sgl-workspace/sglang/python:/root/Megatron-LM python3 -c 'import sgl
 `
 
 func TestImages(t *testing.T) {
+	t.Parallel()
 	c, ctx := connect(t)
 	for _, tc := range []struct {
 		image, smi, smiWant string
@@ -60,6 +61,7 @@ func TestImages(t *testing.T) {
 		{"rocm/sgl-dev:miles-rocm720-mi35x", "rocm-smi --showproductname", "Card Series:"},
 	} {
 		t.Run(tc.image, func(t *testing.T) {
+			t.Parallel()
 			t.Run("git fetch", func(t *testing.T) {
 				out, err := run(ctx, c, tc.image, gitFetchScript)
 				if err != nil {
@@ -89,6 +91,7 @@ cd / && python3 -c 'import numba, polars, sglang, megatron.core; print("pip ok",
 		})
 	}
 	t.Run("rocm patch states", func(t *testing.T) {
+		t.Parallel()
 		out, err := run(ctx, c, "rocm/sgl-dev:miles-rocm720-mi35x", `
 cd /root/Megatron-LM
 p=/opt/miles-ci/megatron.patch
@@ -103,6 +106,7 @@ if git apply --check $p 2>/dev/null || git apply --reverse --check $p 2>/dev/nul
 		}
 	})
 	t.Run("python:3.11", func(t *testing.T) {
+		t.Parallel()
 		out, err := run(ctx, c, "python:3.11", `
 python --version
 uv pip install --system polars zstandard
@@ -120,6 +124,7 @@ python -c 'import polars; print("uv ok", polars.__version__)'
 // 192.0.2.1 (TEST-NET-1, reserved for documentation and never routed) and a
 // public name, so even a leak could reach no real host.
 func TestIsolation(t *testing.T) {
+	t.Parallel()
 	c, ctx := connect(t)
 	out, err := run(ctx, c, "python:3.11", `
 python3 - <<'PY'

@@ -85,7 +85,10 @@ GO
 	sed -n '/^replace (/,/^)/p' "$hostcache/dagger.io/dagger@$version/go.mod" >>go.mod
 	go mod tidy
 )
-(cd "$repo" && go mod download all)
+# This repository's build list, from a copy of go.mod/go.sum (left untouched).
+mkdir -p "$work/repo"
+cp "$repo/go.mod" "$repo/go.sum" "$work/repo/"
+(cd "$work/repo" && go mod download all)
 python3 "$here/goproxy-index.py" "$stage/cache/download" "dagger.io/dagger@$libcommit=$version"
 
 layer=$work/layer

@@ -3,7 +3,8 @@
 # start through unshare). Everything it changes is inside those namespaces: overlays
 # on /etc, /usr/bin, /usr/local/bin and /usr/local/share, private /run and /tmp, and
 # a network namespace whose only interface is loopback plus the engine's own bridge.
-# It starts the loopback registry with the stand-in images, then becomes the engine.
+# It starts the loopback registry with the stand-in images, then runs the engine
+# under tini.
 set -euo pipefail
 
 cache=${MILES_CI_CACHE:?}
@@ -59,5 +60,7 @@ done
 [[ -f $run/registry-ready ]] || { echo "engine-ns: registry did not start" >&2; exit 1; }
 
 export PATH=/usr/local/bin:/usr/bin:/usr/sbin:/bin:/sbin
-exec "$bin/engine" --root "$state" --oci-cni-binary-dir "$ns/cni" \
+# tini is pid 1: a namespace's init gets only the signals it handles, and tini
+# forwards `engine.sh stop`'s TERM to the engine and reaps orphans.
+exec /usr/bin/tini-static -- "$bin/engine" --root "$state" --oci-cni-binary-dir "$ns/cni" \
 	--addr unix:///run/dagger/engine.sock

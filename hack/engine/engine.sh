@@ -125,12 +125,12 @@ cmd_stop() {
 	[[ $(mode) == system ]] && return 0
 	local pid child
 	if pid=$(running_pid); then
-		# The namespace's pid 1 is unshare's only child: the engine.
+		# The namespace's pid 1 is unshare's only child: tini, which forwards TERM to the engine.
 		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
 		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
-		for _ in $(seq 1 30); do
+		for _ in $(seq 1 20); do
 			[[ -d /proc/$pid ]] || break
-			sleep 1
+			sleep 0.5
 		done
 		if [[ -d /proc/$pid ]]; then
 			log "engine did not stop on TERM; killing pid $pid"
@@ -158,7 +158,7 @@ cmd_env() {
 	fi
 	echo "export _EXPERIMENTAL_DAGGER_RUNNER_HOST=unix://$sock"
 	echo "export _EXPERIMENTAL_DAGGER_CLI_BIN=$bin/dagger"
-	echo "export DO_NOT_TRACK=1"
+	echo "export DO_NOT_TRACK=1 DAGGER_NO_NAG=1"
 	echo "export PATH=$bin:\$PATH"
 }
 
