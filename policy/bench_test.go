@@ -18,7 +18,7 @@ def helper_%[1]d(x, y=(1, 2, [3, {"k": 'v'}])):
     s = f"{x!r} and {y}"  # a comment with "quotes" and (brackets
     return [i * 2 for i in range(10) if i %% 3] + list(y)
 
-`, 40)
+`, 25)
 	roots := []string{"tests/fast", "tests/fast-gpu/unit", "tests/e2e/megatron", "tests/e2e/sglang", "tests/ci"}
 	suites := []string{"stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200", "stage-b-2-gpu-h200"}
 	for i := 0; i < 400; i++ {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -110,8 +111,9 @@ func LoadRegistry(root string) (*Registry, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // one read buffer per worker, reused file after file
 			for i := range next {
-				perFile[i], errs[i] = CollectFile(root, files[i])
+				perFile[i], errs[i] = collectFile(root, files[i], &buf)
 			}
 		}()
 	}
@@ -135,13 +137,20 @@ func LoadRegistry(root string) (*Registry, error) {
 // CPU-only and registered implicitly when it has no call; any other file
 // without a registration is an error.
 func CollectFile(root, rel string) ([]Registration, error) {
+	var buf []byte
+	return collectFile(root, rel, &buf)
+}
+
+// collectFile is CollectFile reading into *buf, which it may grow and which
+// the caller may reuse: registrations hold no reference to it.
+func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	src, err := readInto(filepath.Join(root, filepath.FromSlash(rel)), buf)
 	if err != nil {
 		return nil, &RegistryError{File: rel, Msg: "cannot read test file: " + unwrapPathError(err),
 			Fix: "make it a readable Python file or remove it"}
 	}
-	// The buffer is ours and never changes, so the parser may read it in place.
+	// The parser reads the buffer in place; registrations copy what they keep.
 	text := ""
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
@@ -188,4 +197,39 @@ func exampleCall(rel string) string {
 		return `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
 	}
 	return `register_cpu_ci(est_time=60, suite="stage-b-cpu")`
+}
+
+// readInto reads a whole file into *buf (grown as needed) and returns the bytes read.
+func readInto(name string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	if need := int(st.Size()) + 512; cap(*buf) < need {
+		*buf = make([]byte, 0, need)
+	}
+	b := (*buf)[:0]
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow: the file is longer than it said
+		}
+	}
+	*buf = b
+	return b, nil
 }

@@ -193,11 +193,19 @@ func parseCall(rel string, c pysource.Call) (Registration, error) {
 	if labels == nil {
 		labels = []string{}
 	}
+	// Copy every string out of the source: the caller may reuse its buffer.
+	for i, l := range labels {
+		labels[i] = strings.Clone(l)
+	}
+	if disabled != nil {
+		reason := strings.Clone(*disabled)
+		disabled = &reason
+	}
 	return Registration{
 		File:     rel,
 		Backend:  backend,
 		EstTime:  estTime,
-		Suite:    suiteExpr.Const.Str,
+		Suite:    strings.Clone(suiteExpr.Const.Str),
 		Labels:   labels,
 		Nightly:  nightly,
 		Disabled: disabled,
