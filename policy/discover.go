@@ -1,9 +1,9 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"unsafe"
 )
 
 // DiscoveryRoots are the folders (relative to the repository) searched for test files.
@@ -36,8 +38,7 @@ type Registry struct {
 func Discover(root string) ([]string, error) {
 	var files []string
 	for _, r := range DiscoveryRoots {
-		dir := filepath.Join(root, filepath.FromSlash(r))
-		found, err := walkTests(dir, r, map[string]bool{})
+		found, err := walkTests(filepath.Join(root, filepath.FromSlash(r)), r, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -47,28 +48,16 @@ func Discover(root string) ([]string, error) {
 	return files, nil
 }
 
-// walkTests lists test files below dir (whose repo-relative name is rel). Like
-// Python's glob it follows symbolic links to folders; visited guards against loops.
-func walkTests(dir, rel string, visited map[string]bool) ([]string, error) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading %s: %w", rel, err)
-	}
-	if visited[real] {
-		return nil, nil
-	}
-	visited[real] = true
-	defer delete(visited, real)
+// maxSymlinkHops bounds how many symbolic links to folders one path may pass
+// through. Like Python's glob, discovery follows such links; only a link can
+// make a loop, and this stops one without a stat of every folder.
+const maxSymlinkHops = 8
+
+// walkTests lists test files below dir, whose repo-relative name is rel.
+func walkTests(dir, rel string, hops int) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
@@ -83,14 +72,16 @@ func walkTests(dir, rel string, visited map[string]bool) ([]string, error) {
 		if isTestName(name) {
 			out = append(out, childRel)
 		}
+		childHops := hops
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
 			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
 				isDir = true
+				childHops++
 			}
 		}
-		if isDir {
-			sub, err := walkTests(filepath.Join(dir, name), childRel, visited)
+		if isDir && childHops <= maxSymlinkHops {
+			sub, err := walkTests(filepath.Join(dir, name), childRel, childHops)
 			if err != nil {
 				return nil, err
 			}
@@ -120,8 +111,9 @@ func LoadRegistry(root string) (*Registry, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []byte // one read buffer per worker, reused file after file
 			for i := range next {
-				perFile[i], errs[i] = CollectFile(root, files[i])
+				perFile[i], errs[i] = collectFile(root, files[i], &buf)
 			}
 		}()
 	}
@@ -145,13 +137,25 @@ func LoadRegistry(root string) (*Registry, error) {
 // CPU-only and registered implicitly when it has no call; any other file
 // without a registration is an error.
 func CollectFile(root, rel string) ([]Registration, error) {
+	var buf []byte
+	return collectFile(root, rel, &buf)
+}
+
+// collectFile is CollectFile reading into *buf, which it may grow and which
+// the caller may reuse: registrations hold no reference to it.
+func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	src, err := readInto(filepath.Join(root, filepath.FromSlash(rel)), buf)
 	if err != nil {
 		return nil, &RegistryError{File: rel, Msg: "cannot read test file: " + unwrapPathError(err),
 			Fix: "make it a readable Python file or remove it"}
 	}
-	regs, err := ParseFile(rel, src)
+	// The parser reads the buffer in place; registrations copy what they keep.
+	text := ""
+	if len(src) > 0 {
+		text = unsafe.String(&src[0], len(src))
+	}
+	regs, err := parseSource(rel, text)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +168,7 @@ func CollectFile(root, rel string) ([]Registration, error) {
 			}
 		}
 		if len(regs) == 0 {
-			if bytes.Contains(src, []byte("register_cpu_ci")) || bytes.Contains(src, []byte("register_cuda_ci")) {
+			if strings.Contains(text, "register_cpu_ci") || strings.Contains(text, "register_cuda_ci") {
 				return nil, &RegistryError{File: rel,
 					Msg: "file mentions register_cpu_ci or register_cuda_ci textually but no top-level call was parsed; check for aliased import, non-toplevel call, or attribute access",
 					Fix: "call register_cpu_ci(...) by its bare name at the top level of the module, or remove the mention"}
@@ -173,8 +177,7 @@ func CollectFile(root, rel string) ([]Registration, error) {
 		}
 	}
 	if len(regs) == 0 {
-		return nil, &RegistryError{File: rel, Msg: "No CI registry found in " + rel,
-			Fix: `add a top-level call such as register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`}
+		return nil, &RegistryError{File: rel, Msg: "No CI registry found in " + rel, Fix: "add a top-level call such as " + exampleCall(rel)}
 	}
 	return regs, nil
 }
@@ -185,4 +188,48 @@ func unwrapPathError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// exampleCall suggests the registration that fits where a file lives: GPU
+// tests under tests/e2e and tests/fast-gpu, CPU tests elsewhere.
+func exampleCall(rel string) string {
+	if strings.HasPrefix(rel, "tests/e2e/") || strings.HasPrefix(rel, "tests/fast-gpu/") {
+		return `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
+	}
+	return `register_cpu_ci(est_time=60, suite="stage-b-cpu")`
+}
+
+// readInto reads a whole file into *buf (grown as needed) and returns the bytes read.
+func readInto(name string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
+	if need := int(st.Size()) + 512; cap(*buf) < need {
+		*buf = make([]byte, 0, need)
+	}
+	b := (*buf)[:0]
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow: the file is longer than it said
+		}
+	}
+	*buf = b
+	return b, nil
 }

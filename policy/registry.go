@@ -49,7 +49,11 @@ const literalFix = `write the value itself, e.g. register_cuda_ci(est_time=600, 
 // ParseFile reads the register_*_ci(...) calls of one test file's source.
 // rel is the repo-relative path used in errors and in the registrations.
 func ParseFile(rel string, src []byte) ([]Registration, error) {
-	calls, err := pysource.TopLevelCalls(string(src), func(name string) bool {
+	return parseSource(rel, string(src))
+}
+
+func parseSource(rel, src string) ([]Registration, error) {
+	calls, err := pysource.TopLevelCalls(src, func(name string) bool {
 		_, ok := registerFuncs[name]
 		return ok
 	})
@@ -189,11 +193,19 @@ func parseCall(rel string, c pysource.Call) (Registration, error) {
 	if labels == nil {
 		labels = []string{}
 	}
+	// Copy every string out of the source: the caller may reuse its buffer.
+	for i, l := range labels {
+		labels[i] = strings.Clone(l)
+	}
+	if disabled != nil {
+		reason := strings.Clone(*disabled)
+		disabled = &reason
+	}
 	return Registration{
 		File:     rel,
 		Backend:  backend,
 		EstTime:  estTime,
-		Suite:    suiteExpr.Const.Str,
+		Suite:    strings.Clone(suiteExpr.Const.Str),
 		Labels:   labels,
 		Nightly:  nightly,
 		Disabled: disabled,

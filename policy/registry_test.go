@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -105,4 +107,28 @@ func FuzzParseFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDiscoverFollowsFolderLinksWithoutLooping(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "shared/test_linked.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
+	if err := os.MkdirAll(filepath.Join(root, "tests", "e2e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "shared"), filepath.Join(root, "tests", "e2e", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "tests", "e2e"), filepath.Join(root, "tests", "e2e", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 || files[0] != "tests/e2e/linked/test_linked.py" {
+		t.Errorf("wanted the linked file first, got %v", files)
+	}
+	if len(files) > 20 {
+		t.Errorf("wanted a bounded walk through the loop, got %d files", len(files))
+	}
 }

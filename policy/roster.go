@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Stage is one CI job of Miles CI; its name is also the suite its tests declare.
@@ -99,7 +100,7 @@ func CheckSuite(b Backend, suite string) error {
 	if slices.Contains(suiteOrder[b], suite) {
 		return nil
 	}
-	return fmt.Errorf("Unknown suite %s for backend %s; suites of %s are: %v", suite, backendEnumName(b), b, suiteOrder[b])
+	return fmt.Errorf("Unknown suite %s for backend %s; the %s suites are %s", suite, backendEnumName(b), b, strings.Join(suiteOrder[b], ", "))
 }
 
 // backendEnumName is the name Miles prints for a backend (HWBackend.name).

@@ -122,7 +122,7 @@ func TestSelect(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Select(regs, CPU, "stage-c-2-gpu-h200", RunPolicy{}); err == nil || err.Error() != "Unknown suite stage-c-2-gpu-h200 for backend CPU; suites of cpu are: [stage-a-cpu stage-b-cpu]" {
+	if _, err := Select(regs, CPU, "stage-c-2-gpu-h200", RunPolicy{}); err == nil || err.Error() != "Unknown suite stage-c-2-gpu-h200 for backend CPU; the cpu suites are stage-a-cpu, stage-b-cpu" {
 		t.Errorf("wanted the unknown-suite error, got %v", err)
 	}
 }

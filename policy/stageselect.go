@@ -19,7 +19,7 @@ type StageSelection struct {
 	Affected []string `json:"affected"`
 	// Skipped = PR GPU stages − (runnable ∩ affected), sorted.
 	Skipped []string `json:"skipped"`
-	// DiffUnusable says why the diff was ignored (every stage affected), or "".
+	// DiffUnusable says why the diff was ignored (no stage is skipped), or "".
 	DiffUnusable string `json:"diff_unusable,omitempty"`
 }
 
@@ -63,10 +63,14 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 		sel.DiffUnusable = err.Error()
 	}
 	if sel.DiffUnusable != "" {
-		for _, s := range prStages {
-			affected[s] = true
+		// Fail open: an unusable diff skips no stage at all (rules §4).
+		sel.Runnable, sel.Affected, sel.Skipped = sortedKeys(runnable), prStages, []string{}
+		if sel.Runnable == nil {
+			sel.Runnable = []string{}
 		}
-	} else {
+		return sel, nil
+	}
+	{
 		suitesOf := map[string][]string{}
 		for _, r := range reg.Registrations {
 			suitesOf[r.File] = append(suitesOf[r.File], r.Suite)
@@ -110,5 +114,20 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 	if sel.Skipped == nil {
 		sel.Skipped = []string{}
 	}
+	if sel.Runnable == nil {
+		sel.Runnable = []string{}
+	}
+	if sel.Affected == nil {
+		sel.Affected = []string{}
+	}
 	return sel, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

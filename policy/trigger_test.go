@@ -58,3 +58,27 @@ func TestResolveTrigger(t *testing.T) {
 		})
 	}
 }
+
+// FuzzResolveTrigger feeds arbitrary event payloads (PR labels JSON, crons,
+// cadence inputs) to the trigger resolver: it must answer or fail, never panic,
+// and a pull request's raw labels must all be ones the workflow keeps.
+func FuzzResolveTrigger(f *testing.F) {
+	f.Add("pull_request", "", `["run-ci-megatron","nightly"]`, "")
+	f.Add("schedule", "0 15 * * 6", "", "")
+	f.Add("workflow_dispatch", "", "null", "weekly")
+	f.Add("pull_request", "", `["\u0000", 1, {}]`, "")
+	f.Fuzz(func(t *testing.T, event, schedule, labels, cadence string) {
+		wp, err := ResolveTrigger(Trigger{Event: event, Schedule: schedule, PRLabelsJSON: labels, CadenceOverride: cadence})
+		if err != nil {
+			return
+		}
+		for _, l := range wp.RawLabels {
+			if l != LabelNightly && l != LabelBypassFastfail && !safeRunCILabel.MatchString(l) {
+				t.Fatalf("kept unsafe label %q", l)
+			}
+		}
+		if _, err := ParseCadence(string(wp.Cadence)); err != nil {
+			t.Fatalf("resolved to an unknown cadence %q", wp.Cadence)
+		}
+	})
+}

@@ -3,11 +3,15 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/radixark/miles-ci/internal/cli"
 )
 
 func main() {
+	// A plan is a short-lived process that reads a few MB: collecting garbage
+	// less often saves more time than the extra memory costs.
+	debug.SetGCPercent(400)
 	os.Exit(cli.Run(os.Args[1:], cli.Env{
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,

@@ -88,9 +88,6 @@ func runPlan(args []string, env Env) int {
 		if hwBackend, err = policy.ParseBackend(*hw); err != nil {
 			return usageErr(err.Error())
 		}
-		if err := policy.CheckSuite(hwBackend, *suite); err != nil {
-			return fail(env, err)
-		}
 	}
 	root := *repo
 	if root == "" {

@@ -90,7 +90,7 @@ func runPolicy(args []string, env Env) int {
 		sel = &s
 		res.SkippedStages = s.Skipped
 		if s.DiffUnusable != "" {
-			warn(env, "changed files unusable ("+s.DiffUnusable+"); treating every PR GPU stage as affected")
+			warn(env, "changed files unusable ("+s.DiffUnusable+"); failing open: no GPU stage is skipped")
 		}
 	}
 	if out := flagOrEnv(fs, env, "github-output", ghOut, "GITHUB_OUTPUT"); out != "" {

@@ -64,88 +64,112 @@ var compoundKeywords = map[string]bool{
 // calls of a bare name whose name satisfies want, in source order, with their
 // arguments parsed. Source Python would not parse is a *SyntaxError.
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	toks, err := Tokenize(Normalize(src))
-	if err != nil {
+	m := &moduleReader{want: want}
+	if err := Scan(Normalize(src), m.line); err != nil {
 		return nil, err
 	}
-	var calls []Call
-	depth := 0
-	expectBlock := false // the previous logical line was a block header ending in ':'
-	var prevLine int
-	for i := 0; i < len(toks); {
+	return m.calls, nil
+}
+
+// moduleReader follows the module's logical lines and keeps the wanted calls.
+type moduleReader struct {
+	want        func(string) bool
+	calls       []Call
+	depth       int  // block depth
+	expectBlock bool // the previous logical line was a block header ending in ':'
+	prevLine    int
+}
+
+// line reads one logical line: leading INDENT/DEDENT tokens, the line, NEWLINE
+// (or the final DEDENTs and EOF).
+func (m *moduleReader) line(toks []Token) error {
+	i := 0
+	for ; i < len(toks); i++ {
 		t := toks[i]
 		switch t.Kind {
 		case Indent:
-			if !expectBlock {
-				return nil, &SyntaxError{Line: t.Line, Msg: "unexpected indent"}
+			if !m.expectBlock {
+				return &SyntaxError{Line: t.Line, Msg: "unexpected indent"}
 			}
-			expectBlock = false
-			depth++
-			i++
+			m.expectBlock = false
+			m.depth++
 			continue
 		case Dedent:
-			depth--
-			i++
+			m.depth--
 			continue
 		case EOF:
-			if expectBlock {
-				return nil, &SyntaxError{Line: prevLine, Msg: "expected an indented block"}
+			if m.expectBlock {
+				return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
 			}
-			return calls, nil
+			return nil
 		}
-		if expectBlock {
-			return nil, &SyntaxError{Line: prevLine, Msg: "expected an indented block"}
+		break
+	}
+	line := toks[i:]
+	for n := len(line); n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF); n = len(line) {
+		line = line[:n-1]
+	}
+	if len(line) == 0 {
+		if len(toks) > 0 && toks[len(toks)-1].Kind == EOF && m.expectBlock {
+			return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
 		}
-		// One logical line: tokens up to NEWLINE.
-		j := i
-		for toks[j].Kind != Newline && toks[j].Kind != EOF {
-			j++
+		return nil
+	}
+	if m.expectBlock {
+		return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
+	}
+	m.prevLine = line[0].Line
+	if last := line[len(line)-1]; last.Kind == Op && last.Text == ":" {
+		m.expectBlock = true
+	}
+	if m.depth != 0 || (line[0].Kind == Name && compoundKeywords[line[0].Text]) || (line[0].Kind == Op && line[0].Text == "@") {
+		return nil
+	}
+	for _, stmt := range splitTop(line, ";") {
+		c, ok, err := callStatement(stmt, m.want)
+		if err != nil {
+			return err
 		}
-		line := toks[i:j]
-		prevLine = t.Line
-		if len(line) > 0 && line[len(line)-1].Kind == Op && line[len(line)-1].Text == ":" {
-			expectBlock = true
-		}
-		if depth == 0 && !(line[0].Kind == Name && compoundKeywords[line[0].Text]) && !(line[0].Kind == Op && line[0].Text == "@") {
-			for _, stmt := range splitTop(line, ";") {
-				c, ok, err := callStatement(stmt, want)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					calls = append(calls, c)
-				}
-			}
-		}
-		i = j
-		if toks[i].Kind == Newline {
-			i++
+		if ok {
+			m.calls = append(m.calls, c)
 		}
 	}
-	return calls, nil
+	return nil
 }
 
-// splitTop splits tokens on an operator at bracket depth 0. An empty trailing
+// eachTop calls fn for every token outside brackets (the brackets themselves
+// excluded), in order, until fn returns false.
+func eachTop(toks []Token, fn func(k int, t Token) bool) {
+	depth := 0
+	for k, t := range toks {
+		if t.Kind == Op {
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+				continue
+			case ")", "]", "}":
+				depth--
+				continue
+			}
+		}
+		if depth == 0 && !fn(k, t) {
+			return
+		}
+	}
+}
+
+// splitTop splits tokens on an operator outside brackets. An empty trailing
 // piece (after a final separator) is dropped.
 func splitTop(toks []Token, sep string) [][]Token {
 	var parts [][]Token
-	depth, start := 0, 0
-	for k, t := range toks {
-		if t.Kind != Op {
-			continue
+	start := 0
+	eachTop(toks, func(k int, t Token) bool {
+		if t.Kind == Op && t.Text == sep {
+			parts = append(parts, toks[start:k])
+			start = k + 1
 		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		case sep:
-			if depth == 0 {
-				parts = append(parts, toks[start:k])
-				start = k + 1
-			}
-		}
-	}
+		return true
+	})
 	if start < len(toks) || len(parts) == 0 {
 		parts = append(parts, toks[start:])
 	}
@@ -439,39 +463,18 @@ func classifyStrings(toks []Token) Expr {
 	return Expr{Node: "Constant", Const: &Constant{Type: typ, Str: value}}
 }
 
-func containsTopName(toks []Token, name string) bool {
-	depth := 0
-	for _, t := range toks {
-		switch {
-		case t.Kind == Op && (t.Text == "(" || t.Text == "[" || t.Text == "{"):
-			depth++
-		case t.Kind == Op && (t.Text == ")" || t.Text == "]" || t.Text == "}"):
-			depth--
-		case depth == 0 && t.Kind == Name && t.Text == name:
-			return true
-		}
-	}
-	return false
-}
+func containsTopName(toks []Token, name string) bool { return containsTop(toks, Name, name) }
 
-func containsTopOp(toks []Token, op string) bool {
-	depth := 0
-	for _, t := range toks {
-		if t.Kind != Op {
-			continue
-		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		default:
-			if depth == 0 && t.Text == op {
-				return true
-			}
-		}
-	}
-	return false
+func containsTopOp(toks []Token, op string) bool { return containsTop(toks, Op, op) }
+
+// containsTop reports a token of kind k and text outside brackets.
+func containsTop(toks []Token, k Kind, text string) bool {
+	found := false
+	eachTop(toks, func(_ int, t Token) bool {
+		found = t.Kind == k && t.Text == text
+		return !found
+	})
+	return found
 }
 
 func hasCompare(toks []Token) bool {

@@ -54,6 +54,21 @@ var operators = []string{
 	"%", "&", "(", ")", "*", "+", ",", "-", ".", "/", ":", ";", "<", "=", ">", "@", "[", "]", "^", "{", "|", "}", "~",
 }
 
+// Python's tokenizer limits: deeper nesting is a syntax error there too, and
+// the limits keep every scan here linear in the size of the file.
+const (
+	maxNesting = 200
+	maxIndent  = 100
+)
+
+// operatorsByByte indexes operators by their first byte, longest first.
+var operatorsByByte = func() (m [256][]string) {
+	for _, o := range operators {
+		m[o[0]] = append(m[o[0]], o)
+	}
+	return m
+}()
+
 var closerOf = map[byte]byte{'(': ')', '[': ']', '{': '}'}
 
 type lexer struct {
@@ -64,6 +79,7 @@ type lexer struct {
 	toks   []Token
 	opens  []Token // open brackets
 	indent []int
+	onLine func([]Token) error
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -79,18 +95,38 @@ func Normalize(src string) string {
 // Tokenize splits normalized Python source into tokens. Comments, blank lines
 // and newlines inside brackets are dropped; INDENT and DEDENT mark blocks.
 func Tokenize(src string) ([]Token, error) {
-	if strings.IndexByte(src, 0) >= 0 {
-		return nil, &SyntaxError{Line: 1 + strings.Count(src[:strings.IndexByte(src, 0)], "\n"), Msg: "source code cannot contain null bytes"}
+	var all []Token
+	err := Scan(src, func(line []Token) error {
+		all = append(all, line...)
+		return nil
+	})
+	return all, err
+}
+
+// Scan tokenizes normalized Python source like Tokenize, handing the tokens
+// to onLine one logical line at a time (any INDENT and DEDENT tokens first,
+// NEWLINE last; the final call ends with EOF). The slice is reused after
+// onLine returns, so a large file never holds all its tokens at once.
+func Scan(src string, onLine func([]Token) error) error {
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return &SyntaxError{Line: 1 + strings.Count(src[:i], "\n"), Msg: "source code cannot contain null bytes"}
 	}
 	if !utf8.ValidString(src) {
-		return nil, &SyntaxError{Line: 1, Msg: "source is not valid UTF-8"}
+		return &SyntaxError{Line: 1, Msg: "source is not valid UTF-8"}
 	}
 	src = strings.TrimPrefix(src, "\ufeff")
-	lx := &lexer{src: src, line: 1, indent: []int{0}}
+	lx := &lexer{src: src, line: 1, indent: []int{0}, onLine: onLine, toks: make([]Token, 0, 64)}
 	if err := lx.run(); err != nil {
-		return nil, err
+		return err
 	}
-	return lx.toks, nil
+	return lx.flush()
+}
+
+// flush hands the current logical line to onLine and empties the buffer.
+func (lx *lexer) flush() error {
+	err := lx.onLine(lx.toks)
+	lx.toks = lx.toks[:0]
+	return err
 }
 
 func (lx *lexer) errf(format string, args ...any) error {
@@ -133,9 +169,7 @@ func (lx *lexer) run() error {
 		case c == ' ' || c == '\t' || c == '\f':
 			lx.pos++
 		case c == '#':
-			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-				lx.pos++
-			}
+			lx.skipComment()
 		case c == '\\':
 			if lx.pos+1 >= len(lx.src) {
 				return lx.errf("unexpected EOF after line continuation character")
@@ -147,7 +181,13 @@ func (lx *lexer) run() error {
 			lx.newline()
 		case c == '\n':
 			if len(lx.opens) == 0 {
-				lx.emit(Newline, lx.pos)
+				// A logical line with no token (e.g. a lone continuation) ends nothing.
+				if n := len(lx.toks); n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Indent && lx.toks[n-1].Kind != Dedent {
+					lx.emit(Newline, lx.pos)
+					if err := lx.flush(); err != nil {
+						return err
+					}
+				}
 				atLineStart = true
 			}
 			lx.pos++
@@ -208,9 +248,7 @@ done:
 	}
 	switch lx.src[lx.pos] {
 	case '#':
-		for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-			lx.pos++
-		}
+		lx.skipComment()
 		return true, nil
 	case '\n':
 		return true, nil
@@ -221,6 +259,9 @@ done:
 	top := lx.indent[len(lx.indent)-1]
 	switch {
 	case col > top:
+		if len(lx.indent) >= maxIndent {
+			return false, lx.errf("too many levels of indentation")
+		}
 		lx.indent = append(lx.indent, col)
 		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line, Col: 1})
 	case col < top:
@@ -233,6 +274,15 @@ done:
 		}
 	}
 	return false, nil
+}
+
+// skipComment moves to the end of the line.
+func (lx *lexer) skipComment() {
+	if j := strings.IndexByte(lx.src[lx.pos:], '\n'); j >= 0 {
+		lx.pos += j
+	} else {
+		lx.pos = len(lx.src)
+	}
 }
 
 func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
@@ -258,6 +308,13 @@ func (lx *lexer) name() error {
 	}
 	lx.pos += size
 	for lx.pos < len(lx.src) {
+		if c := lx.src[lx.pos]; c < utf8.RuneSelf {
+			if c == '_' || isASCIILetter(c) || isDigit(c) {
+				lx.pos++
+				continue
+			}
+			break
+		}
 		r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
 		if !isIdentPart(r) {
 			break
@@ -278,7 +335,8 @@ func (lx *lexer) str(start int) error {
 	raw := strings.Contains(prefix, "r")
 	q := lx.src[lx.pos]
 	startLine, startCol := lx.line, start-lx.lineAt+1
-	triple := strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))
+	closer := string([]byte{q, q, q})
+	triple := strings.HasPrefix(lx.src[lx.pos:], closer)
 	if triple {
 		lx.pos += 3
 	} else {
@@ -314,7 +372,7 @@ func (lx *lexer) str(start int) error {
 			}
 			lx.pos++
 			lx.newline()
-		case c == q && (!triple || strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))):
+		case c == q && (!triple || strings.HasPrefix(lx.src[lx.pos:], closer)):
 			if triple {
 				lx.pos += 3
 			} else {
@@ -323,10 +381,20 @@ func (lx *lexer) str(start int) error {
 			lx.toks = append(lx.toks, Token{Kind: String, Text: lx.src[start:lx.pos], Line: startLine, Col: startCol})
 			return nil
 		default:
+			// Skip this character and the plain ones after it in one step.
 			lx.pos++
+			j := strings.IndexAny(lx.src[lx.pos:], closerSet[q])
+			if j < 0 {
+				lx.pos = len(lx.src)
+			} else {
+				lx.pos += j
+			}
 		}
 	}
 }
+
+// closerSet are the characters that end a run of plain string content.
+var closerSet = map[byte]string{'"': "\\\n\"", '\'': "\\\n'"}
 
 func (lx *lexer) number() error {
 	start := lx.pos
@@ -343,11 +411,25 @@ func (lx *lexer) number() error {
 	}
 done:
 	text := lx.src[start:lx.pos]
-	if _, err := ParseNumber(text); err != nil {
+	if !allDigits(text) && !validNumber(text) {
 		return lx.errf("invalid number literal %q", text)
 	}
 	lx.emit(Number, start)
 	return nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return len(s) == 1 || s[0] != '0' // a leading zero needs the full check
+}
+
+func validNumber(s string) bool {
+	_, err := ParseNumber(s)
+	return err == nil
 }
 
 func isHexPrefixed(s string) bool {
@@ -355,14 +437,18 @@ func isHexPrefixed(s string) bool {
 }
 
 func (lx *lexer) op() error {
-	for _, o := range operators {
-		if strings.HasPrefix(lx.src[lx.pos:], o) {
+	rest := lx.src[lx.pos:]
+	for _, o := range operatorsByByte[rest[0]] {
+		if strings.HasPrefix(rest, o) {
 			start := lx.pos
 			lx.pos += len(o)
 			lx.emit(Op, start)
 			tok := lx.toks[len(lx.toks)-1]
 			switch o {
 			case "(", "[", "{":
+				if len(lx.opens) >= maxNesting {
+					return lx.errf("too many nested parentheses")
+				}
 				lx.opens = append(lx.opens, tok)
 			case ")", "]", "}":
 				if len(lx.opens) == 0 {

@@ -1,0 +1,209 @@
+package deps
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/radixark/miles-ci/policy"
+)
+
+// testFilePath is the shape of a file a single-file run accepts (rules §10);
+// it also keeps the path safe to put in a command line.
+var testFilePath = regexp.MustCompile(`^tests/(e2e|fast|fast-gpu|ci)(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*/test_[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$`)
+
+// File-run timeout rule: max(MinFileTimeout, est_time × 1.25) seconds.
+const MinFileTimeout = 1800
+
+// maxFileTimeout caps est_time × 1.25 so a silly estimate cannot overflow.
+const maxFileTimeout = 7 * 24 * 3600
+
+// Lookup returns the registrations of one repo-relative test file below
+// root; policy.CollectFile is the real one.
+type Lookup func(root, rel string) ([]policy.Registration, error)
+
+// FileRequest is a single-file run request (/rerun-test).
+type FileRequest struct {
+	// Root is the checkout of the PR head.
+	Root string
+	// File is the repo-relative test file, with '/' separators.
+	File string
+	// ImageTag is the dispatch input ci_image_tag ("" = PR body, then dev).
+	ImageTag string
+	// PRBody is the pull request description, read for ci-image-tag.
+	PRBody string
+	// ROCmImageTag is the rocm/sgl-dev tag for a ROCm-only file ("" =
+	// miles-rocm720-mi35x); the PR-body tag names a radixark/miles image and
+	// does not apply to ROCm.
+	ROCmImageTag string
+}
+
+// FilePlan is how one test file runs alone.
+type FilePlan struct {
+	// File is the repo-relative test file.
+	File string `json:"file"`
+	// HW is the backend: cpu, cuda or rocm.
+	HW policy.Backend `json:"hw"`
+	// Suite is the stage whose runner runs it.
+	Suite string `json:"suite"`
+	// RunsOn are the runner labels, all required.
+	RunsOn []string `json:"runs_on"`
+	// ContainerImage is the job's image; "" for cpu (bare runner).
+	ContainerImage string `json:"container_image"`
+	// ImageSource is where the image tag came from ("" for cpu).
+	ImageSource Source `json:"image_source"`
+	// TimeoutSeconds is max(1800, est_time × 1.25), truncated to whole seconds.
+	TimeoutSeconds int `json:"timeout_seconds"`
+	// Command is the argv that runs the file.
+	Command []string `json:"command"`
+}
+
+// CheckTestPath checks the path shape of rules §10 and that no component
+// below root is a symlink and the file is a regular file.
+func CheckTestPath(root, rel string) error {
+	if !testFilePath.MatchString(rel) {
+		return fmt.Errorf("test file %q is not a registered tests/ path; give a repo-relative path like tests/e2e/precision/test_x.py under tests/e2e, tests/fast, tests/fast-gpu or tests/ci", rel)
+	}
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		sub := strings.Join(parts[:i+1], "/")
+		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(sub)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("test file %s: %s does not exist in %s; check the path and the checked-out ref", rel, sub, root)
+		}
+		if err != nil {
+			return fmt.Errorf("test file %s: %w", rel, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("test file %s: %s is a symlink; a single-file run follows no symlinks, give the real path", rel, sub)
+		}
+		if i < len(parts)-1 && !info.IsDir() {
+			return fmt.Errorf("test file %s: %s is not a directory", rel, sub)
+		}
+		if i == len(parts)-1 && !info.Mode().IsRegular() {
+			return fmt.Errorf("test file %s: not a regular file", rel)
+		}
+	}
+	return nil
+}
+
+// PlanFile resolves a single-file run (rules §10): the file's one CPU or CUDA
+// registration (or, a miles-ci addition, its one ROCm registration of a stage
+// miles-ci runs when it has no CPU or CUDA one), its runner, image, timeout
+// and command. Labels and cadence
+// do not apply; a disabled, unregistered or ambiguous file is an error.
+func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
+	// Like file_run.py, a bad tag fails the request whatever the backend.
+	cudaImage, err := FileRunImageTag(req.ImageTag, req.PRBody)
+	if err != nil {
+		return FilePlan{}, err
+	}
+	if err := CheckTestPath(req.Root, req.File); err != nil {
+		return FilePlan{}, err
+	}
+	regs, err := lookup(req.Root, req.File)
+	var regErr *policy.RegistryError
+	if errors.As(err, &regErr) {
+		return FilePlan{}, err // already names the file and the fix
+	}
+	if err != nil {
+		return FilePlan{}, fmt.Errorf("registrations of %s: %w", req.File, err)
+	}
+	var matching []policy.Registration
+	for _, r := range regs {
+		if r.File == "" || r.File == req.File {
+			matching = append(matching, r)
+		}
+	}
+	if len(matching) == 0 {
+		return FilePlan{}, fmt.Errorf("%s has no CI registration; /rerun-test runs only registered test files (add register_cpu_ci, register_cuda_ci or register_rocm_ci)", req.File)
+	}
+	var supported, rocm []policy.Registration
+	for _, r := range matching {
+		switch r.Backend {
+		case policy.CPU, policy.CUDA:
+			supported = append(supported, r)
+		case policy.ROCM:
+			rocm = append(rocm, r)
+		}
+	}
+	pick := supported
+	if len(pick) == 0 {
+		// ROCm-only: a file may also be registered for the external nightly
+		// suites; the stage miles-ci runs is the one to pick.
+		pick = rocm
+		var runnable []policy.Registration
+		for _, r := range rocm {
+			if st, ok := policy.StageByName(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
+				runnable = append(runnable, r)
+			}
+		}
+		if len(runnable) > 0 {
+			pick = runnable
+		}
+	}
+	if len(pick) == 0 {
+		return FilePlan{}, fmt.Errorf("%s has no cpu, cuda or rocm registration", req.File)
+	}
+	if len(pick) > 1 {
+		names := make([]string, len(pick))
+		for i, r := range pick {
+			names[i] = strings.ToUpper(string(r.Backend)) + ":" + r.Suite
+		}
+		sort.Strings(names)
+		kind := "CPU/CUDA"
+		if len(supported) == 0 {
+			kind = "ROCm"
+		}
+		return FilePlan{}, fmt.Errorf("%s has multiple %s registrations (%s); expected exactly one", req.File, kind, strings.Join(names, ", "))
+	}
+	reg := pick[0]
+	if reg.Disabled != nil {
+		return FilePlan{}, fmt.Errorf("%s is disabled: %s", req.File, *reg.Disabled)
+	}
+	runsOn, err := runnerFor(req.File, reg)
+	if err != nil {
+		return FilePlan{}, err
+	}
+	timeout, err := fileTimeout(reg.EstTime)
+	if err != nil {
+		return FilePlan{}, fmt.Errorf("%s line %d: %w", req.File, reg.Line, err)
+	}
+	plan := FilePlan{
+		File:           req.File,
+		HW:             reg.Backend,
+		Suite:          reg.Suite,
+		RunsOn:         runsOn,
+		TimeoutSeconds: timeout,
+	}
+	switch reg.Backend {
+	case policy.CPU:
+		plan.Command = []string{"pytest", req.File, "-v", "-x"}
+	case policy.CUDA:
+		plan.ContainerImage, plan.ImageSource = cudaImage.Image, cudaImage.Source
+		plan.Command = []string{"python3", req.File}
+	case policy.ROCM:
+		img, err := ResolveImage(ImageInputs{Backend: policy.ROCM, InputTag: req.ROCmImageTag})
+		if err != nil {
+			return FilePlan{}, err
+		}
+		plan.ContainerImage, plan.ImageSource = img.Image, img.Source
+		plan.Command = []string{"python3", req.File}
+	}
+	return plan, nil
+}
+
+// fileTimeout is max(1800, int(est_time × 1.25)) as file_run.py computes it.
+func fileTimeout(est float64) (int, error) {
+	scaled := est * 1.25
+	if math.IsNaN(scaled) || scaled < 0 || scaled > maxFileTimeout {
+		return 0, fmt.Errorf("est_time %v gives no usable timeout; give an estimate between 0 and %d seconds", est, int(maxFileTimeout/1.25))
+	}
+	return max(MinFileTimeout, int(scaled)), nil
+}

@@ -1,0 +1,211 @@
+package deps
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/radixark/miles-ci/policy"
+)
+
+// fileRepo makes a checkout holding the given repo-relative files.
+func fileRepo(t *testing.T, files ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range files {
+		path := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, "")
+	}
+	return root
+}
+
+// lookupOf is a Lookup that returns regs for every file.
+func lookupOf(regs ...policy.Registration) Lookup {
+	return func(string, string) ([]policy.Registration, error) { return regs, nil }
+}
+
+func reason(s string) *string { return &s }
+
+func TestPlanFile(t *testing.T) {
+	const (
+		cudaFile = "tests/e2e/precision/test_hf_attention_cp_relayout.py"
+		cpuFile  = "tests/fast/test_utils.py"
+		rocmFile = "tests/e2e/amd/test_amd_qwen3.py"
+	)
+	root := fileRepo(t, cudaFile, cpuFile, rocmFile)
+	cuda := policy.Registration{File: cudaFile, Backend: policy.CUDA, EstTime: 2000, Suite: "stage-c-4-gpu-h200", Labels: []string{"precision"}, Line: 7}
+	cpu := policy.Registration{File: cpuFile, Backend: policy.CPU, EstTime: 1, Suite: "stage-a-cpu", Implicit: true}
+	rocm := policy.Registration{File: rocmFile, Backend: policy.ROCM, EstTime: 600, Suite: "stage-c-4-gpu-mi350", Labels: []string{"amd"}, Line: 3}
+	tests := []struct {
+		name    string
+		req     FileRequest
+		regs    []policy.Registration
+		want    FilePlan
+		wantErr string
+	}{
+		{name: "cuda", req: FileRequest{File: cudaFile}, regs: []policy.Registration{cuda},
+			want: FilePlan{File: cudaFile, HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", RunsOn: []string{"h200", "4gpu"},
+				ContainerImage: "radixark/miles:dev", ImageSource: FromDefault, TimeoutSeconds: 2500,
+				Command: []string{"python3", cudaFile}}},
+		{name: "cuda pr-body tag", req: FileRequest{File: cudaFile, PRBody: "ci-image-tag: dev-202611300915"}, regs: []policy.Registration{cuda},
+			want: FilePlan{File: cudaFile, HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", RunsOn: []string{"h200", "4gpu"},
+				ContainerImage: "radixark/miles:dev-202611300915", ImageSource: FromPRBody, TimeoutSeconds: 2500,
+				Command: []string{"python3", cudaFile}}},
+		{name: "cpu", req: FileRequest{File: cpuFile, ImageTag: "dev-1"}, regs: []policy.Registration{cpu},
+			want: FilePlan{File: cpuFile, HW: policy.CPU, Suite: "stage-a-cpu", RunsOn: []string{"ubuntu-latest"},
+				TimeoutSeconds: 1800, Command: []string{"pytest", cpuFile, "-v", "-x"}}},
+		{name: "cuda wins over rocm", req: FileRequest{File: cudaFile}, regs: []policy.Registration{rocm, cuda},
+			want: FilePlan{File: cudaFile, HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", RunsOn: []string{"h200", "4gpu"},
+				ContainerImage: "radixark/miles:dev", ImageSource: FromDefault, TimeoutSeconds: 2500,
+				Command: []string{"python3", cudaFile}}},
+		{name: "rocm only", req: FileRequest{File: rocmFile, PRBody: "ci-image-tag: dev-2"}, regs: []policy.Registration{rocm},
+			want: FilePlan{File: rocmFile, HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", RunsOn: []string{"self-hosted", "amd", "mi350", "4gpu"},
+				ContainerImage: "rocm/sgl-dev:miles-rocm720-mi35x", ImageSource: FromDefault, TimeoutSeconds: 1800,
+				Command: []string{"python3", rocmFile}}},
+		{name: "rocm only with rocm tag", req: FileRequest{File: rocmFile, ROCmImageTag: "miles-rocm720-mi35x-20261130"}, regs: []policy.Registration{rocm},
+			want: FilePlan{File: rocmFile, HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", RunsOn: []string{"self-hosted", "amd", "mi350", "4gpu"},
+				ContainerImage: "rocm/sgl-dev:miles-rocm720-mi35x-20261130", ImageSource: FromInput, TimeoutSeconds: 1800,
+				Command: []string{"python3", rocmFile}}},
+		{name: "timeout truncates", req: FileRequest{File: cudaFile},
+			regs: []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 1500.9, Suite: "stage-b-2-gpu-h200", Labels: []string{"sglang"}}},
+			want: FilePlan{File: cudaFile, HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", RunsOn: []string{"h200", "2gpu"},
+				ContainerImage: "radixark/miles:dev", ImageSource: FromDefault, TimeoutSeconds: 1876,
+				Command: []string{"python3", cudaFile}}},
+		// Errors.
+		{name: "bad path", req: FileRequest{File: "tests/e2e/x.py"},
+			wantErr: `test file "tests/e2e/x.py" is not a registered tests/ path; give a repo-relative path like tests/e2e/precision/test_x.py under tests/e2e, tests/fast, tests/fast-gpu or tests/ci`},
+		{name: "shell metacharacters", req: FileRequest{File: "tests/e2e/test_$(id).py"},
+			wantErr: `test file "tests/e2e/test_$(id).py" is not a registered tests/ path; give a repo-relative path like tests/e2e/precision/test_x.py under tests/e2e, tests/fast, tests/fast-gpu or tests/ci`},
+		{name: "dot dot", req: FileRequest{File: "tests/e2e/../../test_x.py"},
+			wantErr: `test file "tests/e2e/../../test_x.py" is not a registered tests/ path; give a repo-relative path like tests/e2e/precision/test_x.py under tests/e2e, tests/fast, tests/fast-gpu or tests/ci`},
+		{name: "missing file", req: FileRequest{File: "tests/e2e/precision/test_gone.py"},
+			wantErr: "test file tests/e2e/precision/test_gone.py: tests/e2e/precision/test_gone.py does not exist in " + root + "; check the path and the checked-out ref"},
+		{name: "bad image tag", req: FileRequest{File: cudaFile, PRBody: "ci-image-tag: radixark/miles:dev"}, regs: []policy.Registration{cuda},
+			wantErr: "ci-image-tag must be a Docker tag, not a full image name: radixark/miles:dev"},
+		{name: "unregistered", req: FileRequest{File: cudaFile},
+			wantErr: cudaFile + " has no CI registration; /rerun-test runs only registered test files (add register_cpu_ci, register_cuda_ci or register_rocm_ci)"},
+		{name: "disabled", req: FileRequest{File: cudaFile},
+			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 10, Suite: "stage-c-4-gpu-h200", Labels: []string{"sglang"}, Disabled: reason("FIXME: re-enable once this case passes")}},
+			wantErr: cudaFile + " is disabled: FIXME: re-enable once this case passes"},
+		{name: "two cpu/cuda registrations", req: FileRequest{File: cudaFile},
+			regs:    []policy.Registration{cuda, {File: cudaFile, Backend: policy.CPU, EstTime: 5, Suite: "stage-b-cpu"}},
+			wantErr: cudaFile + " has multiple CPU/CUDA registrations (CPU:stage-b-cpu, CUDA:stage-c-4-gpu-h200); expected exactly one"},
+		{name: "rocm nightly registration is skipped", req: FileRequest{File: rocmFile},
+			regs: []policy.Registration{{File: rocmFile, Backend: policy.ROCM, EstTime: 5, Suite: "nightly-stage-c-8-gpu-mi350", Labels: []string{"amd"}}, rocm},
+			want: FilePlan{File: rocmFile, HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", RunsOn: []string{"self-hosted", "amd", "mi350", "4gpu"},
+				ContainerImage: "rocm/sgl-dev:miles-rocm720-mi35x", ImageSource: FromDefault, TimeoutSeconds: 1800,
+				Command: []string{"python3", rocmFile}}},
+		{name: "two rocm registrations", req: FileRequest{File: rocmFile},
+			regs:    []policy.Registration{rocm, {File: rocmFile, Backend: policy.ROCM, EstTime: 5, Suite: "stage-c-4-gpu-mi350", Labels: []string{"amd", "long"}}},
+			wantErr: rocmFile + " has multiple ROCm registrations (ROCM:stage-c-4-gpu-mi350, ROCM:stage-c-4-gpu-mi350); expected exactly one"},
+		{name: "two nightly rocm registrations", req: FileRequest{File: rocmFile},
+			regs: []policy.Registration{{File: rocmFile, Backend: policy.ROCM, EstTime: 5, Suite: "nightly-stage-c-8-gpu-mi350", Labels: []string{"amd"}},
+				{File: rocmFile, Backend: policy.ROCM, EstTime: 5, Suite: "nightly-stage-c-2-gpu-mi350", Labels: []string{"amd"}}},
+			wantErr: rocmFile + " has multiple ROCm registrations (ROCM:nightly-stage-c-2-gpu-mi350, ROCM:nightly-stage-c-8-gpu-mi350); expected exactly one"},
+		{name: "rocm nightly only", req: FileRequest{File: rocmFile},
+			regs:    []policy.Registration{{File: rocmFile, Backend: policy.ROCM, EstTime: 5, Suite: "nightly-stage-c-8-gpu-mi350", Labels: []string{"amd"}}},
+			wantErr: rocmFile + " is registered only for nightly-stage-c-8-gpu-mi350, which runs outside miles-ci (external nightly); register it for stage-c-4-gpu-mi350 to run it here"},
+		{name: "unknown suite", req: FileRequest{File: cudaFile},
+			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 5, Suite: "stage-c-8-gpu-b200", Labels: []string{"sglang"}, Line: 4}},
+			wantErr: cudaFile + " line 4: Unknown suite stage-c-8-gpu-b200 for backend CUDA; the cuda suites are stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200"},
+		{name: "cpu suite on cuda", req: FileRequest{File: cudaFile},
+			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 5, Suite: "stage-a-cpu", Labels: []string{"sglang"}, Line: 2}},
+			wantErr: cudaFile + " line 2: Unknown suite stage-a-cpu for backend CUDA; the cuda suites are stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200"},
+		{name: "absurd est_time", req: FileRequest{File: cudaFile},
+			regs:    []policy.Registration{{File: cudaFile, Backend: policy.CUDA, EstTime: 1e300, Suite: "stage-c-4-gpu-h200", Labels: []string{"sglang"}, Line: 9}},
+			wantErr: cudaFile + " line 9: est_time 1e+300 gives no usable timeout; give an estimate between 0 and 483840 seconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Root = root
+			got, err := PlanFile(tt.req, lookupOf(tt.regs...))
+			checkErr(t, err, tt.wantErr)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("wanted %+v, got %+v", tt.want, got)
+			}
+		})
+	}
+}
+
+func TestPlanFileLookupError(t *testing.T) {
+	const f = "tests/ci/test_x.py"
+	root := fileRepo(t, f)
+	_, err := PlanFile(FileRequest{Root: root, File: f}, func(string, string) ([]policy.Registration, error) {
+		return nil, errors.New("policy.CollectFile: not implemented yet")
+	})
+	checkErr(t, err, "registrations of tests/ci/test_x.py: policy.CollectFile: not implemented yet")
+}
+
+func TestCheckTestPathSymlinks(t *testing.T) {
+	root := fileRepo(t, "real/test_a.py", "tests/e2e/test_b.py")
+	mustSymlink := func(target, link string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Skipf("symlinks unsupported: %v", err)
+		}
+	}
+	mustSymlink(filepath.Join(root, "real"), "tests/e2e/linked")
+	mustSymlink(filepath.Join(root, "real", "test_a.py"), "tests/e2e/test_link.py")
+	if err := os.MkdirAll(filepath.Join(root, "tests", "ci"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "tests", "fast"), "not a dir")
+	if err := os.Mkdir(filepath.Join(root, "tests", "ci", "test_dir.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, wantErr string
+	}{
+		{name: "plain", file: "tests/e2e/test_b.py"},
+		{name: "symlinked dir", file: "tests/e2e/linked/test_a.py",
+			wantErr: "test file tests/e2e/linked/test_a.py: tests/e2e/linked is a symlink; a single-file run follows no symlinks, give the real path"},
+		{name: "symlinked file", file: "tests/e2e/test_link.py",
+			wantErr: "test file tests/e2e/test_link.py: tests/e2e/test_link.py is a symlink; a single-file run follows no symlinks, give the real path"},
+		{name: "file as dir", file: "tests/fast/test_x.py",
+			wantErr: "test file tests/fast/test_x.py: tests/fast is not a directory"},
+		{name: "dir as file", file: "tests/ci/test_dir.py",
+			wantErr: "test file tests/ci/test_dir.py: not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkErr(t, CheckTestPath(root, tt.file), tt.wantErr)
+		})
+	}
+}
+
+// TestPlanFileCollectFile runs the plan against the real registry parser on
+// testdata/miles-repo.
+func TestPlanFileCollectFile(t *testing.T) {
+	root := filepath.Join("..", "testdata", "miles-repo")
+	tests := []struct {
+		file    string
+		hw      policy.Backend
+		suite   string
+		timeout int
+		wantErr string
+	}{
+		{file: "tests/e2e/precision/test_hf_attention_cp_relayout.py", hw: policy.CUDA, suite: "stage-c-4-gpu-h200", timeout: 2500},
+		{file: "tests/fast/test_utils.py", hw: policy.CPU, suite: "stage-a-cpu", timeout: 1800},
+		{file: "tests/e2e/amd/test_amd_rollout.py", hw: policy.ROCM, suite: "stage-c-4-gpu-mi350", timeout: 2000},
+		{file: "tests/e2e/amd/test_amd_qwen3.py",
+			wantErr: "tests/e2e/amd/test_amd_qwen3.py is disabled: FIXME: re-enable once this case passes on the MI350 runners."},
+		{file: "tests/e2e/precision/test_two.py",
+			wantErr: "tests/e2e/precision/test_two.py has multiple CPU/CUDA registrations (CPU:stage-b-cpu, CUDA:stage-b-2-gpu-h200); expected exactly one"},
+		{file: "tests/ci/test_none.py",
+			wantErr: `tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite="stage-b-cpu")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := PlanFile(FileRequest{Root: root, File: tt.file}, policy.CollectFile)
+			checkErr(t, err, tt.wantErr)
+			if got.HW != tt.hw || got.Suite != tt.suite || got.TimeoutSeconds != tt.timeout {
+				t.Errorf("wanted %s %s %ds, got %+v", tt.hw, tt.suite, tt.timeout, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The project's test command (README "Tests"; .ci/run calls it): static checks and
+# unit tests of the Go module, then the end-to-end tests on a real Dagger engine
+# (hack/e2e.sh: needs root, apt and ~10 GB; MILES_CI_SKIP_E2E=1 skips them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local
+
+echo "== gofmt -l ."
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "these files need gofmt -w:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+echo "== go vet ./..."
+go vet ./...
+echo "== go test ./..."
+go test ./...
+if [ "${MILES_CI_SKIP_E2E:-}" = 1 ]; then
+	echo "== hack/e2e.sh skipped (MILES_CI_SKIP_E2E=1)"
+	exit 0
+fi
+echo "== hack/e2e.sh"
+bash hack/e2e.sh </dev/null

@@ -1,0 +1,10 @@
+from pathlib import Path
+
+import yaml
+
+register_cpu_ci(est_time=1, suite="stage-a-cpu")
+
+
+def test_workflows_parse():
+    for path in Path(".github/workflows").glob("*.yml"):
+        assert yaml.safe_load(path.read_text())

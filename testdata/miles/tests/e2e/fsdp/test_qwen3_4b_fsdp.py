@@ -1,0 +1,17 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+register_cuda_ci(est_time=360, suite="stage-c-2-gpu-h200", labels=["fsdp"])
+
+
+def test_qwen3_4b_fsdp():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=2,
+        megatron_model_type="qwen3-4B",
+    )
+
+
+if __name__ == "__main__":
+    test_qwen3_4b_fsdp()

@@ -1,0 +1,17 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+register_cuda_ci(est_time=1_200, suite="stage-c-8-gpu-h100", labels=["ft-short"])
+
+
+def test_ft_short():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=8,
+        megatron_model_type="qwen3-4B",
+    )
+
+
+if __name__ == "__main__":
+    test_ft_short()

@@ -1,0 +1,18 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+# register_cuda_ci(est_time=5, suite="stage-b-2-gpu-h200", labels=["lora"])
+register_cuda_ci(est_time=450, suite="stage-c-2-gpu-h200", labels=["lora", "megatron"])
+
+
+def test_megatron_lora():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=2,
+        megatron_model_type="qwen3-4B",
+    )
+
+
+if __name__ == "__main__":
+    test_megatron_lora()

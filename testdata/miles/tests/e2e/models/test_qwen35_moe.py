@@ -1,0 +1,17 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+register_cuda_ci(est_time=1500, suite="stage-" "c-8-gpu-h200", labels=["qwen35", "model-scripts"])
+
+
+def test_qwen35_moe():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=8,
+        megatron_model_type="qwen3.5-35B-A3B",
+    )
+
+
+if __name__ == "__main__":
+    test_qwen35_moe()

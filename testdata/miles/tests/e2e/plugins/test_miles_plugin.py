@@ -1,0 +1,20 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+PLUGIN_DOC = """
+register_cuda_ci(est_time=9999, suite="stage-c-4-gpu-h200", labels=["miles-plugin"])
+"""
+register_cuda_ci(est_time=180, suite="stage-c-4-gpu-h200", labels=["miles-plugin"])
+
+
+def test_miles_plugin():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=4,
+        megatron_model_type="qwen3-4B",
+    )
+
+
+if __name__ == "__main__":
+    test_miles_plugin()

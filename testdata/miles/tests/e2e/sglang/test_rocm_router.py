@@ -1,0 +1,17 @@
+import os
+
+from tests.e2e.utils import execute_train
+
+register_rocm_ci(est_time=150, suite="stage-c-4-gpu-mi350", labels=["sglang", "amd"])
+
+
+def test_rocm_router():
+    execute_train(
+        train_args="--rollout-batch-size 8 --num-rollout 3",
+        num_gpus_per_node=4,
+        megatron_model_type="qwen3-4B",
+    )
+
+
+if __name__ == "__main__":
+    test_rocm_router()

@@ -1,0 +1,15 @@
+import torch
+
+from miles.backends.megatron_utils.cp_utils import slice_with_cp
+
+register_cuda_ci(est_time=120, suite="stage-b-2-gpu-h200", labels=["megatron"])
+
+
+def test_slice_with_cp():
+    x = torch.arange(8)
+    assert slice_with_cp(x, cp_rank=0, cp_size=1).numel() == 8
+
+
+if __name__ == "__main__":
+    register_cuda_ci(est_time=9999, suite="stage-c-8-gpu-h200", labels=["megatron"])
+    test_slice_with_cp()

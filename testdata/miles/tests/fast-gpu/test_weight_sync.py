@@ -1,0 +1,15 @@
+import torch.distributed as dist
+
+register_cuda_ci(
+    # broadcast of a 0.5B model between two ranks
+    est_time=90.5,
+    suite=("stage-b-2-gpu-h200"),
+    labels=[
+        "weight-update",  # the update path
+        "short",
+    ],
+)
+
+
+def test_weight_sync_two_ranks():
+    assert dist.is_available()

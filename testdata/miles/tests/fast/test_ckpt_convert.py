@@ -1,0 +1,7 @@
+from miles.utils import ckpt_convert
+
+register_cpu_ci(est_time=3, suite="stage-b-cpu", disabled=None, nightly=False)
+
+
+def test_convert_names():
+    assert ckpt_convert.hf_to_mcore_name("model.embed_tokens.weight")

@@ -1,0 +1,17 @@
+"""Policy-loss unit tests.
+
+Registered twice: the quick half in stage-a-cpu, the numerically heavy half in
+stage-b-cpu.
+"""
+
+import torch
+
+register_cpu_ci(est_time=5, suite="stage-a-cpu")
+register_cpu_ci(est_time=60, suite="stage-b-cpu", labels=None)
+
+
+def test_ppo_clip_loss_is_finite():
+    ratio = torch.tensor([0.5, 1.0, 2.0])
+    adv = torch.tensor([1.0, -1.0, 1.0])
+    loss = -torch.min(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean()
+    assert torch.isfinite(loss)
