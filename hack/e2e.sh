@@ -71,7 +71,11 @@ same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage
 	--labels run-ci-megatron --partition-id 0 --partition-size 2 --continue-on-error
 same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
 	-- plan --source "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
-printf 'M\0tests/fast/test_x.py\0' >"$out/changed"
+if [[ -f $fixture/diffs/mixed_tests.z ]]; then
+	cp "$fixture/diffs/mixed_tests.z" "$out/changed"
+else
+	printf 'M\0tests/fast/test_x.py\0' >"$out/changed"
+fi
 same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
 	-- policy --event pull_request --source "$fixture" --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
