@@ -208,11 +208,7 @@ func stripParens(toks []Token) []Token {
 	return toks
 }
 
-func hasTopComma(toks []Token) bool { return len(splitTop(toks, ",")) > 1 || endsWithComma(toks) }
-
-func endsWithComma(toks []Token) bool {
-	return len(toks) > 0 && toks[len(toks)-1].Kind == Op && toks[len(toks)-1].Text == ","
-}
+func hasTopComma(toks []Token) bool { return containsTopOp(toks, ",") }
 
 // callStatement reports whether a simple statement is exactly a call of a
 // wanted bare name, e.g. `register_cpu_ci(1, "s")` or `(register_cpu_ci)(...)`.
