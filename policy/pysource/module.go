@@ -1,9 +1,5 @@
 package pysource
 
-import (
-	"fmt"
-)
-
 // Constant is the value of a Python literal (ast.Constant).
 type Constant struct {
 	// Type is the Python type name: int, float, complex, str, bytes, bool, NoneType or ellipsis.
@@ -513,6 +509,3 @@ func hasBinary(toks []Token) bool {
 	}
 	return false
 }
-
-// String renders a Call for debugging.
-func (c Call) String() string { return fmt.Sprintf("%s(...)@%d", c.Func, c.Line) }

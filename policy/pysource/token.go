@@ -27,16 +27,11 @@ const (
 	EOF
 )
 
-func (k Kind) String() string {
-	return [...]string{"NAME", "NUMBER", "STRING", "OP", "NEWLINE", "INDENT", "DEDENT", "EOF"}[k]
-}
-
-// Token is one lexical token with its 1-based position.
+// Token is one lexical token with its 1-based line.
 type Token struct {
 	Kind Kind
 	Text string
 	Line int
-	Col  int
 }
 
 // SyntaxError is source that Python would refuse to parse.
@@ -75,7 +70,6 @@ type lexer struct {
 	src    string
 	pos    int
 	line   int
-	lineAt int // offset where the current line starts
 	toks   []Token
 	opens  []Token // open brackets
 	indent []int
@@ -92,18 +86,8 @@ func Normalize(src string) string {
 	return strings.ReplaceAll(src, "\r", "\n")
 }
 
-// Tokenize splits normalized Python source into tokens. Comments, blank lines
-// and newlines inside brackets are dropped; INDENT and DEDENT mark blocks.
-func Tokenize(src string) ([]Token, error) {
-	var all []Token
-	err := Scan(src, func(line []Token) error {
-		all = append(all, line...)
-		return nil
-	})
-	return all, err
-}
-
-// Scan tokenizes normalized Python source like Tokenize, handing the tokens
+// Scan tokenizes normalized Python source (comments, blank lines and newlines
+// inside brackets dropped; INDENT and DEDENT mark blocks), handing the tokens
 // to onLine one logical line at a time (any INDENT and DEDENT tokens first,
 // NEWLINE last; the final call ends with EOF). The slice is reused after
 // onLine returns, so a large file never holds all its tokens at once.
@@ -122,6 +106,12 @@ func Scan(src string, onLine func([]Token) error) error {
 	return lx.flush()
 }
 
+// lineOpen reports a logical line with tokens that no NEWLINE has ended yet.
+func (lx *lexer) lineOpen() bool {
+	n := len(lx.toks)
+	return n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Indent && lx.toks[n-1].Kind != Dedent
+}
+
 // flush hands the current logical line to onLine and empties the buffer.
 func (lx *lexer) flush() error {
 	err := lx.onLine(lx.toks)
@@ -134,13 +124,10 @@ func (lx *lexer) errf(format string, args ...any) error {
 }
 
 func (lx *lexer) emit(k Kind, start int) {
-	lx.toks = append(lx.toks, Token{Kind: k, Text: lx.src[start:lx.pos], Line: lx.line, Col: start - lx.lineAt + 1})
+	lx.toks = append(lx.toks, Token{Kind: k, Text: lx.src[start:lx.pos], Line: lx.line})
 }
 
-func (lx *lexer) newline() {
-	lx.line++
-	lx.lineAt = lx.pos
-}
+func (lx *lexer) newline() { lx.line++ }
 
 func (lx *lexer) run() error {
 	atLineStart := true
@@ -182,7 +169,7 @@ func (lx *lexer) run() error {
 		case c == '\n':
 			if len(lx.opens) == 0 {
 				// A logical line with no token (e.g. a lone continuation) ends nothing.
-				if n := len(lx.toks); n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Indent && lx.toks[n-1].Kind != Dedent {
+				if lx.lineOpen() {
 					lx.emit(Newline, lx.pos)
 					if err := lx.flush(); err != nil {
 						return err
@@ -214,7 +201,7 @@ func (lx *lexer) run() error {
 		o := lx.opens[len(lx.opens)-1]
 		return &SyntaxError{Line: o.Line, Msg: fmt.Sprintf("'%s' was never closed", o.Text)}
 	}
-	if n := len(lx.toks); n > 0 && lx.toks[n-1].Kind != Newline && lx.toks[n-1].Kind != Dedent && lx.toks[n-1].Kind != Indent {
+	if lx.lineOpen() {
 		lx.toks = append(lx.toks, Token{Kind: Newline, Line: lx.line})
 	}
 	for len(lx.indent) > 1 {
@@ -263,11 +250,11 @@ done:
 			return false, lx.errf("too many levels of indentation")
 		}
 		lx.indent = append(lx.indent, col)
-		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line, Col: 1})
+		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line})
 	case col < top:
 		for col < lx.indent[len(lx.indent)-1] {
 			lx.indent = lx.indent[:len(lx.indent)-1]
-			lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line, Col: 1})
+			lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
 		}
 		if col != lx.indent[len(lx.indent)-1] {
 			return false, lx.errf("unindent does not match any outer indentation level")
@@ -331,10 +318,8 @@ func (lx *lexer) name() error {
 
 // str scans a string literal whose prefix starts at start and whose quote is at lx.pos.
 func (lx *lexer) str(start int) error {
-	prefix := strings.ToLower(lx.src[start:lx.pos])
-	raw := strings.Contains(prefix, "r")
 	q := lx.src[lx.pos]
-	startLine, startCol := lx.line, start-lx.lineAt+1
+	startLine := lx.line
 	closer := string([]byte{q, q, q})
 	triple := strings.HasPrefix(lx.src[lx.pos:], closer)
 	if triple {
@@ -364,7 +349,6 @@ func (lx *lexer) str(start int) error {
 					lx.pos++
 				}
 			}
-			_ = raw
 		case c == '\n':
 			if !triple {
 				lx.line = startLine
@@ -378,7 +362,7 @@ func (lx *lexer) str(start int) error {
 			} else {
 				lx.pos++
 			}
-			lx.toks = append(lx.toks, Token{Kind: String, Text: lx.src[start:lx.pos], Line: startLine, Col: startCol})
+			lx.toks = append(lx.toks, Token{Kind: String, Text: lx.src[start:lx.pos], Line: startLine})
 			return nil
 		default:
 			// Skip this character and the plain ones after it in one step.
