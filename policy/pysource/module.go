@@ -76,39 +76,37 @@ type moduleReader struct {
 	prevLine    int
 }
 
-// line reads one logical line: leading INDENT/DEDENT tokens, the line, NEWLINE
-// (or the final DEDENTs and EOF).
+// line reads one chunk from Scan: leading INDENT/DEDENT tokens, a logical
+// line and its NEWLINE; the last chunk ends with DEDENTs and EOF.
 func (m *moduleReader) line(toks []Token) error {
+	if err := m.logicalLine(toks); err != nil {
+		return err
+	}
+	// A block header on the last line still needs its block.
+	if n := len(toks); n > 0 && toks[n-1].Kind == EOF && m.expectBlock {
+		return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
+	}
+	return nil
+}
+
+func (m *moduleReader) logicalLine(toks []Token) error {
 	i := 0
-	for ; i < len(toks); i++ {
-		t := toks[i]
-		switch t.Kind {
-		case Indent:
-			if !m.expectBlock {
-				return &SyntaxError{Line: t.Line, Msg: "unexpected indent"}
-			}
-			m.expectBlock = false
-			m.depth++
-			continue
-		case Dedent:
+	for ; i < len(toks) && (toks[i].Kind == Indent || toks[i].Kind == Dedent); i++ {
+		if toks[i].Kind == Dedent {
 			m.depth--
 			continue
-		case EOF:
-			if m.expectBlock {
-				return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
-			}
-			return nil
 		}
-		break
+		if !m.expectBlock {
+			return &SyntaxError{Line: toks[i].Line, Msg: "unexpected indent"}
+		}
+		m.expectBlock = false
+		m.depth++
 	}
 	line := toks[i:]
 	for n := len(line); n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF); n = len(line) {
 		line = line[:n-1]
 	}
 	if len(line) == 0 {
-		if len(toks) > 0 && toks[len(toks)-1].Kind == EOF && m.expectBlock {
-			return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
-		}
 		return nil
 	}
 	if m.expectBlock {
