@@ -44,11 +44,7 @@ func runExplain(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	root := *repo
-	if root == "" {
-		root = "."
-	}
-	reg, err := policy.LoadRegistry(root)
+	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}

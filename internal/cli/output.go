@@ -45,7 +45,11 @@ func appendGitHubOutput(path string, lines []string) error {
 	if err != nil {
 		return fmt.Errorf("opening --github-output %s: %w", path, err)
 	}
-	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
 		f.Close()
 		return fmt.Errorf("writing --github-output %s: %w", path, err)
 	}

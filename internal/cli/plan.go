@@ -89,11 +89,7 @@ func runPlan(args []string, env Env) int {
 			return usageErr(err.Error())
 		}
 	}
-	root := *repo
-	if root == "" {
-		root = "."
-	}
-	reg, err := policy.LoadRegistry(root)
+	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}

@@ -71,11 +71,7 @@ func runPolicy(args []string, env Env) int {
 	res := policyResult{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
 	var sel *policy.StageSelection
 	if trig.Event == policy.EventPullRequest && trig.CadenceOverride == "" {
-		root := *repo
-		if root == "" {
-			root = "."
-		}
-		reg, err := policy.LoadRegistry(root)
+		reg, err := policy.LoadRegistry(*repo) // "" is the current folder
 		if err != nil {
 			return fail(env, err)
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -155,15 +154,7 @@ func (s *stepIO) emit(result any, text string, outputs []output) int {
 		return s.fail(err)
 	}
 	if s.json {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(result); err != nil {
-			return s.fail(fmt.Errorf("encoding the result: %w", err))
-		}
-		io.WriteString(s.env.Stdout, b.String())
-		return 0
+		return printJSON(s.env, result)
 	}
 	io.WriteString(s.env.Stdout, text)
 	return 0
@@ -174,25 +165,14 @@ func (s *stepIO) writeOutputs(outputs []output) error {
 	if s.githubOutput == "" {
 		return nil
 	}
-	var b strings.Builder
-	for _, o := range outputs {
+	lines := make([]string, len(outputs))
+	for i, o := range outputs {
 		if strings.ContainsAny(o.value, "\r\n") {
 			return fmt.Errorf("step output %s holds a line break; refusing to write it to %s", o.key, s.githubOutput)
 		}
-		fmt.Fprintf(&b, "%s=%s\n", o.key, o.value)
+		lines[i] = o.key + "=" + o.value
 	}
-	f, err := os.OpenFile(s.githubOutput, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("--github-output: %w", err)
-	}
-	if _, err := io.WriteString(f, b.String()); err != nil {
-		f.Close()
-		return fmt.Errorf("--github-output %s: %w", s.githubOutput, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--github-output %s: %w", s.githubOutput, err)
-	}
-	return nil
+	return appendGitHubOutput(s.githubOutput, lines)
 }
 
 // readSmallFile reads a file a flag names, up to 1 MiB.
