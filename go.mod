@@ -12,6 +12,12 @@ require (
 )
 
 require (
+	dagger.io/dagger v0.21.8 // indirect
+	github.com/adrg/xdg v0.5.3 // indirect
+	github.com/mitchellh/go-homedir v1.1.0 // indirect
+)
+
+require (
 	github.com/99designs/gqlgen v0.17.89 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

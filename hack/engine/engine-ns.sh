@@ -51,6 +51,7 @@ ln -sf "$bin/dnsname" "$ns/cni/dnsname"
 
 "$bin/miles-ci-registry" -layout "$cache/images/oci" -addr 127.0.0.1:5000 -ready "$run/registry-ready" \
 	-image radixark/miles:dev=miles-dev \
+	-image radixark/miles:release-v0.1.0-ci=miles-dev \
 	-image rocm/sgl-dev:miles-rocm720-mi35x=rocm \
 	-image python:3.11=python-3.11 &
 for _ in $(seq 1 120); do

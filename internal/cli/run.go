@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/daggersdk"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/runreq"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+func init() {
+	register("run", "run one stage shard in its container on a Dagger engine, as CI does (rules §9)", runStage)
+	register("file-run", "run one test file in its stage's container on a Dagger engine (/rerun-test, rules §10)", runFile)
+}
+
+// runFlags are the flags run and file-run share.
+type runFlags struct {
+	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
+	gpus, visible, models, datasets, runID, results              *string
+	fork, dryRun, asJSON, quiet                                  *bool
+}
+
+func addRunFlags(fs *flagSet) runFlags {
+	return runFlags{
+		repo:     fs.String("repo", "DIR", "the Miles checkout to run (default: .)"),
+		prBody:   fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (env PR_BODY: the text)"),
+		sglang:   fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr (env INPUT_SGLANG_PR)"),
+		megatron: fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr (env INPUT_MEGATRON_PR)"),
+		imageTag: fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag (env INPUT_CI_IMAGE_TAG)"),
+		prNumber: fs.String("pr-number", "N", "the pull request number, for GITHUB_COMMIT_NAME (default: not a PR)"),
+		headSHA:  fs.String("head-sha", "SHA", "the tested commit, for GITHUB_COMMIT_NAME (default: local)"),
+		fork:     fs.Bool("fork", "the pull request comes from a fork: run without secrets"),
+		gpus:     fs.String("gpus", "all|none|IDS", "GPUs the container gets (default all; none for an engine without GPU support)"),
+		visible:  fs.String("visible-devices", "IDS", "CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, e.g. 4,5 (the host's split of its GPUs)"),
+		models:   fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)"),
+		datasets: fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)"),
+		runID:    fs.String("run-id", "ID", "run nonce: the same id reuses that run's results from the engine's cache (default: a new run)"),
+		results:  fs.String("results", "DIR", "write the results folder here (summary.json, junit.xml, run.log, plan.txt, exit-code)"),
+		dryRun:   fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
+		asJSON:   fs.Bool("json", "with --dry-run, print the spec as JSON"),
+		quiet:    fs.Bool("quiet", "do not stream the engine's progress to stderr"),
+	}
+}
+
+// inputs fills the run inputs the shared flags give.
+func (f runFlags) inputs(fs *flagSet, env Env) (runreq.Inputs, error) {
+	in := runreq.Inputs{
+		Repo:           *f.repo,
+		SGLangInput:    flagOrEnv(fs, env, "sglang-input", f.sglang, "INPUT_SGLANG_PR"),
+		MegatronInput:  flagOrEnv(fs, env, "megatron-input", f.megatron, "INPUT_MEGATRON_PR"),
+		ImageTag:       flagOrEnv(fs, env, "image-tag", f.imageTag, "INPUT_CI_IMAGE_TAG"),
+		PRNumber:       *f.prNumber,
+		HeadSHA:        *f.headSHA,
+		Fork:           *f.fork,
+		GPUs:           *f.gpus,
+		VisibleDevices: *f.visible,
+		Models:         *f.models != "",
+		Datasets:       *f.datasets != "",
+	}
+	if fs.Given("pr-body-file") {
+		body, err := readSmallFile(*f.prBody)
+		if err != nil {
+			return in, fmt.Errorf("--pr-body-file: %w; give the file holding the pull request description", err)
+		}
+		if len(body) > maxBodySize {
+			return in, fmt.Errorf("--pr-body-file %s: more than %d bytes; a PR description is at most 65536 characters", *f.prBody, maxBodySize)
+		}
+		in.PRBody = string(body)
+	} else {
+		in.PRBody = env.Getenv("PR_BODY")
+	}
+	return in, nil
+}
+
+func runStage(args []string, env Env) int {
+	fs := newFlagSet("run", "--repo DIR --stage S [--shard I] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--event E ...] [--release-lock FILE] [trigger and runtime flags] [--results DIR] [--dry-run [--json]]")
+	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200")
+	shard := fs.Int("shard", "I", "0-based shard of a sharded stage")
+	sf := addSuiteFlags(fs)
+	tf := addTriggerFlags(fs)
+	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
+	rf := addRunFlags(fs)
+	if code := fs.parseOrExit(args, env); code >= 0 {
+		return code
+	}
+	if !fs.Given("stage") {
+		fmt.Fprintln(env.Stderr, "miles-ci run: --stage is required; see miles-ci stages")
+		return 2
+	}
+	in, err := rf.inputs(fs, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
+	if shard.Set {
+		id := shard.Value
+		in.Shard = &id
+	}
+	if fs.Given("cadence") || *sf.nightly {
+		c, err := sf.resolveCadence(fs)
+		if err != nil {
+			return fail(env, err)
+		}
+		in.Cadence = string(c)
+	}
+	if *sf.continueOnError {
+		return fail(env, fmt.Errorf("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead"))
+	}
+	trig := tf.trigger(fs, env)
+	in.Event, in.Schedule, in.PRLabelsJSON = trig.Event, trig.Schedule, trig.PRLabelsJSON
+	if trig.CadenceOverride != "" {
+		return fail(env, fmt.Errorf("--cadence-override: give --cadence for a run"))
+	}
+	if fs.Given("release-lock") {
+		data, err := readSmallFile(*lockFile)
+		if err != nil {
+			return fail(env, fmt.Errorf("--release-lock: %w; give a release-lock.json", err))
+		}
+		lock, err := deps.ParseLock(*lockFile, data)
+		if err != nil {
+			return fail(env, err)
+		}
+		in.Release = &lock
+	}
+	req, err := runreq.Stage(in)
+	if err != nil {
+		return fail(env, err)
+	}
+	return execute(req, in, rf, env)
+}
+
+func runFile(args []string, env Env) int {
+	fs := newFlagSet("file-run", "--repo DIR --file PATH [trigger and runtime flags] [--results DIR] [--dry-run [--json]]")
+	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py (env TEST_FILE)")
+	rf := addRunFlags(fs)
+	if code := fs.parseOrExit(args, env); code >= 0 {
+		return code
+	}
+	in, err := rf.inputs(fs, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	if in.File = flagOrEnv(fs, env, "file", file, "TEST_FILE"); in.File == "" {
+		fmt.Fprintln(env.Stderr, "miles-ci file-run: --file is required")
+		return 2
+	}
+	req, err := runreq.File(in)
+	if err != nil {
+		return fail(env, err)
+	}
+	return execute(req, in, rf, env)
+}
+
+// engineRun runs a request on a Dagger engine; tests replace it.
+var engineRun = func(ctx context.Context, req pipeline.Request, host daggersdk.Inputs, nonce, results string, log io.Writer) (report.Summary, error) {
+	s, err := daggersdk.Connect(ctx, host, log)
+	if err != nil {
+		return report.Summary{}, err
+	}
+	defer s.Close()
+	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
+	if err != nil {
+		return report.Summary{}, err
+	}
+	res, err := pipeline.Test(ctx, p, spec, nonce)
+	if err != nil {
+		return report.Summary{}, err
+	}
+	if results != "" {
+		if err := daggersdk.ExportResults(ctx, res.Container, results); err != nil {
+			return res.Summary, fmt.Errorf("writing the results to %s: %w", results, err)
+		}
+	}
+	return res.Summary, nil
+}
+
+// execute prints the spec (--dry-run) or runs it and exits like the suite.
+func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
+	if *rf.asJSON && !*rf.dryRun {
+		return fail(env, fmt.Errorf("--json goes with --dry-run; a run writes JSON to --results DIR/summary.json"))
+	}
+	if *rf.dryRun {
+		spec, err := pipeline.Build(req)
+		if err != nil {
+			return fail(env, err)
+		}
+		for _, w := range req.Deps.Warnings {
+			warn(env, w)
+		}
+		if *rf.asJSON {
+			out, err := encode.JSON(spec)
+			if err != nil {
+				return fail(env, err)
+			}
+			env.Stdout.Write(out)
+			return 0
+		}
+		io.WriteString(env.Stdout, spec.Text())
+		return 0
+	}
+	host := daggersdk.Inputs{Repo: in.Repo, Secrets: map[string]string{}, Models: *rf.models, Datasets: *rf.datasets}
+	if host.Repo == "" {
+		host.Repo = "."
+	}
+	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
+		if v := env.Getenv(name); v != "" {
+			host.Secrets[name] = v
+		}
+	}
+	nonce := *rf.runID
+	if nonce == "" {
+		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
+	}
+	var log io.Writer = env.Stderr
+	if *rf.quiet {
+		log = nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	for _, w := range req.Deps.Warnings {
+		warn(env, w)
+	}
+	summary, err := engineRun(ctx, req, host, nonce, *rf.results, log)
+	if err != nil {
+		return fail(env, err)
+	}
+	io.WriteString(env.Stdout, summary.Text())
+	if *rf.results != "" {
+		fmt.Fprintf(env.Stdout, "results: %s\n", *rf.results)
+	}
+	if summary.Passed {
+		return 0
+	}
+	if summary.ExitCode > 0 && summary.ExitCode < 256 {
+		return summary.ExitCode
+	}
+	return 1
+}
