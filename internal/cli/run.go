@@ -25,8 +25,8 @@ func init() {
 // runFlags are the flags run and file-run share.
 type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
-	gpus, visible, models, datasets, runID, results              *string
-	fork, dryRun, asJSON, quiet                                  *bool
+	gpus, visible, models, datasets, runID, results             *string
+	fork, dryRun, asJSON, quiet                                 *bool
 }
 
 func addRunFlags(fs *flagSet) runFlags {
