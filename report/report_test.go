@@ -16,7 +16,7 @@ func TestParseStatusLines(t *testing.T) {
 		"[2/3] tests/e2e/b.py  FAIL  elapsed=12s exit=1",
 		"[2/3] tests/e2e/b.py  PASS  elapsed=10s retry_of=attempt=1",
 		"[3/3] tests/e2e/c d.py  TIMEOUT  elapsed=1800s timeout_after=1800s",
-		"[4/3] tests/e2e/x.py  PASS  elapsed=1s trailing",  // not a full match
+		"[4/3] tests/e2e/x.py  PASS  elapsed=1s trailing",      // not a full match
 		"[1/1] tests/e2e/\\nnl.py  FAIL  elapsed=0s exit=-9\r", // escaped newline, CRLF
 		"a test printing [1/3] something",
 	}, "\n")
