@@ -3,6 +3,7 @@ module github.com/radixark/miles-ci
 go 1.26.1
 
 require (
+	dagger.io/dagger v0.21.8
 	github.com/Khan/genqlient v0.8.1
 	github.com/dagger/otel-go v1.43.1-0.20260515012101-af7cd0684887
 	github.com/dagger/querybuilder v0.0.0-20260402040506-574a5e81cb59
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	dagger.io/dagger v0.21.8 // indirect
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
 )

@@ -59,11 +59,12 @@ type dependency struct {
 	url      string // repository the CPU workflow checks out
 	imageDir string // checkout baked into the GPU images
 	cpuDir   string // where the CPU workflow checks it out, relative to the workspace
+	branch   string // the default branch head
 }
 
 var (
-	sglangDependency   = dependency{"sglang", SGLangURL, SGLangDir, "sglang"}
-	megatronDependency = dependency{"megatron", MegatronURL, MegatronDir, "Megatron-LM"}
+	sglangDependency   = dependency{"sglang", SGLangURL, SGLangDir, "sglang", deps.DefaultSGLangBranch}
+	megatronDependency = dependency{"megatron", MegatronURL, MegatronDir, "Megatron-LM", deps.DefaultMegatronBranch}
 )
 
 // Build turns a request into the stage container's spec (rules §9, §10).

@@ -76,32 +76,67 @@ func Resolve(ctx context.Context, c Container, req Request, nonce string) (Reque
 	if err != nil {
 		return Request{}, err
 	}
-	for _, r := range spec.Resolve {
+	commits, err := runResolve(ctx, c, spec.Image, spec.Resolve, nonce)
+	if err != nil {
+		return Request{}, err
+	}
+	if commits.SGLang != "" {
+		req.Commits.SGLang = commits.SGLang
+	}
+	if commits.Megatron != "" {
+		req.Commits.Megatron = commits.Megatron
+	}
+	return req, nil
+}
+
+// ResolveBranches finds the head commits of an SGLang and a Megatron-LM
+// branch on their GitHub repositories, as the release branch cut freezes
+// them into release-lock.json (uncached: the nonce differs per call).
+func ResolveBranches(ctx context.Context, c Container, sglang, megatron, nonce string) (Commits, error) {
+	var steps []ResolveStep
+	for _, b := range []struct {
+		dep    dependency
+		branch string
+	}{{sglangDependency, sglang}, {megatronDependency, megatron}} {
+		if err := deps.CheckPin(b.branch); err != nil || strings.HasPrefix(b.branch, "#") {
+			return Commits{}, fmt.Errorf("%s branch %q is not a branch name; give one such as %s", b.dep.name, b.branch, b.dep.branch)
+		}
+		head := "refs/heads/" + b.branch
+		steps = append(steps, ResolveStep{Dependency: b.dep.name, Ref: b.branch, Origin: "release-lock", Fetch: head,
+			Argv: []string{"git", "ls-remote", b.dep.url, head}})
+	}
+	return runResolve(ctx, c, CPUImage, steps, nonce)
+}
+
+// runResolve runs ls-remote steps in a fresh container of image.
+func runResolve(ctx context.Context, c Container, image string, steps []ResolveStep, nonce string) (Commits, error) {
+	var commits Commits
+	for _, r := range steps {
 		workdir := r.Workdir
 		if workdir == "" {
 			workdir = "/"
 		}
-		out, err := c.From(spec.Image).WithEnvVariable(ResolveNonceEnv, nonce).WithWorkdir(workdir).
+		out, err := c.From(image).WithEnvVariable(ResolveNonceEnv, nonce).WithWorkdir(workdir).
 			WithExec(r.Argv, ExecOptions{}).Stdout(ctx)
 		if err != nil {
-			return Request{}, fmt.Errorf("resolving %s ref %s (%s) with %s: %w", r.Dependency, r.Ref, r.Origin, strings.Join(r.Argv, " "), err)
+			return Commits{}, fmt.Errorf("resolving %s ref %s (%s) with %s: %w", r.Dependency, r.Ref, r.Origin, strings.Join(r.Argv, " "), err)
 		}
 		commit, ok, err := ParseLsRemote(out, r.Fetch)
 		if err != nil {
-			return Request{}, fmt.Errorf("resolving %s ref %s (%s): %w", r.Dependency, r.Ref, r.Origin, err)
+			return Commits{}, fmt.Errorf("resolving %s ref %s (%s): %w", r.Dependency, r.Ref, r.Origin, err)
 		}
 		if !ok {
-			return Request{}, fmt.Errorf("%s ref %s (%s) does not exist: `%s` found no branch, tag or pull request named %s; name an existing one, a PR number (#N) or a full 40-character commit",
+			return Commits{}, fmt.Errorf("%s ref %s (%s) does not exist: `%s` found no branch, tag or pull request named %s; name an existing one, a PR number (#N) or a full 40-character commit",
 				r.Dependency, r.Ref, r.Origin, strings.Join(r.Argv, " "), r.Fetch)
 		}
 		switch r.Dependency {
 		case sglangDependency.name:
-			req.Commits.SGLang = commit
+			commits.SGLang = commit
 		case megatronDependency.name:
-			req.Commits.Megatron = commit
+			commits.Megatron = commit
 		}
 	}
-	return req, nil
+	return commits, nil
 }
 
 // Prepared is a rendered container, ready for its run steps.

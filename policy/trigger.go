@@ -109,3 +109,37 @@ func abbreviate(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// Outputs are the resolve-ci-policy job's step outputs (rules §3, §4), as
+// `miles-ci policy --json` and the Dagger module's policy function print them.
+type Outputs struct {
+	Cadence        Cadence  `json:"cadence"`
+	RawLabels      []string `json:"raw_labels"`
+	BypassFastfail bool     `json:"bypass_fastfail"`
+	SkippedStages  []string `json:"skipped_stages"`
+}
+
+// ResolvePolicy resolves a workflow run's policy: the trigger facts, and on a
+// pull request (with no cadence override) the GPU stages its diff skips.
+// load reads the checkout's registry and is called only then; diff is the
+// name-status diff, nil when missing. The selection is nil off pull requests.
+func ResolvePolicy(t Trigger, load func() (*Registry, error), diff []byte) (Outputs, *StageSelection, error) {
+	wp, err := ResolveTrigger(t)
+	if err != nil {
+		return Outputs{}, nil, err
+	}
+	out := Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
+	if t.Event != EventPullRequest || t.CadenceOverride != "" {
+		return out, nil, nil
+	}
+	reg, err := load()
+	if err != nil {
+		return Outputs{}, nil, err
+	}
+	sel, err := SelectPRStages(reg, wp, diff)
+	if err != nil {
+		return Outputs{}, nil, err
+	}
+	out.SkippedStages = sel.Skipped
+	return out, &sel, nil
+}

@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/encode"
 )
 
 // fail prints an error the way GitHub Actions annotates it and returns exit code 1.
@@ -19,25 +20,19 @@ func warn(env Env, msg string) {
 	fmt.Fprintf(env.Stderr, "::warning::%s\n", msg)
 }
 
-// printJSON writes v as indented JSON followed by a newline.
+// printJSON writes v as indented JSON followed by a newline (encode.JSON,
+// which the Dagger module prints too).
 func printJSON(env Env, v any) int {
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := encode.JSON(v)
+	if err != nil {
 		return fail(env, fmt.Errorf("encoding JSON: %w", err))
 	}
+	env.Stdout.Write(out)
 	return 0
 }
 
 // compactJSON renders v as compact JSON, as GitHub step outputs carry it.
-func compactJSON(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+func compactJSON(v any) string { return encode.CompactJSON(v) }
 
 // appendGitHubOutput appends key=value lines to a GITHUB_OUTPUT file.
 func appendGitHubOutput(path string, lines []string) error {

@@ -14,14 +14,6 @@ func init() {
 	register("policy", "resolve cadence, labels, fast-fail and skipped GPU stages from trigger facts", runPolicy)
 }
 
-// policyResult is the resolve-ci-policy job's answer.
-type policyResult struct {
-	Cadence        policy.Cadence `json:"cadence"`
-	RawLabels      []string       `json:"raw_labels"`
-	BypassFastfail bool           `json:"bypass_fastfail"`
-	SkippedStages  []string       `json:"skipped_stages"`
-}
-
 // triggerFlags are the trigger facts, each falling back to the workflow's env var.
 type triggerFlags struct {
 	event, schedule, prLabels, cadenceOverride *string
@@ -64,30 +56,19 @@ func runPolicy(args []string, env Env) int {
 		return code
 	}
 	trig := tf.trigger(fs, env)
-	wp, err := policy.ResolveTrigger(trig)
+	var diff []byte
+	if trig.Event == policy.EventPullRequest && trig.CadenceOverride == "" {
+		var err error
+		if diff, err = readChangedFiles(flagOrEnv(fs, env, "changed-files", changed, "CHANGED_FILES_PATH")); err != nil {
+			warn(env, err.Error()) // fail open: a diff that cannot be read skips no stage
+		}
+	}
+	res, sel, err := policy.ResolvePolicy(trig, func() (*policy.Registry, error) { return policy.LoadRegistry(*repo) }, diff)
 	if err != nil {
 		return fail(env, err)
 	}
-	res := policyResult{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
-	var sel *policy.StageSelection
-	if trig.Event == policy.EventPullRequest && trig.CadenceOverride == "" {
-		reg, err := policy.LoadRegistry(*repo) // "" is the current folder
-		if err != nil {
-			return fail(env, err)
-		}
-		diff, err := readChangedFiles(flagOrEnv(fs, env, "changed-files", changed, "CHANGED_FILES_PATH"))
-		if err != nil {
-			warn(env, err.Error()) // fail open: a diff that cannot be read skips no stage
-		}
-		s, err := policy.SelectPRStages(reg, wp, diff)
-		if err != nil {
-			return fail(env, err)
-		}
-		sel = &s
-		res.SkippedStages = s.Skipped
-		if s.DiffUnusable != "" {
-			warn(env, "changed files unusable ("+s.DiffUnusable+"); failing open: no GPU stage is skipped")
-		}
+	if sel != nil && sel.DiffUnusable != "" {
+		warn(env, "changed files unusable ("+sel.DiffUnusable+"); failing open: no GPU stage is skipped")
 	}
 	if out := flagOrEnv(fs, env, "github-output", ghOut, "GITHUB_OUTPUT"); out != "" {
 		if err := appendGitHubOutput(out, policyOutputs(res)); err != nil {
@@ -106,7 +87,7 @@ func runPolicy(args []string, env Env) int {
 }
 
 // policyOutputs are the four step outputs of rules §3.
-func policyOutputs(r policyResult) []string {
+func policyOutputs(r policy.Outputs) []string {
 	return []string{
 		"cadence=" + string(r.Cadence),
 		"raw_labels=" + strings.Join(r.RawLabels, " "),
