@@ -282,15 +282,15 @@ func (s *Stage) Shard(
 	if err := runreq.CheckShard(st, &id); err != nil {
 		return nil, err
 	}
-	return &Shard{Stage: s, Id: id}, nil
+	return &Shard{Stage: s, Index: id}, nil
 }
 
 // Shard is one shard of a stage: what one matrix job of the workflow runs.
 type Shard struct {
 	// +private
 	Stage *Stage
-	// The 0-based shard index.
-	Id int
+	// The 0-based shard index ("id" is a name Dagger reserves).
+	Index int
 }
 
 // request builds the shard's run request.
@@ -300,7 +300,7 @@ func (sh *Shard) request(ctx context.Context) (pipeline.Request, error) {
 		if err != nil {
 			return pipeline.Request{}, err
 		}
-		id := sh.Id
+		id := sh.Index
 		in.Shard = &id
 		return runreq.Stage(in)
 	})

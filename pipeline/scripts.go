@@ -73,7 +73,8 @@ for line in sys.stdin.buffer:
 // runScript runs the tests and always exits 0, so the container, and the
 // results in it, survive a failing suite. Options before "--":
 //
-//	--ulimit FLAG VALUE   raise a limit (bash ulimit FLAG VALUE); a refusal is a warning
+//	--ulimit FLAG VALUE   raise a limit (bash ulimit FLAG VALUE); a refusal is a
+//	                      warning at the top of run.log
 //	--mask NAME           mask the value of env variable NAME in the log
 //	--rocm-devices        create the AMD GPU device nodes first
 //
@@ -82,12 +83,13 @@ for line in sys.stdin.buffer:
 // status.log.
 const runScript = rocmDevicesFn + maskFn + `set -u
 masks=()
+notes=()
 rocm=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--ulimit)
 		if ! ulimit "$2" "$3" 2>/dev/null; then
-			echo "::warning::could not raise ulimit $2 to $3 (the engine's limit $(ulimit "$2") applies)" >&2
+			notes+=("::warning::could not raise ulimit $2 to $3 (needs CAP_SYS_RESOURCE); the engine's limit $(ulimit "$2") applies")
 		fi
 		shift 3
 		;;
@@ -100,7 +102,10 @@ done
 if [ "$rocm" = 1 ]; then rocm_devices; fi
 results=${MILES_CI_RESULTS:-/results}
 mkdir -p "$results"
-"$@" 2>&1 | mask "${masks[@]}" | tee "$results/run.log"
+{
+	if [ ${#notes[@]} -gt 0 ]; then printf '%s\n' "${notes[@]}"; fi
+	"$@"
+} 2>&1 | mask "${masks[@]}" | tee "$results/run.log"
 status=${PIPESTATUS[0]}
 echo "$status" >"$results/exit-code"
 echo "$SECONDS" >"$results/elapsed"
@@ -123,7 +128,8 @@ mkdir -p "$results"
 const reconcileScript = `set -euo pipefail
 req=$1
 pins=(nvidia-cudnn-cu13 nvidia-cudnn-cu12)
-version() { python -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
+# pip show exits 1 for a package that is not installed: that is a version of "".
+version() { python -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p' || true; }
 declare -A before
 for p in "${pins[@]}"; do before[$p]=$(version "$p"); done
 python -m pip install -r "$req" --break-system-packages

@@ -64,7 +64,7 @@ func TestRunScript(t *testing.T) {
 	cmd := `echo "token=$WANDB_API_KEY"; echo "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s"; ` +
 		`echo "[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1" >&2; echo "limit=$(ulimit -n)"; exit 7`
 	out, dir := runScript(t, []string{"WANDB_API_KEY=" + secret}, "run",
-		"--ulimit", "-n", "256", "--mask", "WANDB_API_KEY", "--mask", "UNSET_SECRET", "--", "sh", "-c", cmd)
+		"--ulimit", "-n", "256", "--ulimit", "-c", "not-a-number", "--mask", "WANDB_API_KEY", "--mask", "UNSET_SECRET", "--", "sh", "-c", cmd)
 	log := read(t, filepath.Join(dir, "run.log"))
 	for _, text := range []string{out, log} {
 		if strings.Contains(text, secret) || !strings.Contains(text, "token=***") {
@@ -73,6 +73,9 @@ func TestRunScript(t *testing.T) {
 	}
 	if !strings.Contains(log, "limit=256") {
 		t.Errorf("wanted the ulimit raised (lowered here) to 256, got %q", log)
+	}
+	if !strings.HasPrefix(log, "::warning::could not raise ulimit -c to not-a-number (needs CAP_SYS_RESOURCE); the engine's limit ") {
+		t.Errorf("wanted a refused limit reported at the top of the log, got %q", log)
 	}
 	if got := read(t, filepath.Join(dir, "exit-code")); got != "7\n" {
 		t.Errorf("wanted exit-code %q, got %q", "7\n", got)
@@ -121,7 +124,7 @@ func TestReconcileScript(t *testing.T) {
 	fake := `#!/bin/bash
 s=` + state + `
 case "$3" in
-show) [ "$4" = nvidia-cudnn-cu12 ] && echo "Version: $(cat $s/cu12 2>/dev/null || echo 9.1)"; exit 0 ;;
+show) [ "$4" = nvidia-cudnn-cu12 ] || exit 1; echo "Version: $(cat $s/cu12 2>/dev/null || echo 9.1)"; exit 0 ;;
 install) echo "install ${*:4}" >>$s/log; [ "$4" = -r ] && echo 9.5 >$s/cu12; exit 0 ;;
 esac
 exit 1

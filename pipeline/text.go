@@ -123,3 +123,24 @@ func inDir(dir string) string {
 	}
 	return "   (in " + dir + ")"
 }
+
+// CommandText shows an argv on one line, a fixed script by name.
+func CommandText(argv []string) string { return argvText(argv) }
+
+// ExecFailure explains a failed command for an error message: the command,
+// its exit status and the end of its output (stderr, else stdout).
+func ExecFailure(argv []string, code int, stdout, stderr string) string {
+	out := strings.TrimSpace(stderr)
+	if out == "" {
+		out = strings.TrimSpace(stdout)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > 20 {
+		lines = append([]string{"..."}, lines[len(lines)-20:]...)
+	}
+	out = strings.Join(lines, "\n")
+	if len(out) > 4096 {
+		out = "..." + out[len(out)-4096:]
+	}
+	return fmt.Sprintf("`%s` exited with status %d:\n%s", argvText(argv), code, out)
+}

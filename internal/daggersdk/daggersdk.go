@@ -6,6 +6,7 @@ package daggersdk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -146,22 +147,45 @@ func (x ctr) WithNewFile(path, contents string) pipeline.Container {
 	return x.with(x.c.WithNewFile(path, contents))
 }
 
-func (x ctr) Stdout(ctx context.Context) (string, error) { return x.c.Stdout(ctx) }
+func (x ctr) Stdout(ctx context.Context) (string, error) {
+	out, err := x.c.Stdout(ctx)
+	return out, explain(err)
+}
 
-func (x ctr) Stderr(ctx context.Context) (string, error) { return x.c.Stderr(ctx) }
+func (x ctr) Stderr(ctx context.Context) (string, error) {
+	out, err := x.c.Stderr(ctx)
+	return out, explain(err)
+}
 
-func (x ctr) ExitCode(ctx context.Context) (int, error) { return x.c.ExitCode(ctx) }
+func (x ctr) ExitCode(ctx context.Context) (int, error) {
+	code, err := x.c.ExitCode(ctx)
+	return code, explain(err)
+}
 
-func (x ctr) Exists(ctx context.Context, path string) (bool, error) { return x.c.Exists(ctx, path) }
+func (x ctr) Exists(ctx context.Context, path string) (bool, error) {
+	ok, err := x.c.Exists(ctx, path)
+	return ok, explain(err)
+}
 
 func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, error) {
 	f := x.c.File(path)
 	size, err := f.Size(ctx)
 	if err != nil {
-		return "", err
+		return "", explain(err)
 	}
 	if size > limit {
 		return "", fmt.Errorf("%s is %d bytes, more than the %d miles-ci reads", path, size, limit)
 	}
-	return f.Contents(ctx)
+	out, err := f.Contents(ctx)
+	return out, explain(err)
+}
+
+// explain adds the failed command and the end of its output to an engine
+// error (a failing step deep in the chain otherwise reads "exit code: 1").
+func explain(err error) error {
+	var e *dagger.ExecError
+	if errors.As(err, &e) {
+		return fmt.Errorf("%s: %w", pipeline.ExecFailure(e.Cmd, e.ExitCode, e.Stdout, e.Stderr), err)
+	}
+	return err
 }
