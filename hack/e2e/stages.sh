@@ -106,7 +106,7 @@ t0=$SECONDS
 mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" results export --path "$out/cpu" &&
 	json "$out/cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1 and s['image'] == 'python:3.11'" &&
 	has "$out/cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"' &&
-	has "$out/cpu/run.log" "hf token sha256: $hf_sha" &&
+	has "$out/cpu/hf-token.sha256" "$hf_sha" &&
 	! grep -rqF -- "$HF_TOKEN" "$out/cpu" "$out/last.log" "$out/last.out"
 check $? "stage cpu shard: results from pytest's JUnit, checkouts from GitHub URLs ($((SECONDS - t0)) s)"
 mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" assert
