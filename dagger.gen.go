@@ -593,14 +593,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var lock *dagger.File
-			if inputArgs["lock"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["lock"]), &lock)
+			var lockfile *dagger.File
+			if inputArgs["lockfile"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["lockfile"]), &lockfile)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg lock", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg lockfile", err))
 				}
 			}
-			return (*MilesCi).Release(&parent, ctx, lock)
+			return (*MilesCi).Release(&parent, ctx, lockfile)
 		case "ReleaseLock":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

@@ -487,17 +487,17 @@ func (f *FileRun) Test(
 // dependency commits and CI image of a release-lock.json.
 func (m *MilesCi) Release(
 	ctx context.Context,
-	// The lockfile (default: the checkout's release-lock.json).
+	// The release-lock.json (default: the checkout's); the flag is not --lock, which the dagger CLI takes.
 	// +optional
-	lock *dagger.File,
+	lockfile *dagger.File,
 ) (*Release, error) {
-	what := "--lock"
-	if lock == nil {
-		lock, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
+	what := "--lockfile"
+	if lockfile == nil {
+		lockfile, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
 	}
-	text, err := readFile(ctx, lock, 64<<10, what)
+	text, err := readFile(ctx, lockfile, 64<<10, what)
 	if err != nil {
-		return nil, fmt.Errorf("%w; give --lock or run on a release branch", err)
+		return nil, fmt.Errorf("%w; give --lockfile or run on a release branch", err)
 	}
 	if _, err := deps.ParseLock(deps.LockFileName, []byte(text)); err != nil {
 		return nil, err

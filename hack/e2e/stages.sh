@@ -151,7 +151,7 @@ check $? "single-file run: rocm (a miles-ci addition)"
 echo "=== RUN release run"
 mc release-lock --branch release/v0.1.0 export --path "$out/release-lock.json" &&
 	json "$out/release-lock.json" "s['sglang_commit'] == '$sglang_main' and s['megatron_commit'] == '$megatron_main' and s['ci_image_tag'] == 'release-v0.1.0-ci'" &&
-	mc release --lock "$out/release-lock.json" stage --name stage-c-4-gpu-h200 shard --id 0 test results export --path "$out/release" &&
+	mc release --lockfile "$out/release-lock.json" stage --name stage-c-4-gpu-h200 shard --id 0 test results export --path "$out/release" &&
 	json "$out/release/summary.json" "s['cadence'] == 'release' and s['image'] == 'radixark/miles:release-v0.1.0-ci' and $(statuses "['pass']")" &&
 	has "$out/release/run.log" "sglang head: $sglang_main" "megatron head: $megatron_main"
 check $? "release run from the lockfile release-lock made"
