@@ -12,7 +12,10 @@ require (
 	go.opentelemetry.io/otel/trace v1.43.0
 )
 
-require github.com/google/go-querystring v1.1.0 // indirect
+require (
+	github.com/google/go-querystring v1.1.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
 
 require (
 	github.com/99designs/gqlgen v0.17.89 // indirect
