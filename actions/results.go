@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/radixark/miles-ci/policy"
 )
 
 // MaxResultsSize bounds a summary.json; a suite of a few hundred files is a
@@ -36,10 +38,7 @@ type Results struct {
 	// Tests are the files that were planned to run, in run order.
 	Tests []TestResult `json:"tests"`
 	// Skipped are the disabled files, with why.
-	Skipped []struct {
-		File   string `json:"file"`
-		Reason string `json:"reason"`
-	} `json:"skipped"`
+	Skipped []policy.SkippedTest `json:"skipped"`
 }
 
 // TestResult is one file's outcome.

@@ -230,13 +230,7 @@ func PlanMarkdown(plans []*policy.Plan) string {
 			}
 			b.WriteString("\n")
 		}
-		if len(p.Skipped) > 0 {
-			b.WriteString("Disabled:\n\n")
-			for _, s := range p.Skipped {
-				fmt.Fprintf(&b, "- %s: %s\n", code(s.File), cell(s.Reason))
-			}
-			b.WriteString("\n")
-		}
+		b.WriteString(disabledList(p.Skipped))
 	}
 	return b.String()
 }
@@ -351,12 +345,20 @@ func ResultsMarkdown(r *Results) string {
 		}
 		b.WriteString("\n")
 	}
-	if len(r.Skipped) > 0 {
-		b.WriteString("Disabled:\n\n")
-		for _, s := range r.Skipped {
-			fmt.Fprintf(&b, "- %s: %s\n", code(s.File), cell(s.Reason))
-		}
-		b.WriteString("\n")
+	b.WriteString(disabledList(r.Skipped))
+	return b.String()
+}
+
+// disabledList renders disabled tests with why, or nothing.
+func disabledList(skipped []policy.SkippedTest) string {
+	if len(skipped) == 0 {
+		return ""
 	}
+	var b strings.Builder
+	b.WriteString("Disabled:\n\n")
+	for _, s := range skipped {
+		fmt.Fprintf(&b, "- %s: %s\n", code(s.File), cell(s.Reason))
+	}
+	b.WriteString("\n")
 	return b.String()
 }
