@@ -137,7 +137,8 @@ func newBuiltinTables() *Tables {
 	for _, l := range KnownLabels {
 		t.Labels = append(t.Labels, Label{Name: l})
 	}
-	for _, s := range t.Roster {
+	for i, s := range t.Roster {
+		t.Roster[i].Source = "built-in"
 		if s.Backend != CPU && !s.External {
 			t.PRGPU = append(t.PRGPU, s.Name)
 		}
