@@ -61,7 +61,6 @@ func (e *TableError) Error() string {
 // Miles writes is a *TableError naming the file, line and table.
 func LoadTables(root string) (*Tables, error) {
 	t := builtin.Clone()
-	t.lines = map[string]map[string]int{}
 	steps := []struct {
 		file string
 		read func(*pyModule) error
@@ -252,6 +251,9 @@ func (t *Tables) setOrigin(table, file string, line int, elems []string, lines [
 			at[e] = lines[i]
 		}
 	}
+	if t.lines == nil {
+		t.lines = map[string]map[string]int{}
+	}
 	t.lines[table] = at
 }
 
@@ -291,7 +293,7 @@ func (t *Tables) readLabels(m *pyModule) error {
 	} else {
 		list, at, err := m.strs(v, TableLabels, false)
 		if err != nil {
-			return m.errf(line, TableLabels, "must be a dict of label name to description, e.g. {\"megatron\": \"Megatron-LM training tests\"}; %v", err)
+			return err
 		}
 		for i, name := range list {
 			add(name, "", at[i])
