@@ -310,7 +310,7 @@ jobs:
 	want := []Stage{
 		{Name: "stage-c-8-gpu-h100", Backend: CUDA, RunsOn: []string{"h100", "8gpu"}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1,
 			ByCadence: &CadenceCounts{Shards: map[Cadence]int{Regular: 1, Nightly: 2, Weekly: 2, Release: 2}, MaxParallel: map[Cadence]int{Regular: 1, Nightly: 1, Weekly: 1, Release: 1}},
-			Needs: []string{"resolve-ci-policy"}, Image: ImageMiles, SkipGated: true, Job: "stage-c-8-gpu-h100", Source: ".github/workflows/pr-test.yml:7"},
+			Needs:     []string{"resolve-ci-policy"}, Image: ImageMiles, SkipGated: true, Job: "stage-c-8-gpu-h100", Source: ".github/workflows/pr-test.yml:7"},
 		{Name: "stage-b-cpu", Backend: CPU, RunsOn: []string{"self-hosted", "cpu"}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{}, Image: "python",
 			Job: "stage-b-cpu", Source: ".github/workflows/pr-test.yml:21"},
 		{Name: "stage-c-8-gpu-b200", Backend: CUDA, RunsOn: []string{}, Needs: []string{"resolve-ci-policy"}, SkipGated: true, Job: "stage-c-b200", Source: ".github/workflows/pr-test.yml:29"},
