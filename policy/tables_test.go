@@ -491,3 +491,31 @@ func TestLintKinds(t *testing.T) {
 		})
 	}
 }
+
+// testdata/miles-like is written like the real Miles and lints clean.
+func TestMilesLikeTreeLintsClean(t *testing.T) {
+	reg, err := LoadRegistry(filepath.Join("..", "testdata", "miles-like"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Lint(reg); len(d) != 0 {
+		t.Errorf("wanted no drift, got %v", d)
+	}
+	for _, o := range reg.Tables.Origins {
+		if o.Builtin() {
+			t.Errorf("table %s: wanted it read from the tree", o.Table)
+		}
+	}
+	st, _ := reg.Tables.Stage("stage-c-8-gpu-h100")
+	if st.ShardsFor(Regular) != 1 || st.ShardsFor(Weekly) != 2 || st.Job != "stage-c-8-gpu-h100" || !st.SkipGated || !st.FastFailGated {
+		t.Errorf("stage-c-8-gpu-h100: got %+v", st)
+	}
+	// The ROCm stage is gated through the image job it needs.
+	if st, _ := reg.Tables.Stage("stage-c-4-gpu-mi350"); !st.SkipGated || st.FastFailGated || st.Image != ImageROCm {
+		t.Errorf("stage-c-4-gpu-mi350: got %+v", st)
+	}
+	p, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-8-gpu-h100", Cadence: Nightly, Partition: &Partition{ID: 1, Size: st.ShardsFor(Nightly)}})
+	if err != nil || len(p.Enabled) != 1 || p.Enabled[0].File != "tests/e2e/megatron/test_rollout.py" {
+		t.Errorf("nightly shard 1/2: got %+v, %v", p, err)
+	}
+}

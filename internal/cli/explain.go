@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
@@ -103,8 +104,9 @@ func runStages(args []string, env Env) int {
 	if *asJSON {
 		return printJSON(env, roster)
 	}
-	const row = "%-28s %-5s %-32s %-8s %-13s %-40s %-15s %s\n"
-	fmt.Fprintf(env.Stdout, row, "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE", "FROM")
+	w := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	const row = "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n"
+	fmt.Fprintf(w, row, "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE", "FROM")
 	for _, s := range roster {
 		runsOn, shards, par, needs, image := strings.Join(s.RunsOn, ","), fmt.Sprint(s.Shards), fmt.Sprintf("%d (%d)", s.MaxParallel, s.MaxParallelWeekly), strings.Join(s.Needs, ","), s.Image
 		if s.ByCadence != nil {
@@ -124,7 +126,10 @@ func runStages(args []string, env Env) int {
 		if s.Job != "" && s.Job != s.Name {
 			from += " (job " + s.Job + ")"
 		}
-		fmt.Fprintf(env.Stdout, row, s.Name, s.Backend, runsOn, shards, par, needs, image, from)
+		fmt.Fprintf(w, row, s.Name, s.Backend, runsOn, shards, par, needs, image, from)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(env, err)
 	}
 	return 0
 }

@@ -405,3 +405,25 @@ func TestTablesNotice(t *testing.T) {
 		}
 	}
 }
+
+func TestLintCommand(t *testing.T) {
+	for _, repo := range []string{"miles", "miles-like"} {
+		code, out, stderr := runArgs([]string{"lint", "--repo", filepath.Join("..", "..", "testdata", repo)})
+		if code != 0 || !strings.HasPrefix(out, "no drift: ") {
+			t.Errorf("testdata/%s: wanted no drift, got %d %q %q", repo, code, out, stderr)
+		}
+	}
+	root := copyTree(t, filepath.Join("..", "..", "testdata", "miles"))
+	edit(t, root, "tests/ci/labels.py", `    "amd": "AMD ROCm stage",`, `    "amd": "AMD ROCm stage",
+    "deploy": "split deployment",`)
+	code, out, _ := runArgs([]string{"lint", "--repo", root})
+	want := "tests/ci/labels.py:27: unused-label: label deploy is in KNOWN_LABELS but no test uses it, so run-ci-deploy selects nothing; label a test with it or drop it\n1 drift(s) found\n"
+	if code != 1 || out != want {
+		t.Errorf("wanted exit 1 and %q, got %d %q", want, code, out)
+	}
+	code, out, _ = runArgs([]string{"lint", "--repo", root, "--json"})
+	var res lintResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || len(res.Drift) != 1 || res.Drift[0].Kind != policy.DriftUnusedLabel || res.Drift[0].Line != 27 {
+		t.Errorf("--json: wanted exit 1 and one unused-label drift, got %d %q (%v)", code, out, err)
+	}
+}
