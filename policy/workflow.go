@@ -481,6 +481,10 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
 	}
 	shards := map[Cadence]int{}
 	parallel := map[Cadence]int{}
+	// mismatch lists the cadences under which size and matrix disagree, per
+	// (size, matrix jobs), so that one fault is one note.
+	mismatch := map[[2]int][]string{}
+	var order [][2]int
 	for _, c := range allCadences {
 		jobs, err := matrixJobs(matrix, key, c)
 		if err != nil {
@@ -493,7 +497,11 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
 				r.note(cmdLine, DriftJob, "job %s: cannot read --auto-partition-size %s: %v", j.id, sizeWord, err)
 				n = jobs
 			} else if n != jobs && matrix != nil {
-				r.note(cmdLine, DriftJob, "job %s runs --auto-partition-size %d but its matrix has %d job(s) for cadence %s: shards and matrix jobs must match", j.id, n, jobs, c)
+				k := [2]int{n, jobs}
+				if _, seen := mismatch[k]; !seen {
+					order = append(order, k)
+				}
+				mismatch[k] = append(mismatch[k], string(c))
 			}
 		} else if jobs > 1 {
 			r.note(cmdLine, DriftJob, "job %s has %d matrix jobs but runs run_suite.py without --auto-partition-id/--auto-partition-size: every job runs the whole suite", j.id, jobs)
@@ -508,6 +516,13 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
 				parallel[c] = v
 			}
 		}
+	}
+	for _, k := range order {
+		when := "for cadence " + strings.Join(mismatch[k], ", ")
+		if len(mismatch[k]) == len(allCadences) {
+			when = "under every cadence"
+		}
+		r.note(cmdLine, DriftJob, "job %s runs --auto-partition-size %d but its matrix has %d job(s) %s: shards and matrix jobs must match", j.id, k[0], k[1], when)
 	}
 	st.Shards, st.MaxParallel, st.MaxParallelWeekly = shards[Regular], parallel[Regular], parallel[Weekly]
 	uniform := true
