@@ -427,3 +427,19 @@ func TestLintCommand(t *testing.T) {
 		t.Errorf("--json: wanted exit 1 and one unused-label drift, got %d %q (%v)", code, out, err)
 	}
 }
+
+// file-plan takes the runners of a stage the checkout adds from its workflow.
+func TestFilePlanUsesCheckoutRoster(t *testing.T) {
+	root := copyTree(t, filepath.Join("..", "..", "testdata", "miles"))
+	write(t, root, "tests/ci/run_suite.py", runSuiteWithSuites("stage-c-8-gpu-b200"))
+	f := filepath.Join(root, ".github", "workflows", "pr-test.yml")
+	data, _ := os.ReadFile(f)
+	if err := os.WriteFile(f, append(data, stageJob("stage-c-8-gpu-b200", `["b200", "8gpu"]`, 2)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "tests/e2e/blackwell/test_b200_moe.py", "register_cuda_ci(est_time=1200, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\"])\n")
+	code, out, stderr := runCLI(t, nil, "file-plan", "--repo", root, "--file", "tests/e2e/blackwell/test_b200_moe.py")
+	if code != 0 || !strings.Contains(out, `runs_on: ["b200", "8gpu"]`) {
+		t.Errorf("wanted the b200 runners, got %d %q %q", code, out, stderr)
+	}
+}
