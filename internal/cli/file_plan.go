@@ -42,6 +42,9 @@ func runFilePlan(args []string, env Env) int {
 	if req.PRBody, err = s.readBody(*body); err != nil {
 		return s.fail(err)
 	}
+	if req.Tables, err = loadTables(s.env, req.Root); err != nil {
+		return s.fail(err)
+	}
 	plan, err := deps.PlanFile(req, fileRegistrations)
 	if err != nil {
 		return s.fail(err)

@@ -50,7 +50,7 @@ func runPlan(args []string, env Env) int {
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: .)")
 	hw := fs.String("hw", "HW", "hardware backend: cpu, cuda or rocm")
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu")
-	all := fs.Bool("all", "plan every suite and every shard of the roster")
+	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
 	sf := addSuiteFlags(fs)
 	pid := fs.Int("auto-partition-id", "I", "0-based shard index")
 	psize := fs.Int("auto-partition-size", "N", "number of shards")
@@ -89,7 +89,11 @@ func runPlan(args []string, env Env) int {
 			return usageErr(err.Error())
 		}
 	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	tables, err := loadTables(env, *repo) // "" is the current folder
+	if err != nil {
+		return fail(env, err)
+	}
+	reg, err := tables.LoadRegistry(*repo)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -101,15 +105,16 @@ func runPlan(args []string, env Env) int {
 	}
 	var reqs []policy.PlanRequest
 	if *all {
-		for _, st := range policy.Roster() {
+		for _, st := range tables.Stages() {
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
-			if st.Shards <= 1 {
+			n := st.ShardsFor(cadence)
+			if n <= 1 {
 				reqs = append(reqs, r)
 				continue
 			}
-			for i := 0; i < st.Shards; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: st.Shards}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
 				reqs = append(reqs, r)
 			}
 		}

@@ -57,13 +57,18 @@ func runPolicy(args []string, env Env) int {
 	fs := newFlagSet("policy", "--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE] [--repo DIR] [--github-output FILE] [--json]")
 	tf := addTriggerFlags(fs)
 	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD (env CHANGED_FILES_PATH)")
-	repo := fs.String("repo", "DIR", "the Miles checkout whose test registry decides GPU stages (default: .)")
+	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: .)")
 	ghOut := fs.String("github-output", "FILE", "append the step outputs to this file (env GITHUB_OUTPUT)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
 	}
+	tables, err := loadTables(env, *repo) // "" is the current folder
+	if err != nil {
+		return fail(env, err)
+	}
 	trig := tf.trigger(fs, env)
+	trig.Tables = tables
 	wp, err := policy.ResolveTrigger(trig)
 	if err != nil {
 		return fail(env, err)
@@ -71,7 +76,7 @@ func runPolicy(args []string, env Env) int {
 	res := policyResult{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
 	var sel *policy.StageSelection
 	if trig.Event == policy.EventPullRequest && trig.CadenceOverride == "" {
-		reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+		reg, err := tables.LoadRegistry(*repo)
 		if err != nil {
 			return fail(env, err)
 		}
