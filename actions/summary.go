@@ -105,22 +105,22 @@ func (r PolicyReport) Verdicts() []StageVerdict {
 			continue
 		}
 		v := StageVerdict{Stage: st, Runs: true, Why: "runs on every trigger"}
-		if sel := r.Selection; sel != nil && st.Backend != policy.CPU {
-			switch {
-			case sel.DiffUnusable != "":
-				v.Why = "the diff is unusable (" + sel.DiffUnusable + "), so no GPU stage is skipped"
-			case !slices.Contains(sel.Runnable, st.Name):
-				v.Runs, v.Why = false, fmt.Sprintf("no enabled test of it is selected by cadence %s and labels %s", r.Policy.Cadence, labelText(r.Policy.RawLabels))
-			case !slices.Contains(sel.Affected, st.Name):
-				v.Runs, v.Why = false, "no changed file touches its tests, and no label asks for it"
-			default:
-				v.Why = "it has selected tests and the PR touches them (or a label asks for it)"
-			}
-			if slices.Contains(sel.Skipped, st.Name) {
-				v.Runs = false
-			}
-		} else if st.Backend != policy.CPU {
+		switch sel := r.Selection; {
+		case !st.SkipGated:
+			// No skipped-stage gate: the policy cannot skip this job.
+		case sel == nil:
 			v.Why = "GPU stages are pruned on pull requests only"
+		case sel.DiffUnusable != "":
+			v.Why = "the diff is unusable (" + sel.DiffUnusable + "), so no GPU stage is skipped"
+		case !slices.Contains(sel.Runnable, st.Name):
+			v.Runs, v.Why = false, fmt.Sprintf("no enabled test of it is selected by cadence %s and labels %s", r.Policy.Cadence, labelText(r.Policy.RawLabels))
+		case !slices.Contains(sel.Affected, st.Name):
+			v.Runs, v.Why = false, "no changed file touches its tests, and no label asks for it"
+		default:
+			v.Why = "it has selected tests and the PR touches them (or a label asks for it)"
+		}
+		if sel := r.Selection; sel != nil && st.SkipGated && slices.Contains(sel.Skipped, st.Name) {
+			v.Runs = false
 		}
 		if v.Runs && st.FastFailGated {
 			if r.Policy.BypassFastfail {

@@ -26,6 +26,9 @@ const implicitRoot = "tests/fast/"
 type Registry struct {
 	// Root is the repository directory the registry was read from.
 	Root string
+	// Tables are the CI tables that apply to the repository: its own where it
+	// holds them, else the built-in ones (see Tables.Origins).
+	Tables *Tables
 	// Files are the discovered test files, repo-relative, sorted by byte value.
 	Files []string
 	// Registrations keep file order, then call order within a file.
@@ -96,9 +99,21 @@ func isTestName(name string) bool {
 	return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") && len(name) >= len("test_.py")
 }
 
-// LoadRegistry discovers and parses every test file of the repository at root.
-// The first fault, in file order, is returned.
+// LoadRegistry reads the CI tables of the repository at root (LoadTables),
+// then discovers and parses every test file, checking labels against those
+// tables. The first fault, in file order, is returned.
 func LoadRegistry(root string) (*Registry, error) {
+	tables, err := LoadTables(root)
+	if err != nil {
+		return nil, err
+	}
+	return tables.LoadRegistry(root)
+}
+
+// LoadRegistry discovers and parses every test file of the repository at
+// root under these tables.
+func (t *Tables) LoadRegistry(root string) (*Registry, error) {
+	t = t.or()
 	files, err := Discover(root)
 	if err != nil {
 		return nil, err
@@ -113,7 +128,7 @@ func LoadRegistry(root string) (*Registry, error) {
 			defer wg.Done()
 			var buf []byte // one read buffer per worker, reused file after file
 			for i := range next {
-				perFile[i], errs[i] = collectFile(root, files[i], &buf)
+				perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
 			}
 		}()
 	}
@@ -122,7 +137,7 @@ func LoadRegistry(root string) (*Registry, error) {
 	}
 	close(next)
 	wg.Wait()
-	reg := &Registry{Root: root, Files: files}
+	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -135,15 +150,25 @@ func LoadRegistry(root string) (*Registry, error) {
 // CollectFile returns the registrations of one repo-relative test file below
 // root, applying the collection rules of rules §2: a tests/fast/ file is
 // CPU-only and registered implicitly when it has no call; any other file
-// without a registration is an error.
+// without a registration is an error. Labels are checked against the tables
+// of the checkout at root.
 func CollectFile(root, rel string) ([]Registration, error) {
+	t, err := LoadTables(root)
+	if err != nil {
+		return nil, err
+	}
+	return t.CollectFile(root, rel)
+}
+
+// CollectFile is the package CollectFile under these tables.
+func (t *Tables) CollectFile(root, rel string) ([]Registration, error) {
 	var buf []byte
-	return collectFile(root, rel, &buf)
+	return collectFile(root, rel, &buf, t.or())
 }
 
 // collectFile is CollectFile reading into *buf, which it may grow and which
 // the caller may reuse: registrations hold no reference to it.
-func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
+func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := readInto(filepath.Join(root, filepath.FromSlash(rel)), buf)
 	if err != nil {
@@ -155,7 +180,7 @@ func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	regs, err := parseSource(rel, text)
+	regs, err := parseSource(rel, text, t)
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,34 @@ var (
 	}
 )
 
+// helperJobs are the jobs a stage may need besides other stages, in the order
+// they are written. A roster read from Miles' workflows names them
+// resolve-ci-policy, resolve-ci-image and resolve-ci-deps; the built-in one
+// policy, image and deps. The generated workflows call them by the short name.
+var helperJobs = []string{"policy", "image", "deps"}
+
+// helperRole returns the short name of a helper job need, if it is one.
+func helperRole(need string) (string, bool) {
+	for _, h := range helperJobs {
+		if need == h || need == "resolve-ci-"+h {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// needsOf is a stage's needs with helper jobs under their short names.
+func needsOf(st policy.Stage) []string {
+	out := make([]string, len(st.Needs))
+	for i, n := range st.Needs {
+		if h, ok := helperRole(n); ok {
+			n = h
+		}
+		out[i] = n
+	}
+	return out
+}
+
 // Generate returns pr-test.yml and pr-test-rocm.yml for a roster.
 func Generate(roster []policy.Stage, o Options) ([]File, error) {
 	if o.Ref == "" || strings.ContainsAny(o.Ref, " \t\n'\"$`\\") || strings.HasPrefix(o.Ref, "-") {
@@ -127,23 +155,29 @@ func (w workflow) document(stages, roster []policy.Stage, o Options) (*yaml.Node
 	jobs := mapping()
 	need := map[string]bool{}
 	for _, st := range stages {
-		for _, n := range st.Needs {
+		for _, n := range needsOf(st) {
 			need[n] = true
 		}
 	}
+	// Every stage reads the policy's outputs, so the policy job is always there.
+	need["policy"] = true
 	// Helper jobs first, in a fixed order; then the stages in roster order.
-	if need["policy"] {
-		add(jobs, "policy", w.policyJob(o))
-	}
-	if need["image"] {
-		add(jobs, "image", w.imageJob(o))
-	}
-	if need["deps"] {
-		add(jobs, "deps", w.depsJob(o))
+	for _, h := range helperJobs {
+		if !need[h] {
+			continue
+		}
+		switch h {
+		case "policy":
+			add(jobs, h, w.policyJob(o))
+		case "image":
+			add(jobs, h, w.imageJob(o))
+		case "deps":
+			add(jobs, h, w.depsJob(o))
+		}
 	}
 	for _, st := range stages {
-		for _, n := range st.Needs {
-			if n == "policy" || n == "image" || n == "deps" {
+		for _, n := range needsOf(st) {
+			if _, ok := helperRole(n); ok {
 				continue
 			}
 			if !slices.ContainsFunc(stages, func(s policy.Stage) bool { return s.Name == n }) {
@@ -313,13 +347,13 @@ var secrets = map[policy.Backend][][2]string{
 // bypass_fastfail (fast-fail gated stages).
 func stageCondition(st policy.Stage) []string {
 	var conds []string
-	for _, n := range st.Needs {
+	for _, n := range needsOf(st) {
 		if n == "stage-a-cpu" && st.FastFailGated {
 			continue
 		}
 		conds = append(conds, fmt.Sprintf("needs.%s.result == 'success'", n))
 	}
-	if st.Backend != policy.CPU {
+	if st.SkipGated {
 		conds = append(conds, fmt.Sprintf("!contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), '%s')", st.Name))
 	}
 	if st.FastFailGated {
@@ -329,8 +363,12 @@ func stageCondition(st policy.Stage) []string {
 }
 
 func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
-	job := mapping(kv("needs", flow(st.Needs...)))
-	if st.Backend != policy.CPU || st.FastFailGated {
+	needs := needsOf(st)
+	if !slices.Contains(needs, "policy") {
+		needs = append([]string{"policy"}, needs...) // the stage reads the policy's outputs
+	}
+	job := mapping(kv("needs", flow(needs...)))
+	if st.SkipGated || st.FastFailGated {
 		// always() lets a gated stage decide for itself once stage-a-cpu failed;
 		// !cancelled() still stops it when the run is cancelled.
 		lines := []string{"always() && !cancelled() &&"}
@@ -348,18 +386,10 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 	} else {
 		add(job, "runs-on", flow(st.RunsOn...))
 	}
-	shards := make([]int, st.Shards)
-	for i := range shards {
-		shards[i] = i
-	}
-	parallel := integer(st.MaxParallel)
-	if st.MaxParallelWeekly != st.MaxParallel {
-		parallel = str(fmt.Sprintf("${{ needs.policy.outputs.cadence == 'weekly' && %d || %d }}", st.MaxParallelWeekly, st.MaxParallel))
-	}
 	add(job, "strategy", mapping(
 		kv("fail-fast", boolean(false)),
-		kv("max-parallel", parallel),
-		kv("matrix", mapping(kv("shard", flowInts(shards...)))),
+		kv("max-parallel", maxParallel(st)),
+		kv("matrix", mapping(kv("shard", shardMatrix(st)))),
 	))
 
 	env := []pair{
@@ -376,7 +406,7 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		kvs("MEGATRON_PR", "${{ github.event.inputs.ci_megatron_pr || '' }}"),
 		kvs("RUN_ID", "${{ github.run_id }}-${{ github.run_attempt }}-${{ matrix.shard }}"),
 	}
-	if slices.Contains(st.Needs, "image") {
+	if slices.Contains(needs, "image") {
 		env = append(env, kvs("CONTAINER_IMAGE", "${{ needs.image.outputs.container_image }}"))
 	}
 	for _, s := range secrets[st.Backend] {
@@ -390,7 +420,7 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		`[ -n "$SGLANG_PR" ] && module+=(--sglang-pr "$SGLANG_PR")`,
 		`[ -n "$MEGATRON_PR" ] && module+=(--megatron-pr "$MEGATRON_PR")`,
 	}
-	if slices.Contains(st.Needs, "image") {
+	if slices.Contains(needs, "image") {
 		script = append(script, `module+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
 	}
 	if st.Backend == policy.CPU {
@@ -440,4 +470,71 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		),
 	))
 	return job
+}
+
+// cadences are the cadences a run can have, in a fixed order for the
+// generated expressions.
+var cadences = []policy.Cadence{policy.Regular, policy.Nightly, policy.Weekly, policy.Release}
+
+// byCadence renders a value that depends on the run's cadence as one
+// expression: the cadences whose value differs from the default are tested in
+// order, e.g. cadence == 'weekly' && 1 || 3. values gives each cadence's value.
+func byCadence(def string, values func(policy.Cadence) (string, bool)) (string, bool) {
+	var terms []string
+	for _, c := range cadences {
+		if v, ok := values(c); ok && v != def {
+			terms = append(terms, fmt.Sprintf("needs.policy.outputs.cadence == '%s' && %s", c, v))
+		}
+	}
+	if len(terms) == 0 {
+		return def, false
+	}
+	return strings.Join(append(terms, def), " || "), true
+}
+
+// maxParallel is the matrix max-parallel, by cadence where the roster says so.
+func maxParallel(st policy.Stage) *yaml.Node {
+	expr, varies := byCadence(fmt.Sprint(st.MaxParallel), func(c policy.Cadence) (string, bool) {
+		if st.ByCadence != nil {
+			if n, ok := st.ByCadence.MaxParallel[c]; ok {
+				return fmt.Sprint(n), true
+			}
+		}
+		if c == policy.Weekly {
+			return fmt.Sprint(st.MaxParallelWeekly), true
+		}
+		return "", false
+	})
+	if !varies {
+		return integer(st.MaxParallel)
+	}
+	return str("${{ " + expr + " }}")
+}
+
+// shardList is the JSON list of shard ids 0..n-1.
+func shardList(n int) []int {
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids
+}
+
+// shardMatrix is the shard ids, by cadence where the roster says so.
+func shardMatrix(st policy.Stage) *yaml.Node {
+	quotedList := func(n int) string {
+		return "'" + strings.ReplaceAll(fmt.Sprint(shardList(n)), " ", ",") + "'"
+	}
+	expr, varies := byCadence(quotedList(st.Shards), func(c policy.Cadence) (string, bool) {
+		if st.ByCadence != nil {
+			if n, ok := st.ByCadence.Shards[c]; ok {
+				return quotedList(n), true
+			}
+		}
+		return "", false
+	})
+	if !varies {
+		return flowInts(shardList(st.Shards)...)
+	}
+	return str("${{ fromJSON(" + expr + ") }}")
 }

@@ -40,7 +40,7 @@ type job struct {
 	Strategy struct {
 		MaxParallel any `yaml:"max-parallel"`
 		Matrix      struct {
-			Shard []int `yaml:"shard"`
+			Shard any `yaml:"shard"` // a list, or an expression by cadence
 		} `yaml:"matrix"`
 	} `yaml:"strategy"`
 	Steps []struct {
@@ -85,7 +85,7 @@ func TestJobGraphFollowsTheRoster(t *testing.T) {
 			if strings.Join(j.Needs, ",") != strings.Join(st.Needs, ",") {
 				t.Errorf("needs: wanted %q, got %q", st.Needs, j.Needs)
 			}
-			if len(j.Strategy.Matrix.Shard) != st.Shards {
+			if ids, _ := j.Strategy.Matrix.Shard.([]any); len(ids) != st.Shards {
 				t.Errorf("wanted %d shards, got %v", st.Shards, j.Strategy.Matrix.Shard)
 			}
 			runsOn := j.RunsOn
@@ -138,5 +138,33 @@ func TestGenerateErrors(t *testing.T) {
 	o.Ref = "main; rm -rf /"
 	if _, err := Generate(policy.Roster(), o); err == nil || err.Error() != `--ref "main; rm -rf /" is not a miles-ci version; give a tag, branch or commit, e.g. main` {
 		t.Errorf("wanted the ref error, got %v", err)
+	}
+}
+
+// A roster read from a checkout written like the real Miles names its helper
+// jobs resolve-ci-*, and one stage's shards depend on the cadence.
+func TestRosterFromACheckout(t *testing.T) {
+	tables, err := policy.LoadTables(filepath.Join("..", "testdata", "miles-like"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate(tables.Stages(), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := parse(t, files[0].Data)
+	h100 := jobs["stage-c-8-gpu-h100"]
+	if got := strings.Join(h100.Needs, ","); got != "policy,image,stage-a-cpu" {
+		t.Errorf("needs: wanted the helper jobs by their short names, got %q", got)
+	}
+	want := "${{ fromJSON(needs.policy.outputs.cadence == 'nightly' && '[0,1]' || needs.policy.outputs.cadence == 'weekly' && '[0,1]' || needs.policy.outputs.cadence == 'release' && '[0,1]' || '[0]') }}"
+	if got := h100.Strategy.Matrix.Shard; got != want {
+		t.Errorf("shards by cadence: wanted %q, got %v", want, got)
+	}
+	if _, ok := jobs["policy"]; !ok {
+		t.Error("wanted a policy job")
+	}
+	if strings.Contains(jobs["stage-b-cpu"].If, "skipped_stages") {
+		t.Errorf("a CPU stage is not skip-gated, got if %q", jobs["stage-b-cpu"].If)
 	}
 }

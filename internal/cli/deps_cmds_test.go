@@ -23,7 +23,19 @@ func runCLI(t *testing.T, vars map[string]string, args ...string) (code int, std
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Run(args, Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }})
-	return code, out.String(), errb.String()
+	return code, out.String(), dropNotices(errb.String())
+}
+
+// dropNotices removes the ::notice:: lines (which tables are built-in) that
+// every command may print; TestTablesNotice checks them.
+func dropNotices(stderr string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, "::notice::") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }
 
 type cliCase struct {

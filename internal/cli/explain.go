@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/policy"
@@ -33,6 +34,10 @@ func runExplain(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	tables, err := loadTables(env, *repo) // "" is the current folder
+	if err != nil {
+		return fail(env, err)
+	}
 	labels := *sf.labels
 	// Trigger facts, when given, decide cadence and labels as the workflow would.
 	if gh.active() {
@@ -41,23 +46,27 @@ func runExplain(args []string, env Env) int {
 			return fail(env, err)
 		}
 		gh.note(env, pr)
-		wp, err := policy.ResolveTrigger(prTrigger(fs, pr, tf.trigger(fs, env)))
+		trig := prTrigger(fs, pr, tf.trigger(fs, env))
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
 		if err != nil {
 			return fail(env, err)
 		}
 		cadence, labels = wp.Cadence, wp.RawLabels
 	} else if fs.Given("event") || fs.Given("cadence-override") {
-		wp, err := policy.ResolveTrigger(tf.trigger(fs, env))
+		trig := tf.trigger(fs, env)
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
 		if err != nil {
 			return fail(env, err)
 		}
 		cadence, labels = wp.Cadence, wp.RawLabels
 	}
-	rp, err := policy.ResolveRunPolicy(cadence, labels, *sf.matchAllLabels)
+	rp, err := tables.ResolveRunPolicy(cadence, labels, *sf.matchAllLabels)
 	if err != nil {
 		return fail(env, err)
 	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	reg, err := tables.LoadRegistry(*repo)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -99,25 +108,52 @@ func runExplain(args []string, env Env) int {
 }
 
 func runStages(args []string, env Env) int {
-	fs := newFlagSet("stages", "[--json]")
+	fs := newFlagSet("stages", "[--repo DIR] [--json]")
+	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: .)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
 	}
-	roster := policy.Roster()
+	tables, err := loadTables(env, *repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	roster := tables.Stages()
 	if *asJSON {
 		return printJSON(env, roster)
 	}
-	fmt.Fprintf(env.Stdout, "%-28s %-5s %-32s %-6s %-14s %-28s %s\n", "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE")
+	w := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	const row = "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n"
+	fmt.Fprintf(w, row, "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE", "FROM")
 	for _, s := range roster {
 		runsOn, shards, par, needs, image := strings.Join(s.RunsOn, ","), fmt.Sprint(s.Shards), fmt.Sprintf("%d (%d)", s.MaxParallel, s.MaxParallelWeekly), strings.Join(s.Needs, ","), s.Image
+		if s.ByCadence != nil {
+			shards = cadenceCounts(s.ByCadence.Shards)
+			par = cadenceCounts(s.ByCadence.MaxParallel)
+		}
 		if s.External {
 			runsOn, shards, par, needs = "external nightly only", "-", "-", "-"
 		}
 		if image == "" {
 			image = "-"
 		}
-		fmt.Fprintf(env.Stdout, "%-28s %-5s %-32s %-6s %-14s %-28s %s\n", s.Name, s.Backend, runsOn, shards, par, needs, image)
+		if runsOn == "" {
+			runsOn = "-"
+		}
+		from := s.Source
+		if s.Job != "" && s.Job != s.Name {
+			from += " (job " + s.Job + ")"
+		}
+		fmt.Fprintf(w, row, s.Name, s.Backend, runsOn, shards, par, needs, image, from)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(env, err)
 	}
 	return 0
+}
+
+// cadenceCounts shows a count that depends on the cadence, as
+// regular/nightly/weekly/release, e.g. 1/2/2/2.
+func cadenceCounts(m map[policy.Cadence]int) string {
+	return fmt.Sprintf("%d/%d/%d/%d", m[policy.Regular], m[policy.Nightly], m[policy.Weekly], m[policy.Release])
 }

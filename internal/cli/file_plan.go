@@ -44,6 +44,9 @@ func runFilePlan(args []string, env Env) int {
 	if req.PRBody, _, err = s.readBodyOrPR(gh, *body); err != nil {
 		return s.fail(err)
 	}
+	if req.Tables, err = loadTables(s.env, req.Root); err != nil {
+		return s.fail(err)
+	}
 	plan, err := deps.PlanFile(req, fileRegistrations)
 	if err != nil {
 		return s.fail(err)

@@ -95,6 +95,7 @@ func TestPRErrors(t *testing.T) {
 			defer s.Close()
 			s.RateLimited = tt.limited
 			code, _, stderr := runWithEnv(tt.args, map[string]string{"GITHUB_API_URL": s.URL})
+			stderr = dropNotices(stderr)
 			if code != tt.wantCode || !strings.HasPrefix(stderr, tt.want) {
 				t.Fatalf("wanted exit %d and stderr starting %q, got %d and %q", tt.wantCode, tt.want, code, stderr)
 			}
@@ -181,3 +182,4 @@ func TestRegistryErrorAnnotatesTheFile(t *testing.T) {
 		t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, code, stderr)
 	}
 }
+

@@ -58,3 +58,8 @@ func appendGitHubOutput(path string, lines []string) error {
 	}
 	return f.Close()
 }
+
+// notice prints a notice annotation: information, not a fault.
+func notice(env Env, msg string) {
+	fmt.Fprintf(env.Stderr, "::notice::%s\n", msg)
+}

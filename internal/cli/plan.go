@@ -54,7 +54,7 @@ func runPlan(args []string, env Env) int {
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: .)")
 	hw := fs.String("hw", "HW", "hardware backend: cpu, cuda or rocm")
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu")
-	all := fs.Bool("all", "plan every suite and every shard of the roster")
+	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
 	sf := addSuiteFlags(fs)
 	pid := fs.Int("auto-partition-id", "I", "0-based shard index")
 	psize := fs.Int("auto-partition-size", "N", "number of shards")
@@ -81,28 +81,6 @@ func runPlan(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	labels := *sf.labels
-	var pr *github.PR
-	var report *actions.PolicyReport
-	if gh.active() {
-		// The PR decides cadence and labels as the workflow would, unless the
-		// command line names them; with --all it also decides the skipped stages.
-		if pr, err = gh.fetch(env, *all); err != nil {
-			return fail(env, err)
-		}
-		gh.note(env, pr)
-		wp, err := policy.ResolveTrigger(pr.Trigger())
-		if err != nil {
-			return fail(env, err)
-		}
-		if !fs.Given("cadence") && !fs.Given("nightly") {
-			cadence = wp.Cadence
-		}
-		if !fs.Given("labels") {
-			labels = wp.RawLabels
-		}
-		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: policy.Roster()}
-	}
 	if *all {
 		if fs.Given("hw") || fs.Given("suite") || part != nil {
 			return usageErr("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
@@ -116,9 +94,37 @@ func runPlan(args []string, env Env) int {
 			return usageErr(err.Error())
 		}
 	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
+	}
+	reg, err := tables.LoadRegistry(*repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	labels := *sf.labels
+	var pr *github.PR
+	var report *actions.PolicyReport
+	if gh.active() {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// command line names them; with --all it also decides the skipped stages.
+		if pr, err = gh.fetch(env, *all); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig := pr.Trigger()
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !fs.Given("nightly") {
+			cadence = wp.Cadence
+		}
+		if !fs.Given("labels") {
+			labels = wp.RawLabels
+		}
+		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: tables.Stages()}
 	}
 	base := policy.PlanRequest{
 		Cadence:         cadence,
@@ -141,7 +147,7 @@ func runPlan(args []string, env Env) int {
 			}
 			report.Selection, skipped = &sel, sel.Skipped
 		}
-		for _, st := range policy.Roster() {
+		for _, st := range tables.Stages() {
 			if slices.Contains(skipped, st.Name) {
 				// The workflow never starts a skipped stage's job, so it plans nothing.
 				fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
@@ -149,12 +155,13 @@ func runPlan(args []string, env Env) int {
 			}
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
-			if st.Shards <= 1 {
+			n := st.ShardsFor(cadence)
+			if n <= 1 {
 				reqs = append(reqs, r)
 				continue
 			}
-			for i := 0; i < st.Shards; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: st.Shards}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
 				reqs = append(reqs, r)
 			}
 		}

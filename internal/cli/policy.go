@@ -59,18 +59,22 @@ func runPolicy(args []string, env Env) int {
 	fs := newFlagSet("policy", "(--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] | --pr N [--github-repo OWNER/NAME]) [--changed-files FILE] [--repo DIR] [--github-output FILE] [--github-step-summary FILE] [--json]")
 	tf := addTriggerFlags(fs)
 	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD (env CHANGED_FILES_PATH)")
-	repo := fs.String("repo", "DIR", "the Miles checkout whose test registry decides GPU stages (default: .)")
+	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: .)")
 	ghOut := fs.String("github-output", "FILE", "append the step outputs to this file (env GITHUB_OUTPUT)")
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
 	}
+	tables, err := loadTables(env, *repo) // "" is the current folder
+	if err != nil {
+		return fail(env, err)
+	}
 	trig := tf.trigger(fs, env)
+	trig.Tables = tables
 	changedPath := flagOrEnv(fs, env, "changed-files", changed, "CHANGED_FILES_PATH")
 	var pr *github.PR
 	if gh.active() {
-		var err error
 		// The PR's changed files are needed unless a diff file was given.
 		if pr, err = gh.fetch(env, !fs.Given("changed-files")); err != nil {
 			return fail(env, err)
@@ -85,7 +89,7 @@ func runPolicy(args []string, env Env) int {
 	res := policyResult{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
 	var sel *policy.StageSelection
 	if trig.Event == policy.EventPullRequest && trig.CadenceOverride == "" {
-		reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+		reg, err := tables.LoadRegistry(*repo)
 		if err != nil {
 			return fail(env, err)
 		}
@@ -114,7 +118,7 @@ func runPolicy(args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	report := actions.PolicyReport{Trigger: triggerText(trig, pr), Policy: wp, Selection: sel, Roster: policy.Roster()}
+	report := actions.PolicyReport{Trigger: triggerText(trig, pr), Policy: wp, Selection: sel, Roster: tables.Stages()}
 	if err := gh.writeSummary(env, report.Markdown()); err != nil {
 		return fail(env, err)
 	}

@@ -16,8 +16,9 @@ func init() {
 }
 
 func runWorkflows(args []string, env Env) int {
-	fs := newFlagSet("workflows", "--out DIR [--ref R] [--dagger-version V] [--go-version V]")
+	fs := newFlagSet("workflows", "--out DIR [--repo DIR] [--ref R] [--dagger-version V] [--go-version V]")
 	out := fs.String("out", "DIR", "folder to write pr-test.yml and pr-test-rocm.yml into (created if missing)")
+	repo := fs.String("repo", "DIR", "take the stage roster from this Miles checkout's workflows (default: the built-in roster of rules §1)")
 	ref := fs.String("ref", "R", "the miles-ci version the workflows run (default "+workflows.DefaultOptions.Ref+")")
 	dagger := fs.String("dagger-version", "V", "the Dagger CLI the stage jobs install (default "+workflows.DefaultOptions.DaggerVersion+")")
 	goVersion := fs.String("go-version", "V", "the Go toolchain that runs the miles-ci CLI (default "+workflows.DefaultOptions.GoVersion+")")
@@ -38,8 +39,15 @@ func runWorkflows(args []string, env Env) int {
 			*f.dst = f.val
 		}
 	}
-	// The roster the workflows follow; the checkout's own tables replace it here.
-	files, err := workflows.Generate(policy.Roster(), o)
+	roster := policy.Roster()
+	if fs.Given("repo") {
+		tables, err := loadTables(env, *repo)
+		if err != nil {
+			return fail(env, err)
+		}
+		roster = tables.Stages()
+	}
+	files, err := workflows.Generate(roster, o)
 	if err != nil {
 		return fail(env, err)
 	}

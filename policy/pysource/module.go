@@ -60,17 +60,32 @@ var compoundKeywords = map[string]bool{
 // calls of a bare name whose name satisfies want, in source order, with their
 // arguments parsed. Source Python would not parse is a *SyntaxError.
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	m := &moduleReader{want: want}
-	if err := Scan(Normalize(src), m.line); err != nil {
+	var calls []Call
+	err := topLevelStatements(src, func(stmt []Token) error {
+		c, ok, err := callStatement(stmt, want)
+		if ok {
+			calls = append(calls, c)
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	return m.calls, nil
+	return calls, nil
 }
 
-// moduleReader follows the module's logical lines and keeps the wanted calls.
+// topLevelStatements hands each simple statement of the module's top level
+// (not inside a block, a decorator or a compound statement's header) to
+// onStmt, in source order. Source Python would not parse is a *SyntaxError.
+func topLevelStatements(src string, onStmt func(stmt []Token) error) error {
+	m := &moduleReader{onStmt: onStmt}
+	return Scan(Normalize(src), m.line)
+}
+
+// moduleReader follows the module's logical lines and hands on the top-level
+// simple statements.
 type moduleReader struct {
-	want        func(string) bool
-	calls       []Call
+	onStmt      func(stmt []Token) error
 	depth       int  // block depth
 	expectBlock bool // the previous logical line was a block header ending in ':'
 	prevLine    int
@@ -120,12 +135,8 @@ func (m *moduleReader) logicalLine(toks []Token) error {
 		return nil
 	}
 	for _, stmt := range splitTop(line, ";") {
-		c, ok, err := callStatement(stmt, m.want)
-		if err != nil {
+		if err := m.onStmt(stmt); err != nil {
 			return err
-		}
-		if ok {
-			m.calls = append(m.calls, c)
 		}
 	}
 	return nil
