@@ -182,4 +182,3 @@ func TestRegistryErrorAnnotatesTheFile(t *testing.T) {
 		t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, code, stderr)
 	}
 }
-
