@@ -39,9 +39,9 @@ func addGitHubFlags(fs *flagSet) *githubFlags {
 // addGitHubStepFlags binds the GitHub flags to the step commands' parser.
 func addGitHubStepFlags(s *stepIO) *githubFlags {
 	return &githubFlags{
-		pr:      s.flags.String("pr", "", "`N`: "+prHelp),
-		repo:    s.flags.String("github-repo", "", "`OWNER/NAME`: "+repoHelp+" (default "+github.DefaultRepo+")"),
-		summary: s.flags.String("github-step-summary", "", "`FILE`: "+summaryHelp),
+		pr:      s.flags.String("pr", "", strings.Replace(prHelp, "request N's", "request `N`'s", 1)),
+		repo:    s.flags.String("github-repo", "", "the repository of --pr, `OWNER/NAME` (default "+github.DefaultRepo+")"),
+		summary: s.flags.String("github-step-summary", "", strings.Replace(summaryHelp, "this file", "this `FILE`", 1)),
 		given:   s.set,
 	}
 }
