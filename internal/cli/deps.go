@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -14,12 +16,13 @@ func init() {
 }
 
 func runDeps(args []string, env Env) int {
-	s := newStepIO("deps", "--backend cpu|cuda|rocm [--pr-body-file F] [--megatron-input R] [--sglang-input R] [--repo DIR] [--json] [--github-output FILE]", env)
+	s := newStepIO("deps", "--backend cpu|cuda|rocm [--pr-body-file F] [--megatron-input R] [--sglang-input R] [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
 	backend := s.flags.String("backend", "", "`cpu`, cuda or rocm")
 	body := s.flags.String("pr-body-file", "", "file holding the pull request description (default $PR_BODY)")
 	megatron := s.flags.String("megatron-input", "", "the workflow_dispatch input ci_megatron_pr (default $INPUT_MEGATRON_PR)")
 	sglang := s.flags.String("sglang-input", "", "the workflow_dispatch input ci_sglang_pr (default $INPUT_SGLANG_PR)")
 	repo := s.flags.String("repo", ".", "checkout of the tested ref; its release-lock.json, if any, pins cpu and cuda")
+	gh := addGitHubStepFlags(s)
 	if code, ok := s.parse(args); !ok {
 		return code
 	}
@@ -33,7 +36,7 @@ func runDeps(args []string, env Env) int {
 		MegatronInput: s.orEnv("megatron-input", *megatron, "INPUT_MEGATRON_PR"),
 	}
 	var err error
-	if in.PRBody, err = s.readBody(*body); err != nil {
+	if in.PRBody, _, err = s.readBodyOrPR(gh, *body); err != nil {
 		return s.fail(err)
 	}
 	if b != policy.ROCM {
@@ -65,8 +68,22 @@ func runDeps(args []string, env Env) int {
 	}
 	fmt.Fprintf(&text, "Resolved: megatron=%s -> fetch=%s (%s), sglang=%s -> fetch=%s (%s)\n",
 		d.Megatron.Ref, d.Megatron.Fetch, d.Megatron.Origin(), d.SGLang.Ref, d.SGLang.Fetch, d.SGLang.Origin())
+	lookups := gh.lookupDeps(env, d)
+	for _, l := range lookups {
+		fmt.Fprintf(&text, "  %s\n", l)
+	}
 	outputs = append(outputs,
 		output{"ci_megatron_pr", d.Megatron.Fetch},
 		output{"ci_sglang_pr", d.SGLang.Fetch})
-	return s.emit(d, text.String(), outputs)
+	if err := gh.writeSummary(env, actions.DepsMarkdown(b, d, in.PRBody, lookups)); err != nil {
+		return s.fail(err)
+	}
+	return s.emit(depsResult{d, lookups}, text.String(), outputs)
+}
+
+// depsResult is the deps command's JSON: the decision, plus what GitHub says
+// of each #N ref when one was named.
+type depsResult struct {
+	deps.Decision
+	DependencyPRs []github.DependencyPR `json:"dependency_prs,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
@@ -15,11 +16,12 @@ func init() {
 }
 
 func runExplain(args []string, env Env) int {
-	fs := newFlagSet("explain", "--repo DIR --file PATH [--cadence C | --nightly | --event E ...] [--labels L ...] [--match-all-labels] [--json]")
+	fs := newFlagSet("explain", "--repo DIR --file PATH [--cadence C | --nightly | --event E ... | --pr N [--github-repo OWNER/NAME]] [--labels L ...] [--match-all-labels] [--github-step-summary FILE] [--json]")
 	repo := fs.String("repo", "DIR", "the Miles checkout (default: .)")
 	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py")
 	sf := addSuiteFlags(fs)
 	tf := addTriggerFlags(fs)
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
@@ -38,7 +40,20 @@ func runExplain(args []string, env Env) int {
 	}
 	labels := *sf.labels
 	// Trigger facts, when given, decide cadence and labels as the workflow would.
-	if fs.Given("event") || fs.Given("cadence-override") {
+	if gh.active() {
+		pr, err := gh.fetch(env, false)
+		if err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig := prTrigger(fs, pr, tf.trigger(fs, env))
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return fail(env, err)
+		}
+		cadence, labels = wp.Cadence, wp.RawLabels
+	} else if fs.Given("event") || fs.Given("cadence-override") {
 		trig := tf.trigger(fs, env)
 		trig.Tables = tables
 		wp, err := policy.ResolveTrigger(trig)
@@ -57,6 +72,9 @@ func runExplain(args []string, env Env) int {
 	}
 	fe, err := policy.Explain(reg, *file, rp)
 	if err != nil {
+		return fail(env, err)
+	}
+	if err := gh.writeSummary(env, actions.ExplainMarkdown(fe)); err != nil {
 		return fail(env, err)
 	}
 	if *asJSON {

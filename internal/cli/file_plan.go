@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -17,12 +18,13 @@ func init() {
 var fileRegistrations deps.Lookup = policy.CollectFile
 
 func runFilePlan(args []string, env Env) int {
-	s := newStepIO("file-plan", "--file PATH [--repo DIR] [--image-tag T] [--pr-body-file F] [--rocm-image-tag T] [--json] [--github-output FILE]", env)
+	s := newStepIO("file-plan", "--file PATH [--repo DIR] [--image-tag T] [--pr-body-file F] [--rocm-image-tag T] [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
 	file := s.flags.String("file", "", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py (default $TEST_FILE)")
 	repo := s.flags.String("repo", ".", "checkout of the PR head (default $CI_SOURCE_ROOT, else .)")
 	tag := s.flags.String("image-tag", "", "radixark/miles tag, the dispatch input ci_image_tag (default $CI_IMAGE_TAG; empty: the PR body's ci-image-tag:, else dev)")
 	body := s.flags.String("pr-body-file", "", "file holding the pull request description (default $PR_BODY)")
 	rocmTag := s.flags.String("rocm-image-tag", "", "rocm/sgl-dev tag for a ROCm-only file (default "+deps.DefaultROCmImageTag+")")
+	gh := addGitHubStepFlags(s)
 	if code, ok := s.parse(args); !ok {
 		return code
 	}
@@ -39,7 +41,7 @@ func runFilePlan(args []string, env Env) int {
 		return s.usageError("--file is required")
 	}
 	var err error
-	if req.PRBody, err = s.readBody(*body); err != nil {
+	if req.PRBody, _, err = s.readBodyOrPR(gh, *body); err != nil {
 		return s.fail(err)
 	}
 	if req.Tables, err = loadTables(s.env, req.Root); err != nil {
@@ -47,6 +49,13 @@ func runFilePlan(args []string, env Env) int {
 	}
 	plan, err := deps.PlanFile(req, fileRegistrations)
 	if err != nil {
+		return s.fail(err)
+	}
+	imageLine := 0
+	if d, ok := deps.FirstDirective(req.PRBody, deps.KeyImageTag); ok && plan.ImageSource == deps.FromPRBody {
+		imageLine = d.Line
+	}
+	if err := gh.writeSummary(env, actions.FilePlanMarkdown(plan, req.PRBody, imageLine)); err != nil {
 		return s.fail(err)
 	}
 	runsOn := pythonJSONList(plan.RunsOn)

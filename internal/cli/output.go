@@ -3,14 +3,17 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+
+	"github.com/radixark/miles-ci/actions"
 )
 
-// fail prints an error the way GitHub Actions annotates it and returns exit code 1.
+// fail prints an error the way GitHub Actions annotates it (a registry error
+// on its test file and line) and returns exit code 1.
 func fail(env Env, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(env.Stderr, "::error::%s\n", msg)
+	io.WriteString(env.Stderr, actions.ErrorAnnotations(err))
 	return 1
 }
 

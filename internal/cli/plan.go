@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -46,7 +50,7 @@ func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
 }
 
 func runPlan(args []string, env Env) int {
-	fs := newFlagSet("plan", "--repo DIR (--hw cpu|cuda|rocm --suite S | --all) [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error] [--json]")
+	fs := newFlagSet("plan", "--repo DIR (--hw cpu|cuda|rocm --suite S | --all) [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error] [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]")
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: .)")
 	hw := fs.String("hw", "HW", "hardware backend: cpu, cuda or rocm")
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu")
@@ -54,6 +58,7 @@ func runPlan(args []string, env Env) int {
 	sf := addSuiteFlags(fs)
 	pid := fs.Int("auto-partition-id", "I", "0-based shard index")
 	psize := fs.Int("auto-partition-size", "N", "number of shards")
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
@@ -97,15 +102,57 @@ func runPlan(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	labels := *sf.labels
+	var pr *github.PR
+	var report *actions.PolicyReport
+	if gh.active() {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// command line names them; with --all it also decides the skipped stages.
+		if pr, err = gh.fetch(env, *all); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig := pr.Trigger()
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !fs.Given("nightly") {
+			cadence = wp.Cadence
+		}
+		if !fs.Given("labels") {
+			labels = wp.RawLabels
+		}
+		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: tables.Stages()}
+	}
 	base := policy.PlanRequest{
 		Cadence:         cadence,
-		Labels:          *sf.labels,
+		Labels:          labels,
 		MatchAllLabels:  *sf.matchAllLabels,
 		ContinueOnError: *sf.continueOnError,
 	}
 	var reqs []policy.PlanRequest
 	if *all {
+		var skipped []string
+		if report != nil {
+			diff, why := pr.NameStatus()
+			sel, err := policy.SelectPRStages(reg, report.Policy, diff)
+			if err != nil {
+				return fail(env, err)
+			}
+			if why != "" {
+				sel.DiffUnusable = why
+				warn(env, "changed files unusable ("+why+"); failing open: no GPU stage is skipped")
+			}
+			report.Selection, skipped = &sel, sel.Skipped
+		}
 		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) {
+				// The workflow never starts a skipped stage's job, so it plans nothing.
+				fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
+				continue
+			}
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
 			n := st.ShardsFor(cadence)
@@ -132,6 +179,14 @@ func runPlan(args []string, env Env) int {
 	}
 	for _, w := range plans[0].Warnings {
 		warn(env, w)
+	}
+	var md strings.Builder
+	if report != nil && report.Selection != nil {
+		md.WriteString(report.Markdown())
+	}
+	md.WriteString(actions.PlanMarkdown(plans))
+	if err := gh.writeSummary(env, md.String()); err != nil {
+		return fail(env, err)
 	}
 	if *asJSON {
 		if *all {

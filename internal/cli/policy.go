@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -54,11 +56,12 @@ func (t triggerFlags) trigger(fs *flagSet, env Env) policy.Trigger {
 }
 
 func runPolicy(args []string, env Env) int {
-	fs := newFlagSet("policy", "--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE] [--repo DIR] [--github-output FILE] [--json]")
+	fs := newFlagSet("policy", "(--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] | --pr N [--github-repo OWNER/NAME]) [--changed-files FILE] [--repo DIR] [--github-output FILE] [--github-step-summary FILE] [--json]")
 	tf := addTriggerFlags(fs)
 	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD (env CHANGED_FILES_PATH)")
 	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: .)")
 	ghOut := fs.String("github-output", "FILE", "append the step outputs to this file (env GITHUB_OUTPUT)")
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args, env); code >= 0 {
 		return code
@@ -69,6 +72,16 @@ func runPolicy(args []string, env Env) int {
 	}
 	trig := tf.trigger(fs, env)
 	trig.Tables = tables
+	changedPath := flagOrEnv(fs, env, "changed-files", changed, "CHANGED_FILES_PATH")
+	var pr *github.PR
+	if gh.active() {
+		// The PR's changed files are needed unless a diff file was given.
+		if pr, err = gh.fetch(env, !fs.Given("changed-files")); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig = prTrigger(fs, pr, trig)
+	}
 	wp, err := policy.ResolveTrigger(trig)
 	if err != nil {
 		return fail(env, err)
@@ -80,13 +93,19 @@ func runPolicy(args []string, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		diff, err := readChangedFiles(flagOrEnv(fs, env, "changed-files", changed, "CHANGED_FILES_PATH"))
-		if err != nil {
+		var diff []byte
+		prDiffUnusable := ""
+		if pr != nil && !fs.Given("changed-files") {
+			diff, prDiffUnusable = pr.NameStatus()
+		} else if diff, err = readChangedFiles(changedPath); err != nil {
 			warn(env, err.Error()) // fail open: a diff that cannot be read skips no stage
 		}
 		s, err := policy.SelectPRStages(reg, wp, diff)
 		if err != nil {
 			return fail(env, err)
+		}
+		if prDiffUnusable != "" {
+			s.DiffUnusable = prDiffUnusable // say why, not "no changed-files input"
 		}
 		sel = &s
 		res.SkippedStages = s.Skipped
@@ -99,6 +118,10 @@ func runPolicy(args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
+	report := actions.PolicyReport{Trigger: triggerText(trig, pr), Policy: wp, Selection: sel, Roster: tables.Stages()}
+	if err := gh.writeSummary(env, report.Markdown()); err != nil {
+		return fail(env, err)
+	}
 	if *asJSON {
 		return printJSON(env, res)
 	}
@@ -108,6 +131,31 @@ func runPolicy(args []string, env Env) int {
 		fmt.Fprintf(env.Stdout, "  runnable: %s\n  affected: %s\n", listOrNone(sel.Runnable), listOrNone(sel.Affected))
 	}
 	return 0
+}
+
+// prTrigger fills the trigger facts the command line did not give from a
+// pull request: the event is pull_request and the labels are the PR's.
+func prTrigger(fs *flagSet, pr *github.PR, t policy.Trigger) policy.Trigger {
+	if !fs.Given("event") {
+		t.Event = policy.EventPullRequest
+	}
+	if !fs.Given("pr-labels-json") {
+		t.PRLabelsJSON = pr.LabelsJSON()
+	}
+	return t
+}
+
+// triggerText says what a policy was resolved for, for the step summary.
+func triggerText(t policy.Trigger, pr *github.PR) string {
+	switch {
+	case pr != nil:
+		return describe(pr)
+	case t.CadenceOverride != "":
+		return "a called workflow (cadence " + t.CadenceOverride + ")"
+	case t.Event == policy.EventSchedule:
+		return "the schedule " + t.Schedule
+	}
+	return "event " + t.Event
 }
 
 // policyOutputs are the four step outputs of rules §3.

@@ -90,13 +90,8 @@ func (s *stepIO) usageError(format string, args ...any) int {
 	return 2
 }
 
-// fail prints err as GitHub error annotations, one per line, and returns 1.
-func (s *stepIO) fail(err error) int {
-	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(s.env.Stderr, "::error::%s\n", escapeAnnotation(line))
-	}
-	return 1
-}
+// fail prints err as GitHub error annotations and returns 1.
+func (s *stepIO) fail(err error) int { return fail(s.env, err) }
 
 // warn prints a GitHub warning annotation.
 func (s *stepIO) warn(msg string) {
