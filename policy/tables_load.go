@@ -85,7 +85,23 @@ func LoadTables(root string) (*Tables, error) {
 	if err := t.readWorkflows(root); err != nil {
 		return nil, err
 	}
+	t.gatedPRStagesOnly()
 	return t, nil
+}
+
+// gatedPRStagesOnly narrows the built-in PR GPU stages, when the checkout's
+// workflows were read but its stage_selection.py does not define them, to the
+// stages those workflows gate on skipped_stages. A Miles from before PR stage
+// selection has neither the table nor the gates, and skips no stage; the
+// built-in table would make lint ask it for gates and policy report skips
+// that its workflows never make.
+func (t *Tables) gatedPRStagesOnly() {
+	if !t.Origin(TablePRGPUStages).Builtin() || len(t.workflow.files) == 0 {
+		return
+	}
+	t.PRGPU = slices.DeleteFunc(t.PRGPU, func(name string) bool {
+		return !slices.ContainsFunc(t.Roster, func(s Stage) bool { return s.Name == name && s.SkipGated })
+	})
 }
 
 // readTableFile reads a repo-relative file of at most maxTableFile bytes; it
@@ -307,20 +323,78 @@ func (t *Tables) readLabels(m *pyModule) error {
 // backendKeys are the names a CI_SUITES key may end with.
 var backendKeys = map[string]Backend{"CPU": CPU, "CUDA": CUDA, "ROCM": ROCM, "cpu": CPU, "cuda": CUDA, "rocm": ROCM}
 
+// Before CI_SUITES, Miles' run_suite.py kept the suites of regular runs in
+// PER_COMMIT_SUITES and those of nightly runs in NIGHTLY_SUITES (same form);
+// together they are that checkout's suites.
+const (
+	tablePerCommitSuites = "PER_COMMIT_SUITES"
+	tableNightlySuites   = "NIGHTLY_SUITES"
+)
+
 // readSuites reads CI_SUITES: a dict of backend (HWBackend.CPU, ... or
-// "cpu", ...) to its suites.
+// "cpu", ...) to its suites; without it, the older PER_COMMIT_SUITES and
+// NIGHTLY_SUITES.
 func (t *Tables) readSuites(m *pyModule) error {
-	v, line, ok, err := m.table(TableSuites)
-	if err != nil || !ok {
-		return err
-	}
-	v = m.resolve(v)
-	if v.Kind != pysource.DictValue {
-		return m.errf(line, TableSuites, "must be a dict of backend to suites, e.g. {HWBackend.CPU: [\"stage-a-cpu\"]}, not %s", describeValue(v))
+	names := []string{TableSuites}
+	if _, ok := m.last[TableSuites]; !ok {
+		names = []string{tablePerCommitSuites, tableNightlySuites}
 	}
 	suites := BackendSuites{}
 	var all []string
 	var lines []int
+	origin := 0
+	for _, name := range names {
+		v, line, ok, err := m.table(name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if origin == 0 {
+			origin = line
+		}
+		got, at, err := m.suiteDict(v, line, name)
+		if err != nil {
+			return err
+		}
+		for _, b := range []Backend{CPU, CUDA, ROCM} {
+			dst := suites.of(b)
+			for _, s := range got.Of(b) {
+				if !slices.Contains(*dst, s) {
+					*dst = append(*dst, s)
+					all, lines = append(all, s), append(lines, at[s])
+				}
+			}
+		}
+	}
+	if origin == 0 {
+		return nil
+	}
+	t.Suites = suites
+	t.setOrigin(TableSuites, m.file, origin, all, lines)
+	return nil
+}
+
+// of returns a pointer to one backend's list.
+func (s *BackendSuites) of(b Backend) *[]string {
+	switch b {
+	case CPU:
+		return &s.CPU
+	case CUDA:
+		return &s.CUDA
+	}
+	return &s.ROCM
+}
+
+// suiteDict reads one dict of backend to suites and the line of each suite.
+func (m *pyModule) suiteDict(v pysource.Value, line int, table string) (BackendSuites, map[string]int, error) {
+	v = m.resolve(v)
+	if v.Kind != pysource.DictValue {
+		return BackendSuites{}, nil, m.errf(line, table, "must be a dict of backend to suites, e.g. {HWBackend.CPU: [\"stage-a-cpu\"]}, not %s", describeValue(v))
+	}
+	suites := BackendSuites{}
+	at := map[string]int{}
 	for i, k := range v.Keys {
 		key := m.resolve(k)
 		var name string
@@ -335,25 +409,20 @@ func (t *Tables) readSuites(m *pyModule) error {
 			if key.Kind == pysource.NameValue && strings.Contains(key.Name, ".") {
 				continue // a backend the rules do not model (rules §1 has cpu, cuda and rocm)
 			}
-			return m.errf(k.Line, TableSuites, "has a key that is not a backend: %s; write HWBackend.CPU, HWBackend.CUDA or HWBackend.ROCM", describeValue(key))
+			return BackendSuites{}, nil, m.errf(k.Line, table, "has a key that is not a backend: %s; write HWBackend.CPU, HWBackend.CUDA or HWBackend.ROCM", describeValue(key))
 		}
-		list, at, err := m.strs(v.Elems[i], TableSuites, false)
+		list, lines, err := m.strs(v.Elems[i], table, false)
 		if err != nil {
-			return err
+			return BackendSuites{}, nil, err
 		}
-		switch b {
-		case CPU:
-			suites.CPU = list
-		case CUDA:
-			suites.CUDA = list
-		case ROCM:
-			suites.ROCM = list
+		*suites.of(b) = list
+		for j, s := range list {
+			if _, seen := at[s]; !seen {
+				at[s] = lines[j]
+			}
 		}
-		all, lines = append(all, list...), append(lines, at...)
 	}
-	t.Suites = suites
-	t.setOrigin(TableSuites, m.file, line, all, lines)
-	return nil
+	return suites, at, nil
 }
 
 // readStageSelection reads PR_GPU_STAGES, _BROAD_PR_SCOPES and the no-GPU paths.

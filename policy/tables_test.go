@@ -91,8 +91,8 @@ func TestAbsentTablesAreBuiltin(t *testing.T) {
 	if note := got.FallbackNote("x"); !strings.HasPrefix(note, "x holds no Miles CI tables") {
 		t.Errorf("wanted the fallback note, got %q", note)
 	}
-	// A file without the assignment (an older Miles) keeps the built-in value.
-	root := writeTree(t, map[string]string{RunSuiteFile: "PER_COMMIT_SUITES = {}\n", LabelsFile: "KNOWN_LABELS = {\"a\": \"x\"}\n"})
+	// A file without the assignment keeps the built-in value.
+	root := writeTree(t, map[string]string{RunSuiteFile: "HW_MAPPING = {}\n", LabelsFile: "KNOWN_LABELS = {\"a\": \"x\"}\n"})
 	got, err = LoadTables(root)
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +102,101 @@ func TestAbsentTablesAreBuiltin(t *testing.T) {
 	}
 	if want := "R does not define CI_SUITES, PR_GPU_STAGES, _BROAD_PR_SCOPES, _NO_GPU_PATHS, _NO_GPU_PREFIXES, _NO_GPU_SUFFIXES, SCHEDULE_POLICIES, roster; using the built-in values of Miles 31f1ca9 for those"; got.FallbackNote("R") != want {
 		t.Errorf("wanted %q, got %q", want, got.FallbackNote("R"))
+	}
+}
+
+// Before CI_SUITES, run_suite.py kept the regular suites in PER_COMMIT_SUITES
+// and the nightly ones in NIGHTLY_SUITES; those are the checkout's suites.
+func TestOlderSuiteTableNames(t *testing.T) {
+	root := writeTree(t, map[string]string{RunSuiteFile: `from tests.ci.ci_register import HWBackend
+
+# Per-commit suites.
+PER_COMMIT_SUITES = {
+    HWBackend.CPU: ["stage-a-cpu"],
+    HWBackend.CUDA: [
+        "stage-b-1-gpu-a100",
+        "stage-c-8-gpu-a100",
+    ],
+    HWBackend.ROCM: ["stage-c-8-gpu-mi325"],
+}
+
+# Nightly suites.
+NIGHTLY_SUITES = {
+    HWBackend.CUDA: ["stage-c-8-gpu-a100", "nightly-8-gpu-a100"],
+}
+`})
+	got, err := LoadTables(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := BackendSuites{CPU: []string{"stage-a-cpu"}, CUDA: []string{"stage-b-1-gpu-a100", "stage-c-8-gpu-a100", "nightly-8-gpu-a100"}, ROCM: []string{"stage-c-8-gpu-mi325"}}
+	if !reflect.DeepEqual(got.Suites, want) {
+		t.Errorf("wanted %+v, got %+v", want, got.Suites)
+	}
+	if o := got.Origin(TableSuites); o.String() != "tests/ci/run_suite.py:4" {
+		t.Errorf("wanted the origin at PER_COMMIT_SUITES, got %q", o)
+	}
+	if f, l := got.locate(TableSuites, "nightly-8-gpu-a100"); f != RunSuiteFile || l != 15 {
+		t.Errorf("wanted nightly-8-gpu-a100 at %s:15, got %s:%d", RunSuiteFile, f, l)
+	}
+	if err := got.CheckSuite(ROCM, "stage-c-8-gpu-mi325"); err != nil {
+		t.Errorf("wanted the older suite known, got %v", err)
+	}
+	// CI_SUITES wins when both are there, as it did in run_suite.py.
+	root = writeTree(t, map[string]string{RunSuiteFile: "PER_COMMIT_SUITES = {\"cuda\": [\"old\"]}\nCI_SUITES = {\"cuda\": [\"new\"]}\n"})
+	if got, err = LoadTables(root); err != nil || !reflect.DeepEqual(got.Suites.CUDA, []string{"new"}) {
+		t.Errorf("wanted CI_SUITES, got %+v, %v", got, err)
+	}
+	root = writeTree(t, map[string]string{RunSuiteFile: "PER_COMMIT_SUITES = load()\n"})
+	if _, err = LoadTables(root); err == nil || err.Error() != "tests/ci/run_suite.py:1: PER_COMMIT_SUITES must be a dict of backend to suites, e.g. {HWBackend.CPU: [\"stage-a-cpu\"]}, not a call of load()" {
+		t.Errorf("wanted the PER_COMMIT_SUITES error, got %v", err)
+	}
+}
+
+// A Miles from before PR stage selection has no stage_selection.py and no
+// skipped_stages gates: none of its stages is a PR GPU stage, so policy skips
+// none and lint asks for no gate. Where its workflows gate some stages, those
+// built-in stages stay skippable.
+func TestPRStagesWithoutStageSelection(t *testing.T) {
+	job := func(name, gate string) string {
+		return "  " + name + ":\n" + gate + `    uses: ./.github/workflows/_run-gpu.yml
+    with:
+      runs_on: '["gpu"]'
+      execute_command: python tests/ci/run_suite.py --hw cuda --suite ` + name + "\n"
+	}
+	gate := "    if: ${{ !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'stage-c-8-gpu-h200') }}\n"
+	for _, tt := range []struct {
+		name, workflow string
+		want           []string
+	}{
+		{"no gates", "jobs:\n" + job("stage-c-8-gpu-h200", "") + job("stage-c-8-gpu-h100", ""), []string{}},
+		{"one gate", "jobs:\n" + job("stage-c-8-gpu-h200", gate) + job("stage-c-8-gpu-h100", ""), []string{"stage-c-8-gpu-h200"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{
+				LabelsFile:            "KNOWN_LABELS = {\"megatron\": \"x\"}\n",
+				PRTestWorkflow:        tt.workflow,
+				"tests/e2e/test_a.py": `register_cuda_ci(est_time=1, suite="stage-c-8-gpu-h200", labels=["megatron"])` + "\n",
+				"tests/e2e/test_b.py": `register_cuda_ci(est_time=1, suite="stage-c-8-gpu-h100", labels=["megatron"])` + "\n",
+			})
+			reg, err := LoadRegistry(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reg.Tables.PRGPUStages(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("PR GPU stages: wanted %q, got %q", tt.want, got)
+			}
+			for _, d := range Lint(reg) {
+				if d.Kind == DriftUngated {
+					t.Errorf("wanted no ungated-pr-stage, got %s", d)
+				}
+			}
+		})
+	}
+	// Without workflows of its own (a tree that is not Miles) the built-in table stays whole.
+	got, err := LoadTables(writeTree(t, map[string]string{LabelsFile: "KNOWN_LABELS = {\"megatron\": \"x\"}\n"}))
+	if err != nil || !reflect.DeepEqual(got.PRGPUStages(), PRGPUStages()) {
+		t.Errorf("wanted the built-in PR GPU stages, got %v, %v", got.PRGPUStages(), err)
 	}
 }
 
@@ -300,8 +395,46 @@ jobs:
       !contains(fromJSON(needs.resolve-ci-policy.outputs.skipped_stages || '[]'), 'stage-c-8-gpu-b200') ||
       !contains(fromJSON(needs.resolve-ci-policy.outputs.skipped_stages || '[]'), 'stage-c-4-gpu-b200')
     uses: ./.github/workflows/_run-ci-b200.yml
+  stage-c-8-gpu-gfx942:
+    uses: ./.github/workflows/_run-gpu.yml
+    with:
+      runs_on: '["self-hosted", "gfx942"]'
+      container_image: ${{ needs.resolve-ci-image.outputs.container_image }}
+      execute_command: >-
+        python tests/ci/run_suite.py --hw cuda --suite stage-c-8-gpu-h100 --match-all-labels
+  stage-b-2-gpu-h200:
+    uses: ./.github/workflows/_run-gpu.yml
+    with:
+      container_image: ${{ needs.resolve-ci-image.outputs.container_image }}
+      execute_command: python tests/ci/run_suite.py --hw cuda --suite stage-b-2-gpu-h200
 `,
-		RunSuiteFile: "CI_SUITES = {HWBackend.CPU: [\"stage-b-cpu\"], HWBackend.CUDA: [\"stage-c-8-gpu-h100\", \"stage-c-8-gpu-b200\", \"stage-c-4-gpu-b200\"], HWBackend.ROCM: [\"nightly-x\"]}\n",
+		// A pool workflow: a hosted planner first, then batches on runners the
+		// planner picks, so the stage has no static runner labels.
+		".github/workflows/_run-ci-b200.yml": `on: workflow_call
+jobs:
+  plan:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m tests.ci.pool_plan
+  test:
+    needs: plan
+    strategy:
+      matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}
+    uses: ./.github/workflows/_run-batch.yml
+`,
+		// The job that runs the command is not the first one.
+		".github/workflows/_run-gpu.yml": `on: workflow_call
+jobs:
+  notify:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo start
+  run:
+    runs-on: [gpu-box]
+    steps:
+      - run: ${{ inputs.execute_command }} --list-only
+`,
+		RunSuiteFile: "CI_SUITES = {HWBackend.CPU: [\"stage-b-cpu\"], HWBackend.CUDA: [\"stage-c-8-gpu-h100\", \"stage-b-2-gpu-h200\", \"stage-c-8-gpu-b200\", \"stage-c-4-gpu-b200\"], HWBackend.ROCM: [\"nightly-x\"]}\n",
 	})
 	got, err := LoadTables(root)
 	if err != nil {
@@ -313,8 +446,10 @@ jobs:
 			Needs:     []string{"resolve-ci-policy"}, Image: ImageMiles, SkipGated: true, Job: "stage-c-8-gpu-h100", Source: ".github/workflows/pr-test.yml:7"},
 		{Name: "stage-b-cpu", Backend: CPU, RunsOn: []string{"self-hosted", "cpu"}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{}, Image: "python",
 			Job: "stage-b-cpu", Source: ".github/workflows/pr-test.yml:21"},
-		{Name: "stage-c-8-gpu-b200", Backend: CUDA, RunsOn: []string{}, Needs: []string{"resolve-ci-policy"}, SkipGated: true, Job: "stage-c-b200", Source: ".github/workflows/pr-test.yml:29"},
-		{Name: "stage-c-4-gpu-b200", Backend: CUDA, RunsOn: []string{}, Needs: []string{"resolve-ci-policy"}, SkipGated: true, Job: "stage-c-b200", Source: ".github/workflows/pr-test.yml:29"},
+		{Name: "stage-c-8-gpu-b200", Backend: CUDA, RunsOn: []string{}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{"resolve-ci-policy"}, SkipGated: true, Job: "stage-c-b200", Source: ".github/workflows/pr-test.yml:29"},
+		{Name: "stage-c-4-gpu-b200", Backend: CUDA, RunsOn: []string{}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{"resolve-ci-policy"}, SkipGated: true, Job: "stage-c-b200", Source: ".github/workflows/pr-test.yml:29"},
+		{Name: "stage-c-8-gpu-h100", Backend: CUDA, RunsOn: []string{"self-hosted", "gfx942"}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{}, Image: ImageMiles, Job: "stage-c-8-gpu-gfx942", Source: ".github/workflows/pr-test.yml:35"},
+		{Name: "stage-b-2-gpu-h200", Backend: CUDA, RunsOn: []string{"gpu-box"}, Shards: 1, MaxParallel: 1, MaxParallelWeekly: 1, Needs: []string{}, Image: ImageMiles, Job: "stage-b-2-gpu-h200", Source: ".github/workflows/pr-test.yml:42"},
 		{Name: "nightly-x", Backend: ROCM, RunsOn: []string{}, Needs: []string{}, External: true, Source: "tests/ci/run_suite.py:1"},
 	}
 	if !reflect.DeepEqual(got.Roster, want) {
@@ -323,6 +458,8 @@ jobs:
 	if st, _ := got.Stage("stage-c-8-gpu-h100"); st.ShardsFor(Nightly) != 2 || st.ShardsFor(Regular) != 1 {
 		t.Errorf("wanted 1 regular and 2 nightly shards, got %d and %d", st.ShardsFor(Regular), st.ShardsFor(Nightly))
 	}
+	// A job that runs another stage's suite on other runners (Miles' early
+	// ROCm job ran the H100 suite) is no fault by itself.
 	if len(got.workflow.drift) != 0 {
 		t.Errorf("wanted no job faults, got %v", got.workflow.drift)
 	}
