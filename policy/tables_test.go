@@ -142,6 +142,15 @@ NIGHTLY_SUITES = {
 	if err := got.CheckSuite(ROCM, "stage-c-8-gpu-mi325"); err != nil {
 		t.Errorf("wanted the older suite known, got %v", err)
 	}
+	// Without workflows the built-in roster stays, but only for the suites
+	// the checkout lists, and its nightly- suites are the external rows.
+	var names []string
+	for _, st := range got.Roster {
+		names = append(names, st.Name+"@"+st.Source)
+	}
+	if want := []string{"stage-a-cpu@built-in", "nightly-8-gpu-a100@tests/ci/run_suite.py:15"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("roster: wanted %q, got %q", want, names)
+	}
 	// CI_SUITES wins when both are there, as it did in run_suite.py.
 	root = writeTree(t, map[string]string{RunSuiteFile: "PER_COMMIT_SUITES = {\"cuda\": [\"old\"]}\nCI_SUITES = {\"cuda\": [\"new\"]}\n"})
 	if got, err = LoadTables(root); err != nil || !reflect.DeepEqual(got.Suites.CUDA, []string{"new"}) {

@@ -41,7 +41,8 @@ var prWorkflows = []struct{ rel, image string }{
 var allCadences = []Cadence{Regular, Nightly, Weekly, Release}
 
 // readWorkflows reads the roster from the stage jobs of the PR workflows;
-// when neither workflow exists the built-in roster stays.
+// when neither workflow exists the built-in roster stays, fitted to the
+// checkout's CI_SUITES when it has its own.
 func (t *Tables) readWorkflows(root string) error {
 	var rows []Stage
 	for _, wf := range prWorkflows {
@@ -63,10 +64,33 @@ func (t *Tables) readWorkflows(root string) error {
 		t.workflow.crons = append(t.workflow.crons, r.crons...)
 	}
 	if len(t.workflow.files) == 0 {
+		if t.Origin(TableSuites).Builtin() {
+			return nil
+		}
+		// The built-in roster, fitted to the checkout's own suites: a
+		// built-in job whose suite the checkout does not list could only fail
+		// with "Unknown suite", and the external rows are its nightly- suites.
+		for _, s := range t.Roster {
+			if !s.External && slices.Contains(t.Suites.Of(s.Backend), s.Name) {
+				rows = append(rows, s)
+			}
+		}
+		t.Roster = append(rows, t.externalStages(rows)...)
 		return nil
 	}
-	// Suites that only the external nightly runs have no job: rules §1 lists
-	// them as roster rows of their own.
+	t.Roster = append(rows, t.externalStages(rows)...)
+	for i := range t.Origins {
+		if t.Origins[i].Table == TableRoster {
+			t.Origins[i] = Origin{Table: TableRoster, File: strings.Join(t.workflow.files, ", ")}
+		}
+	}
+	return nil
+}
+
+// externalStages are the CI_SUITES suites named nightly-... that no row
+// runs: only the external nightly runs them, and rules §1 lists them as
+// roster rows of their own.
+func (t *Tables) externalStages(rows []Stage) []Stage {
 	var external []Stage
 	for _, b := range []Backend{CPU, CUDA, ROCM} {
 		for _, s := range t.Suites.Of(b) {
@@ -78,13 +102,7 @@ func (t *Tables) readWorkflows(root string) error {
 		}
 	}
 	slices.SortFunc(external, func(a, b Stage) int { return strings.Compare(a.Name, b.Name) })
-	t.Roster = append(rows, external...)
-	for i := range t.Origins {
-		if t.Origins[i].Table == TableRoster {
-			t.Origins[i] = Origin{Table: TableRoster, File: strings.Join(t.workflow.files, ", ")}
-		}
-	}
-	return nil
+	return external
 }
 
 // elementOrigin is "FILE:LINE" of one element of a read table, else "built-in".
