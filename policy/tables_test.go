@@ -610,6 +610,13 @@ func TestLintKinds(t *testing.T) {
 		{"test registered to a suite no job runs", map[string]string{"tests/e2e/test_b300.py": `register_cuda_ci(est_time=1, suite="stage-d-8-gpu-b300", labels=["long"])` + "\n"}, []string{
 			`tests/e2e/test_b300.py:1: test-without-job: register_cuda_ci(suite="stage-d-8-gpu-b300") never runs: it is not a cuda suite of CI_SUITES (stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200); register it for a suite a stage job runs`,
 		}},
+		{"test of a backend with no suites", map[string]string{RunSuiteFile: strings.NewReplacer(`, "stage-c-8-gpu-b300"`, "",
+			`["stage-c-4-gpu-mi350", "nightly-stage-c-8-gpu-mi350", "nightly-stage-c-4-gpu-mi350", "nightly-stage-c-2-gpu-mi350"]`, "[]").Replace(runSuite)}, []string{
+			`.github/workflows/pr-test-rocm.yml:51: job-mismatch: stage stage-c-4-gpu-mi350 runs --hw rocm --suite stage-c-4-gpu-mi350, which CI_SUITES does not list for rocm: run_suite.py fails with "Unknown suite"; add the suite to CI_SUITES or fix the flags`,
+			`tests/e2e/test_rocm.py:2: test-without-job: register_rocm_ci(suite="nightly-stage-c-2-gpu-mi350") never runs: it is not a rocm suite of CI_SUITES (it has none); register it for a suite a stage job runs`,
+			`tests/e2e/test_rocm.py:3: test-without-job: register_rocm_ci(suite="nightly-stage-c-4-gpu-mi350") never runs: it is not a rocm suite of CI_SUITES (it has none); register it for a suite a stage job runs`,
+			`tests/e2e/test_rocm.py:4: test-without-job: register_rocm_ci(suite="nightly-stage-c-8-gpu-mi350") never runs: it is not a rocm suite of CI_SUITES (it has none); register it for a suite a stage job runs`,
+		}},
 		{"label no test uses", map[string]string{LabelsFile: strings.Replace(readTestdata(t, LabelsFile), `    "amd": "AMD ROCm stage",`, `    "amd": "AMD ROCm stage",
     "deploy": "split deployment",`, 1)}, []string{
 			`tests/ci/labels.py:27: unused-label: label deploy is in KNOWN_LABELS but no test uses it, so run-ci-deploy selects nothing; label a test with it or drop it`,
