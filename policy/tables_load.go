@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -70,8 +71,9 @@ func LoadTables(root string) (*Tables, error) {
 		{StageSelectionFile, t.readStageSelection},
 		{CIPolicyFile, t.readCrons},
 	}
+	mods := newPyModules(root)
 	for _, s := range steps {
-		m, err := readPyModule(root, s.file)
+		m, err := mods.module(s.file)
 		if err != nil {
 			return nil, err
 		}
@@ -125,11 +127,68 @@ func readTableFile(root, rel string) ([]byte, error) {
 	return data, nil
 }
 
-// pyModule is the top-level assignments of one Python table file.
+// pyModule is the top-level bindings of one Python table file.
 type pyModule struct {
 	file string
 	// last is the last assignment to each name, as Python leaves it bound.
 	last map[string]pysource.Assignment
+	// imports are the names the module binds by `from M import NAME`, last binding kept.
+	imports map[string]pysource.FromImport
+	// mods reads the sibling modules an import names; nil reads none.
+	mods *pyModules
+}
+
+// pyModules reads the table files of one checkout, each at most once, so
+// that a table may name a literal another tests/ci module defines (Miles'
+// newer run_suite.py derives its CUDA suites from tests/ci/hardware.py).
+type pyModules struct {
+	root string
+	// read holds each file read (nil while it is being read, or when it is
+	// absent or unreadable).
+	read map[string]*pyModule
+	// budget is how many more value nodes may be copied out of an imported
+	// module; nested names could otherwise multiply them.
+	budget int
+}
+
+// maxImportedNodes bounds the value nodes one checkout's tables may copy
+// out of the modules they import from.
+const maxImportedNodes = 1 << 20
+
+func newPyModules(root string) *pyModules {
+	return &pyModules{root: root, read: map[string]*pyModule{}, budget: maxImportedNodes}
+}
+
+// module reads one repo-relative file; nil, nil when it does not exist.
+func (ms *pyModules) module(rel string) (*pyModule, error) {
+	if m, done := ms.read[rel]; done {
+		return m, nil
+	}
+	ms.read[rel] = nil // a module importing itself, directly or not, finds nothing
+	m, err := readPyModule(ms.root, rel)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	m.mods = ms
+	ms.read[rel] = m
+	return m, nil
+}
+
+// moduleName is a tests/ci module an import may name: one plain component.
+var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// sibling is the tests/ci module an import names (`from tests.ci.hardware
+// import X`), or nil for any other module or one that cannot be read.
+func (m *pyModule) sibling(module string) *pyModule {
+	name, ok := strings.CutPrefix(module, "tests.ci.")
+	if !ok || m.mods == nil || !moduleName.MatchString(name) {
+		return nil
+	}
+	s, err := m.mods.module("tests/ci/" + name + ".py")
+	if err != nil {
+		return nil // its own error shows where that module is read as a table
+	}
+	return s
 }
 
 func readPyModule(root, rel string) (*pyModule, error) {
@@ -141,7 +200,7 @@ func readPyModule(root, rel string) (*pyModule, error) {
 }
 
 func parsePyModule(rel string, data []byte) (*pyModule, error) {
-	assigns, err := pysource.Assignments(string(data))
+	assigns, imports, err := pysource.Bindings(string(data))
 	if err != nil {
 		var se *pysource.SyntaxError
 		if errors.As(err, &se) {
@@ -149,9 +208,12 @@ func parsePyModule(rel string, data []byte) (*pyModule, error) {
 		}
 		return nil, &TableError{File: rel, Msg: err.Error()}
 	}
-	m := &pyModule{file: rel, last: map[string]pysource.Assignment{}}
+	m := &pyModule{file: rel, last: map[string]pysource.Assignment{}, imports: map[string]pysource.FromImport{}}
 	for _, a := range assigns {
 		m.last[a.Name] = a
+	}
+	for _, im := range imports {
+		m.imports[im.Alias] = im
 	}
 	return m, nil
 }
@@ -181,17 +243,64 @@ func (m *pyModule) errf(line int, name, format string, args ...any) error {
 const maxConstantHops = 8
 
 // resolve replaces a bare name by the value of the module-level constant it
-// names; enum members (dotted names) and other values are returned as they are.
-func (m *pyModule) resolve(v pysource.Value) pysource.Value {
+// names, or of the literal a `from tests.ci.MOD import NAME` brings in from
+// that module; enum members (dotted names) and other values are returned as
+// they are. Python's later binding of a name wins.
+func (m *pyModule) resolve(v pysource.Value) pysource.Value { return m.resolveAt(v, 0) }
+
+// maxImportDepth bounds how deep values copied out of another module nest,
+// names resolved inside them included (a module may import itself).
+const maxImportDepth = 32
+
+// resolveAt is resolve within a value copied out of another module, depth
+// levels down.
+func (m *pyModule) resolveAt(v pysource.Value, depth int) pysource.Value {
+	cur, use, crossed := m, v.Line, false
 	for hops := 0; v.Kind == pysource.NameValue && !strings.Contains(v.Name, ".") && hops < maxConstantHops; hops++ {
-		a, ok := m.last[v.Name]
-		if !ok || a.Augmented || a.ValueErr != nil {
+		a, assigned := cur.last[v.Name]
+		if im, imported := cur.imports[v.Name]; imported && (!assigned || im.Line > a.Line) {
+			next := cur.sibling(im.Module)
+			if next == nil {
+				return v
+			}
+			cur, v, crossed = next, pysource.Value{Kind: pysource.NameValue, Name: im.Name, Line: use}, true
+			continue
+		}
+		if !assigned || a.Augmented || a.ValueErr != nil {
 			return v
 		}
-		line := v.Line
 		v = a.Value
-		v.Line = line // report the use, not the definition
+		v.Line = use // report the use, not the definition
 	}
+	if crossed {
+		v = cur.localize(v, use, depth)
+	}
+	return v
+}
+
+// localize copies a value read in this module for use in another: names
+// inside it resolve here, and every line becomes the line of the use, since
+// the table reports its elements in the file that uses it.
+func (m *pyModule) localize(v pysource.Value, line, depth int) pysource.Value {
+	m.mods.budget--
+	if m.mods.budget < 0 || depth > maxImportDepth {
+		return pysource.Value{Kind: pysource.NameValue, Name: "...", Line: line}
+	}
+	v.Line = line
+	copyAll := func(in []pysource.Value) []pysource.Value {
+		if in == nil {
+			return nil
+		}
+		out := make([]pysource.Value, len(in))
+		for i, e := range in {
+			if e.Kind == pysource.NameValue && !strings.Contains(e.Name, ".") {
+				e = m.resolveAt(e, depth+1)
+			}
+			out[i] = m.localize(e, line, depth+1)
+		}
+		return out
+	}
+	v.Keys, v.Elems = copyAll(v.Keys), copyAll(v.Elems)
 	return v
 }
 
@@ -199,19 +308,21 @@ func (m *pyModule) resolve(v pysource.Value) pysource.Value {
 func (m *pyModule) str(v pysource.Value, table, what string) (string, error) {
 	r := m.resolve(v)
 	if r.Kind != pysource.StrValue {
-		return "", m.errf(v.Line, table, "%s must be a string (or a module-level string constant), not %s", what, describeValue(r))
+		return "", m.errf(v.Line, table, "%s must be a string (or a module-level string constant), not %s", what, m.describe(r))
 	}
 	return r.Str, nil
 }
 
-// collectionCalls are the calls that build a collection from a literal.
-var collectionCalls = map[string]bool{"frozenset": true, "set": true, "tuple": true, "list": true}
+// collectionCalls are the calls that build a collection from a literal
+// (or from a dict: its keys).
+var collectionCalls = map[string]bool{"frozenset": true, "set": true, "tuple": true, "list": true, "sorted": true}
 
 // strs reads a list, tuple, set, frozenset(...), set(...), tuple(...) or
 // list(...) of strings; a single string too when single is set (str.startswith
 // and str.endswith take one).
 func (m *pyModule) strs(v pysource.Value, table string, single bool) ([]string, []int, error) {
 	v = m.resolve(v)
+	sorted := false
 	if v.Kind == pysource.CallValue {
 		if !collectionCalls[v.Name] || len(v.Elems) > 1 {
 			return nil, nil, m.errf(v.Line, table, "must be a literal collection of strings, not a call of %s(); write e.g. frozenset({\"a\", \"b\"})", v.Name)
@@ -219,6 +330,7 @@ func (m *pyModule) strs(v pysource.Value, table string, single bool) ([]string, 
 		if len(v.Elems) == 0 {
 			return []string{}, []int{}, nil
 		}
+		sorted = v.Name == "sorted"
 		v = m.resolve(v.Elems[0])
 	}
 	if single && v.Kind == pysource.StrValue {
@@ -229,19 +341,38 @@ func (m *pyModule) strs(v pysource.Value, table string, single bool) ([]string, 
 	case pysource.DictValue:
 		v.Elems = v.Keys // iterating a dict gives its keys
 	default:
-		return nil, nil, m.errf(v.Line, table, "must be a list, tuple or set of strings, not %s", describeValue(v))
+		return nil, nil, m.errf(v.Line, table, "must be a list, tuple or set of strings, not %s", m.describe(v))
 	}
-	out := make([]string, 0, len(v.Elems))
-	lines := make([]int, 0, len(v.Elems))
+	type elem struct {
+		s    string
+		line int
+	}
+	elems := make([]elem, 0, len(v.Elems))
 	for _, el := range v.Elems {
 		s, err := m.str(el, table, "each element")
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, s)
-		lines = append(lines, el.Line)
+		elems = append(elems, elem{s, el.Line})
+	}
+	if sorted {
+		slices.SortStableFunc(elems, func(a, b elem) int { return strings.Compare(a.s, b.s) })
+	}
+	out := make([]string, len(elems))
+	lines := make([]int, len(elems))
+	for i, e := range elems {
+		out[i], lines[i] = e.s, e.line
 	}
 	return out, lines, nil
+}
+
+// describe is describeValue, telling where an imported name comes from.
+func (m *pyModule) describe(v pysource.Value) string {
+	d := describeValue(v)
+	if im, ok := m.imports[v.Name]; ok && v.Kind == pysource.NameValue {
+		d += fmt.Sprintf(" (from %s import %s, where miles-ci finds no literal of that name)", im.Module, im.Name)
+	}
+	return d
 }
 
 func describeValue(v pysource.Value) string {
@@ -391,7 +522,7 @@ func (s *BackendSuites) of(b Backend) *[]string {
 func (m *pyModule) suiteDict(v pysource.Value, line int, table string) (BackendSuites, map[string]int, error) {
 	v = m.resolve(v)
 	if v.Kind != pysource.DictValue {
-		return BackendSuites{}, nil, m.errf(line, table, "must be a dict of backend to suites, e.g. {HWBackend.CPU: [\"stage-a-cpu\"]}, not %s", describeValue(v))
+		return BackendSuites{}, nil, m.errf(line, table, "must be a dict of backend to suites, e.g. {HWBackend.CPU: [\"stage-a-cpu\"]}, not %s", m.describe(v))
 	}
 	suites := BackendSuites{}
 	at := map[string]int{}
@@ -466,7 +597,7 @@ func (t *Tables) readCrons(m *pyModule) error {
 	}
 	v = m.resolve(v)
 	if v.Kind != pysource.DictValue {
-		return m.errf(line, TableCrons, "must be a dict of cron to (cadence, labels), e.g. {\"0 15 * * 0-5\": (NIGHTLY_CADENCE, ())}, not %s", describeValue(v))
+		return m.errf(line, TableCrons, "must be a dict of cron to (cadence, labels), e.g. {\"0 15 * * 0-5\": (NIGHTLY_CADENCE, ())}, not %s", m.describe(v))
 	}
 	var crons []Cron
 	var keys []string

@@ -209,6 +209,90 @@ func TestPRStagesWithoutStageSelection(t *testing.T) {
 	}
 }
 
+// A table may name a literal that another tests/ci module defines, the way
+// a newer Miles derives its CUDA suites from a stage table in
+// tests/ci/hardware.py: iterating a dict gives its keys.
+func TestImportedTables(t *testing.T) {
+	const fleet = `"""Stages."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    gpus: int
+    runs_on: tuple[str, ...]
+
+
+RDMA = "stage-c-8-gpu-x1-rdma"
+
+FLEET: dict[str, Stage] = {
+    "stage-c-8-gpu-x1": Stage(8, ("x1", "8gpu")),
+    RDMA: Stage(8, ("x1", "8gpu", "rdma")),
+    "stage-b-2-gpu-x1": Stage(2, ("x1", "2gpu")),
+}
+`
+	for _, tt := range []struct{ name, cuda, want string }{
+		{"list", "list(FLEET)", "stage-c-8-gpu-x1 stage-c-8-gpu-x1-rdma stage-b-2-gpu-x1"},
+		{"sorted", "sorted(FLEET)", "stage-b-2-gpu-x1 stage-c-8-gpu-x1 stage-c-8-gpu-x1-rdma"},
+		{"alias", "tuple(STAGES)", "stage-c-8-gpu-x1 stage-c-8-gpu-x1-rdma stage-b-2-gpu-x1"},
+		{"dict itself", "FLEET", "stage-c-8-gpu-x1 stage-c-8-gpu-x1-rdma stage-b-2-gpu-x1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{"tests/ci/fleet.py": fleet, RunSuiteFile: `from tests.ci.ci_register import HWBackend
+from tests.ci.fleet import FLEET
+from tests.ci.fleet import (
+    FLEET as STAGES,
+)
+
+CI_SUITES = {
+    HWBackend.CPU: ["stage-a-cpu"],
+    HWBackend.CUDA: ` + tt.cuda + `,
+}
+`})
+			got, err := LoadTables(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := strings.Join(got.Suites.CUDA, " "); g != tt.want {
+				t.Errorf("wanted %q, got %q", tt.want, g)
+			}
+			// Elements are reported where the table uses them.
+			if f, l := got.locate(TableSuites, "stage-c-8-gpu-x1-rdma"); f != RunSuiteFile || l != 9 {
+				t.Errorf("wanted the rdma suite at %s:9, got %s:%d", RunSuiteFile, f, l)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, runSuite, fleet, want string }{
+		{"module absent", "from tests.ci.fleet import FLEET\nCI_SUITES = {\"cuda\": list(FLEET)}\n", "",
+			`tests/ci/run_suite.py:2: CI_SUITES must be a list, tuple or set of strings, not the name FLEET (from tests.ci.fleet import FLEET, where miles-ci finds no literal of that name)`},
+		{"not a tests/ci module", "from miles.fleet import FLEET\nCI_SUITES = {\"cuda\": list(FLEET)}\n", "FLEET = {}\n",
+			`tests/ci/run_suite.py:2: CI_SUITES must be a list, tuple or set of strings, not the name FLEET (from miles.fleet import FLEET, where miles-ci finds no literal of that name)`},
+		{"computed there", "from tests.ci.fleet import FLEET\nCI_SUITES = {\"cuda\": list(FLEET)}\n", "FLEET = load()\n",
+			`tests/ci/run_suite.py:2: CI_SUITES must be a list, tuple or set of strings, not a call of load()`},
+		{"self reference", "from tests.ci.run_suite import A as B\nA = [B]\nCI_SUITES = {\"cuda\": list(B)}\n", "",
+			`tests/ci/run_suite.py:3: CI_SUITES each element must be a string (or a module-level string constant), not a list`},
+		{"import cycle", "from tests.ci.fleet import FLEET\nCI_SUITES = {\"cuda\": list(FLEET)}\n", "from tests.ci.run_suite import FLEET\n",
+			`tests/ci/run_suite.py:2: CI_SUITES must be a list, tuple or set of strings, not the name FLEET (from tests.ci.fleet import FLEET, where miles-ci finds no literal of that name)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{RunSuiteFile: tt.runSuite}
+			if tt.fleet != "" {
+				files["tests/ci/fleet.py"] = tt.fleet
+			}
+			_, err := LoadTables(writeTree(t, files))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("wanted %q, got %v", tt.want, err)
+			}
+		})
+	}
+	// The later binding wins, as in Python.
+	root := writeTree(t, map[string]string{"tests/ci/fleet.py": "FLEET = {\"imported\": 1}\n",
+		RunSuiteFile: "FLEET = {\"assigned\": 1}\nfrom tests.ci.fleet import FLEET\nCI_SUITES = {\"cuda\": list(FLEET)}\n"})
+	if got, err := LoadTables(root); err != nil || !reflect.DeepEqual(got.Suites.CUDA, []string{"imported"}) {
+		t.Errorf("wanted the import to win, got %v, %v", got.Suites.CUDA, err)
+	}
+}
+
 // The forms Miles writes its tables in across its history.
 func TestTableForms(t *testing.T) {
 	root := writeTree(t, map[string]string{
