@@ -470,7 +470,7 @@ func (t *Tables) readSuites(m *pyModule) error {
 	if _, ok := m.last[TableSuites]; !ok {
 		names = []string{tablePerCommitSuites, tableNightlySuites}
 	}
-	suites := BackendSuites{}
+	suites := BackendSuites{CPU: []string{}, CUDA: []string{}, ROCM: []string{}}
 	var all []string
 	var lines []int
 	origin := 0
