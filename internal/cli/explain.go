@@ -14,27 +14,43 @@ func init() {
 }
 
 func runExplain(args []string, env Env) int {
-	fs := newFlagSet("explain", "--repo DIR --file PATH [--cadence C | --nightly | --event E ...] [--labels L ...] [--match-all-labels] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout (default: .)")
-	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py")
+	fs := newFlagSet("explain", "--file PATH [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--json]\n"+
+		"--file PATH [--repo DIR] --event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C]\n"+
+		"    [--match-all-labels] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
+	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py", required())
 	sf := addSuiteFlags(fs)
 	tf := addTriggerFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *file == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci explain: --file is required")
-		return 2
+	// Trigger facts decide cadence and labels as the workflow would, so a
+	// flag that also decides them is a contradiction, not a fallback.
+	var trigger, direct []string
+	for _, n := range triggerFlagNames {
+		if fs.Given(n) {
+			trigger = append(trigger, "--"+n)
+		}
+	}
+	for _, n := range []string{"cadence", "nightly", "labels"} {
+		if fs.Given(n) {
+			direct = append(direct, "--"+n)
+		}
+	}
+	if len(trigger) > 0 && len(direct) > 0 {
+		return fs.usageError("%s conflicts with %s: the trigger decides the cadence and labels; give one or the other", strings.Join(direct, " and "), strings.Join(trigger, " and "))
 	}
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
-		return fail(env, err)
+		return fs.usageError("%v", err)
 	}
 	labels := *sf.labels
-	// Trigger facts, when given, decide cadence and labels as the workflow would.
-	if fs.Given("event") || fs.Given("cadence-override") {
-		wp, err := policy.ResolveTrigger(tf.trigger(fs, env))
+	if len(trigger) > 0 {
+		if !fs.Given("event") && !fs.Given("cadence-override") {
+			return fs.usageError("%s needs --event (or --cadence-override): the event decides how %s is read", strings.Join(trigger, " and "), strings.Join(trigger, " and "))
+		}
+		wp, err := policy.ResolveTrigger(tf.trigger())
 		if err != nil {
 			return fail(env, err)
 		}
@@ -83,9 +99,9 @@ func runExplain(args []string, env Env) int {
 }
 
 func runStages(args []string, env Env) int {
-	fs := newFlagSet("stages", "[--json]")
+	fs := newFlagSet("stages", "[--json]", env)
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
 	roster := policy.Roster()

@@ -3,30 +3,45 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
-// fail prints an error the way GitHub Actions annotates it and returns exit code 1.
+// fail prints err as GitHub error annotations, one per line of the error,
+// and returns exit code 1. Every subcommand reports errors through it.
 func fail(env Env, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(env.Stderr, "::error::%s\n", msg)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(env.Stderr, "::error::%s\n", escapeAnnotation(line))
+	}
 	return 1
 }
 
-// warn prints a warning annotation.
+// warn prints a GitHub warning annotation.
 func warn(env Env, msg string) {
-	fmt.Fprintf(env.Stderr, "::warning::%s\n", msg)
+	for _, line := range strings.Split(msg, "\n") {
+		fmt.Fprintf(env.Stderr, "::warning::%s\n", escapeAnnotation(line))
+	}
 }
 
-// printJSON writes v as indented JSON followed by a newline.
+// escapeAnnotation escapes what GitHub would read as annotation syntax.
+func escapeAnnotation(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// printJSON writes v as indented JSON followed by a newline; nothing is
+// written when v cannot be encoded.
 func printJSON(env Env, v any) int {
-	enc := json.NewEncoder(env.Stdout)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return fail(env, fmt.Errorf("encoding JSON: %w", err))
+		return fail(env, fmt.Errorf("the result cannot be written as JSON: %w", err))
 	}
+	io.WriteString(env.Stdout, b.String())
 	return 0
 }
 
@@ -39,19 +54,70 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// appendGitHubOutput appends key=value lines to a GITHUB_OUTPUT file.
-func appendGitHubOutput(path string, lines []string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening --github-output %s: %w", path, err)
+// output is one key=value step output.
+type output struct{ key, value string }
+
+// stepFlags are the flags of a subcommand that stands in for a workflow step:
+// --json, and --github-output (env GITHUB_OUTPUT, as the Python steps use it)
+// for the step outputs.
+type stepFlags struct {
+	json         *bool
+	githubOutput *string
+}
+
+// addStepFlags declares --json and --github-output.
+func addStepFlags(fs *flagSet) stepFlags {
+	return stepFlags{
+		json:         fs.Bool("json", "print the result as JSON on stdout instead of text"),
+		githubOutput: fs.String("github-output", "FILE", "append the step outputs (key=value lines) to FILE", fromEnv("GITHUB_OUTPUT")),
+	}
+}
+
+// emit appends the step outputs, then prints the result (JSON or text).
+func (s stepFlags) emit(env Env, result any, text string, outputs []output) int {
+	if err := s.writeOutputs(outputs); err != nil {
+		return fail(env, err)
+	}
+	if *s.json {
+		return printJSON(env, result)
+	}
+	io.WriteString(env.Stdout, text)
+	return 0
+}
+
+// writeOutputs appends key=value lines to the --github-output file, if any.
+func (s stepFlags) writeOutputs(outputs []output) error {
+	path := *s.githubOutput
+	if path == "" {
+		return nil
 	}
 	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(l + "\n")
+	for _, o := range outputs {
+		if strings.ContainsAny(o.value, "\r\n") {
+			return fmt.Errorf("step output %s holds a line break; refusing to write it to %s", o.key, path)
+		}
+		b.WriteString(o.key + "=" + o.value + "\n")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening --github-output %s: %w; give the step's $GITHUB_OUTPUT file", path, err)
 	}
 	if _, err := f.WriteString(b.String()); err != nil {
 		f.Close()
 		return fmt.Errorf("writing --github-output %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// readBody returns the PR body from --pr-body-file, else from $PR_BODY (the
+// text itself, as the workflows pass it).
+func readBody(fs *flagSet, path string) (string, error) {
+	if !fs.Given("pr-body-file") {
+		return fs.env.Getenv("PR_BODY"), nil
+	}
+	data, err := fsinput.ReadFile(path, fsinput.PRBody)
+	if err != nil {
+		return "", fmt.Errorf("--pr-body-file: %w; give the file holding the pull request description (GitHub caps one at 65536 characters)", err)
+	}
+	return string(data), nil
 }
