@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // testFilePath is the shape of a file a single-file run accepts (rules §10);
@@ -215,7 +216,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 func fileTimeout(est float64) (int, error) {
 	scaled := est * 1.25
 	if math.IsNaN(scaled) || scaled < 0 || scaled > maxFileTimeout {
-		return 0, fmt.Errorf("est_time %v gives no usable timeout; give an estimate between 0 and %d seconds", est, int(maxFileTimeout/1.25))
+		return 0, fmt.Errorf("est_time %s gives no usable timeout; give an estimate between 0 and %d seconds", pysource.FloatRepr(est), int(maxFileTimeout/1.25))
 	}
 	return max(MinFileTimeout, int(scaled)), nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,11 @@ func printJSON(env Env, v any) int {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		var uv *json.UnsupportedValueError
+		if errors.As(err, &uv) && uv.Str == "+Inf" {
+			// Python reads est_time=1e400 as inf; JSON has no such number.
+			return fail(env, errors.New("the result cannot be written as JSON: an est_time is inf (a literal such as 1e400); give every test a finite est_time, or use the text output"))
+		}
 		return fail(env, fmt.Errorf("the result cannot be written as JSON: %w", err))
 	}
 	io.WriteString(env.Stdout, b.String())

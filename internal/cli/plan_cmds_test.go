@@ -297,3 +297,26 @@ func TestPRBodyFileIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanInfiniteEstTime: Python reads est_time=1e400 as inf and prints it
+// as inf; JSON cannot hold it, so --json says so instead of printing half.
+func TestPlanInfiniteEstTime(t *testing.T) {
+	repo := t.TempDir()
+	p := filepath.Join(repo, "tests", "e2e", "test_inf.py")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`register_cuda_ci(est_time=1e400, suite="stage-c-2-gpu-h200", labels=["fsdp"])`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"plan", "--repo", repo, "--hw", "cuda", "--suite", "stage-c-2-gpu-h200", "--labels", "run-ci-fsdp"}
+	code, stdout, _ := runArgs(args)
+	if code != 0 || !strings.Contains(stdout, "Enabled 1 test(s) (est total infs):\n  - tests/e2e/test_inf.py (est_time=infs)\n") {
+		t.Errorf("wanted inf printed as Python does, got %d %q", code, stdout)
+	}
+	code, stdout, stderr := runArgs(append(args, "--json"))
+	want := "::error::the result cannot be written as JSON: an est_time is inf (a literal such as 1e400); give every test a finite est_time, or use the text output\n"
+	if code != 1 || stdout != "" || stderr != want {
+		t.Errorf("wanted exit 1, no stdout and %q, got %d %q %q", want, code, stdout, stderr)
+	}
+}

@@ -98,3 +98,18 @@ func FloatRepr(f float64) string {
 		return sign + digits[:decpt] + "." + digits[decpt:]
 	}
 }
+
+// FormatFixed0 renders a float as Python's f"{x:.0f}" does: rounded half to
+// even, with "inf", "-inf" and "nan" where Go's %.0f writes "+Inf", "-Inf"
+// and "NaN".
+func FormatFixed0(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'f', 0, 64)
+}
