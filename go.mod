@@ -6,10 +6,14 @@ require (
 	github.com/Khan/genqlient v0.8.1
 	github.com/dagger/otel-go v1.43.1-0.20260515012101-af7cd0684887
 	github.com/dagger/querybuilder v0.0.0-20260402040506-574a5e81cb59
+	github.com/google/go-github/v62 v62.0.0
 	github.com/vektah/gqlparser/v2 v2.5.32
 	go.opentelemetry.io/otel v1.43.0
 	go.opentelemetry.io/otel/trace v1.43.0
+	gopkg.in/yaml.v3 v3.0.1
 )
+
+require github.com/google/go-querystring v1.1.0 // indirect
 
 require (
 	github.com/99designs/gqlgen v0.17.89 // indirect

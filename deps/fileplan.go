@@ -44,6 +44,9 @@ type FileRequest struct {
 	// miles-rocm720-mi35x); the PR-body tag names a radixark/miles image and
 	// does not apply to ROCm.
 	ROCmImageTag string
+	// Tables are the checkout's CI tables (policy.LoadTables); nil means the
+	// built-in ones.
+	Tables *policy.Tables
 }
 
 // FilePlan is how one test file runs alone.
@@ -151,7 +154,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		pick = rocm
 		var runnable []policy.Registration
 		for _, r := range rocm {
-			if st, ok := policy.StageByName(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
+			if st, ok := req.Tables.Stage(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
 				runnable = append(runnable, r)
 			}
 		}
@@ -178,7 +181,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	if reg.Disabled != nil {
 		return FilePlan{}, fmt.Errorf("%s is disabled: %s", req.File, *reg.Disabled)
 	}
-	runsOn, err := runnerFor(req.File, reg)
+	runsOn, err := runnerFor(req.Tables, req.File, reg)
 	if err != nil {
 		return FilePlan{}, err
 	}

@@ -57,6 +57,9 @@ type Registry struct {
 	// Root is the checkout the registry was read from, cleaned ("." for the
 	// current folder).
 	Root string
+	// Tables are the CI tables that apply to the repository: its own where it
+	// holds them, else the built-in ones (see Tables.Origins).
+	Tables *Tables
 	// Files are the discovered test files, repo-relative, sorted by byte value.
 	Files []string
 	// Registrations keep file order, then call order within a file.
@@ -136,10 +139,22 @@ func isTestName(name string) bool {
 	return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") && len(name) >= len("test_.py")
 }
 
-// LoadRegistry discovers and parses every test file of the Miles checkout at
-// root ("" is the current folder). A root that is not a Miles checkout is a
-// *CheckoutError; otherwise the first fault, in file order, is returned.
+// LoadRegistry reads the CI tables of the Miles checkout at root ("" is the
+// current folder; LoadTables), then discovers and parses every test file,
+// checking labels against those tables. A root that is not a Miles checkout
+// is a *CheckoutError; otherwise the first fault, in file order, is returned.
 func LoadRegistry(root string) (*Registry, error) {
+	tables, err := LoadTables(root)
+	if err != nil {
+		return nil, err
+	}
+	return tables.LoadRegistry(root)
+}
+
+// LoadRegistry discovers and parses every test file of the Miles checkout at
+// root under these tables (see CheckCheckout).
+func (t *Tables) LoadRegistry(root string) (*Registry, error) {
+	t = t.or()
 	root, err := CheckCheckout(root)
 	if err != nil {
 		return nil, err
@@ -158,7 +173,7 @@ func LoadRegistry(root string) (*Registry, error) {
 			defer wg.Done()
 			var buf []byte // one read buffer per worker, reused file after file
 			for i := range next {
-				perFile[i], errs[i] = collectFile(root, files[i], &buf)
+				perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
 			}
 		}()
 	}
@@ -167,7 +182,7 @@ func LoadRegistry(root string) (*Registry, error) {
 	}
 	close(next)
 	wg.Wait()
-	reg := &Registry{Root: root, Files: files}
+	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -180,9 +195,10 @@ func LoadRegistry(root string) (*Registry, error) {
 // collectFile returns the registrations of one repo-relative test file below
 // root, applying the collection rules of rules §2: a tests/fast/ file is
 // CPU-only and registered implicitly when it has no call; any other file
-// without a registration is an error. It reads into *buf, which it may grow
-// and which the caller may reuse: registrations hold no reference to it.
-func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
+// without a registration is an error. Labels are checked against the
+// tables t. It reads into *buf, which it may grow and which the caller may
+// reuse: registrations hold no reference to it.
+func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := fsinput.ReadInto(filepath.Join(root, filepath.FromSlash(rel)), fsinput.TestFile, buf)
 	if err != nil {
@@ -199,7 +215,7 @@ func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	regs, err := parseSource(rel, text)
+	regs, err := parseSource(rel, text, t)
 	if err != nil {
 		return nil, err
 	}

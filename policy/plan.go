@@ -58,11 +58,11 @@ type Plan struct {
 func BuildPlan(reg *Registry, req PlanRequest) (*Plan, error) {
 	// Faults surface in run_suite.py's order: the registry (already loaded),
 	// then the run policy, then the suite.
-	rp, err := ResolveRunPolicy(req.Cadence, req.Labels, req.MatchAllLabels)
+	rp, err := reg.Tables.ResolveRunPolicy(req.Cadence, req.Labels, req.MatchAllLabels)
 	if err != nil {
 		return nil, err
 	}
-	sel, err := Select(reg.Registrations, req.HW, req.Suite, rp)
+	sel, err := reg.Tables.Select(reg.Registrations, req.HW, req.Suite, rp)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,19 @@ func runCLI(t *testing.T, vars map[string]string, args ...string) (code int, std
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Run(args, Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }})
-	return code, out.String(), errb.String()
+	return code, out.String(), dropNotices(errb.String())
+}
+
+// dropNotices removes the ::notice:: lines (which tables are built-in) that
+// every command may print; TestTablesNotice checks them.
+func dropNotices(stderr string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, "::notice::") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }
 
 type cliCase struct {
@@ -141,16 +153,16 @@ func TestDepsCommand(t *testing.T) {
 			wantStdout: "Resolved: megatron=miles-main -> fetch=miles-main (default), sglang=sglang-miles -> fetch=sglang-miles (default)\n",
 			wantOutput: "ci_megatron_pr=miles-main\nci_sglang_pr=sglang-miles\n"},
 		{name: "cpu lockfile and pr body", args: []string{"deps", "--backend", "cpu", "--repo", lockRepo, "--pr-body-file", body("example-line.md")},
-			wantStdout: "Resolved: megatron=37f91617b0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5 -> fetch=37f91617b0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5 (lockfile), sglang=#1234 -> fetch=refs/pull/1234/head (pr-body line 5)\n",
+			wantStdout: "Resolved: megatron=37f91617b0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5 -> fetch=37f91617b0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5 (lockfile), sglang=#1234 -> fetch=refs/pull/1234/head (pr-body line 5)\n" + offlineNote("sgl-project/sglang#1234"),
 			wantOutput: "ci_megatron_pr=37f91617b0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5\nci_sglang_pr=refs/pull/1234/head\n"},
 		{name: "cuda inputs from env", args: []string{"deps", "--backend", "cuda", "--repo", lockRepo},
 			env:        map[string]string{"INPUT_MEGATRON_PR": "#82", "PR_BODY": "ci-megatron-pr: x"},
-			wantStdout: "Resolved: megatron=#82 -> fetch=refs/pull/82/head (input), sglang=cb05a44f35d2e1c0b9a8f7e6d5c4b3a29180f7e6 -> fetch=cb05a44f35d2e1c0b9a8f7e6d5c4b3a29180f7e6 (lockfile)\n"},
+			wantStdout: "Resolved: megatron=#82 -> fetch=refs/pull/82/head (input), sglang=cb05a44f35d2e1c0b9a8f7e6d5c4b3a29180f7e6 -> fetch=cb05a44f35d2e1c0b9a8f7e6d5c4b3a29180f7e6 (lockfile)\n" + offlineNote("radixark/Megatron-LM#82")},
 		{name: "rocm nothing named", args: []string{"deps", "--backend", "rocm", "--repo", lockRepo, "--pr-body-file", body("directive-in-prose.md")},
 			wantStdout: "No dependency ref named: keeping the copies baked into the image\nResolved: megatron= -> fetch= (baked), sglang= -> fetch= (baked)\n",
 			wantOutput: "skip_dependency_install=true\nci_megatron_pr=\nci_sglang_pr=\n"},
 		{name: "rocm body names sglang", args: []string{"deps", "--backend", "rocm", "--pr-body-file", body("example-line.md")},
-			wantStdout: "Dependency refs named by the pull request body: installing them over the image's baked copies\nResolved: megatron= -> fetch= (baked), sglang=#1234 -> fetch=refs/pull/1234/head (pr-body line 5)\n",
+			wantStdout: "Dependency refs named by the pull request body: installing them over the image's baked copies\nResolved: megatron= -> fetch= (baked), sglang=#1234 -> fetch=refs/pull/1234/head (pr-body line 5)\n" + offlineNote("sgl-project/sglang#1234"),
 			wantOutput: "skip_dependency_install=false\nci_megatron_pr=\nci_sglang_pr=refs/pull/1234/head\n"},
 		{name: "rocm input", args: []string{"deps", "--backend", "rocm", "--sglang-input", "c447264eba460045e6e961fd7cf1bfbaf038db6b"},
 			wantStdout: "Dependency refs named by the dispatch inputs: installing them over the image's baked copies\nResolved: megatron= -> fetch= (baked), sglang=c447264eba460045e6e961fd7cf1bfbaf038db6b -> fetch=c447264eba460045e6e961fd7cf1bfbaf038db6b (input)\n"},
@@ -239,12 +251,14 @@ func TestFilePlanCommand(t *testing.T) {
 		"tests/e2e/amd/test_amd_qwen3.py": {{File: "tests/e2e/amd/test_amd_qwen3.py", Backend: policy.ROCM, EstTime: 600, Suite: "stage-c-4-gpu-mi350", Labels: []string{"amd"}, Disabled: &disabled, Line: 3}},
 	}
 	old := loadRegistry
-	loadRegistry = func(string) (*policy.Registry, error) {
-		reg := &policy.Registry{}
-		for _, regs := range registry {
-			reg.Registrations = append(reg.Registrations, regs...)
+	loadRegistry = func(*policy.Tables) deps.Lookup {
+		return func(string) (*policy.Registry, error) {
+			reg := &policy.Registry{}
+			for _, regs := range registry {
+				reg.Registrations = append(reg.Registrations, regs...)
+			}
+			return reg, nil
 		}
-		return reg, nil
 	}
 	t.Cleanup(func() { loadRegistry = old })
 
@@ -403,7 +417,7 @@ func TestFilePlanCommandRegistry(t *testing.T) {
 			wantOutput: "hw=rocm\nsuite=stage-c-4-gpu-mi350\nruns_on=[\"self-hosted\", \"amd\", \"mi350\", \"4gpu\"]\ncontainer_image=rocm/sgl-dev:miles-rocm720-mi35x\ntimeout_seconds=2000\n"},
 		{name: "broken file elsewhere", args: []string{"file-plan", "--repo", filepath.Join("..", "..", "testdata", "broken-repo"), "--file", "tests/fast/test_ok.py"},
 			wantCode:   1,
-			wantStderr: "::error::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite=\"stage-b-cpu\")\n"},
+			wantStderr: "::error file=tests/ci/test_none.py::tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite=\"stage-b-cpu\")\n"},
 	})
 }
 
@@ -415,4 +429,9 @@ func imageUsage(t *testing.T) string {
 		t.Fatalf("wanted the usage on stdout, got %q", stdout)
 	}
 	return stdout
+}
+
+// offlineNote is the line deps prints for a #N ref it did not look up.
+func offlineNote(ref string) string {
+	return "  " + ref + ": lookup skipped: offline (no --pr and no GITHUB_TOKEN or GH_TOKEN)\n"
 }

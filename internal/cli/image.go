@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -17,7 +19,8 @@ const maxPRNumber = 1<<31 - 1
 
 func runImage(args []string, env Env) int {
 	fs := newFlagSet("image", "--backend cuda|rocm [--image-tag-input T] [--called-image-tag T | --lockfile FILE]\n"+
-		"    [--pr-body-file F] [--pr-image-available --pr-number N] [--json] [--github-output FILE]", env)
+		"    [--pr-body-file F] [--pr-image-available --pr-number N] [--pr N [--github-repo OWNER/NAME]]\n"+
+		"    [--json] [--github-output FILE] [--github-step-summary FILE]", env)
 	backend := fs.String("backend", "B", "cuda: the CUDA/CPU workflow pr-test.yml (cpu is the same); rocm: pr-test-rocm.yml",
 		required(), oneOf(string(policy.CUDA), string(policy.ROCM), string(policy.CPU)))
 	input := fs.String("image-tag-input", "T", "the workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG"))
@@ -26,6 +29,7 @@ func runImage(args []string, env Env) int {
 	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
 	prImage := fs.Bool("pr-image-available", "this PR's own image pr-<N> was published (default: $PR_IMAGE_AVAILABLE == true)")
 	prNumber := fs.Int("pr-number", "N", "the pull request number for pr-<N>, default $PR_NUMBER", 1, maxPRNumber)
+	gh := addGitHubFlags(fs)
 	out := addStepFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
@@ -45,9 +49,14 @@ func runImage(args []string, env Env) int {
 		in.PRNumber = strconv.Itoa(prNumber.Value)
 	}
 	var err error
-	if in.PRBody, err = readBody(fs, *body); err != nil {
+	var pr *github.PR
+	if in.PRBody, pr, err = readBodyOrPR(fs, gh, *body); err != nil {
 		return fail(env, err)
 	}
+	if pr != nil && !prNumber.Set {
+		in.PRNumber = strconv.Itoa(pr.Number)
+	}
+	body0 := in.PRBody
 	if b == policy.ROCM {
 		// The ROCm workflow reads no ci-image-tag: line and has no PR image.
 		in.PRBody = ""
@@ -81,5 +90,8 @@ func runImage(args []string, env Env) int {
 		from = fmt.Sprintf("pr-body line %d", img.Line)
 	}
 	text := fmt.Sprintf("Resolved CI image: %s (tag from %s)\n", img.Image, from)
+	if err := gh.writeSummary(env, actions.ImageMarkdown(img, body0)); err != nil {
+		return fail(env, err)
+	}
 	return out.emit(env, img, text, []output{{"container_image", img.Image}})
 }

@@ -207,7 +207,7 @@ func runOracle(t *testing.T, repo string, cases []oracleCase) []oracleResult {
 func runArgs(args []string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := Run(args, Env{Stdout: &stdout, Stderr: &stderr})
-	return code, stdout.String(), stderr.String()
+	return code, stdout.String(), dropNotices(stderr.String())
 }
 
 func testdataRepo(t *testing.T) string {

@@ -8,28 +8,29 @@ import (
 	"os"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
-// fail prints err as GitHub error annotations, one per line of the error,
-// and returns exit code 1. Every subcommand reports errors through it.
+// fail prints err as GitHub error annotations (actions.ErrorAnnotations: a
+// registry error on its test file and line, else one annotation per line of
+// the error) and returns exit code 1. Every subcommand reports errors
+// through it.
 func fail(env Env, err error) int {
-	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(env.Stderr, "::error::%s\n", escapeAnnotation(line))
-	}
+	io.WriteString(env.Stderr, actions.ErrorAnnotations(err))
 	return 1
 }
 
-// warn prints a GitHub warning annotation.
-func warn(env Env, msg string) {
-	for _, line := range strings.Split(msg, "\n") {
-		fmt.Fprintf(env.Stderr, "::warning::%s\n", escapeAnnotation(line))
-	}
-}
+// warn prints a warning annotation, one per line of msg.
+func warn(env Env, msg string) { annotate(env, "warning", msg) }
 
-// escapeAnnotation escapes what GitHub would read as annotation syntax.
-func escapeAnnotation(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+// notice prints a notice annotation: information, not a fault.
+func notice(env Env, msg string) { annotate(env, "notice", msg) }
+
+func annotate(env Env, level, msg string) {
+	for _, line := range strings.Split(msg, "\n") {
+		io.WriteString(env.Stderr, actions.Annotation(level, "", 0, line))
+	}
 }
 
 // printJSON writes v as indented JSON followed by a newline; nothing is
@@ -126,4 +127,12 @@ func readBody(fs *flagSet, path string) (string, error) {
 		return "", fmt.Errorf("--pr-body-file: %w; give the file holding the pull request description (GitHub caps one at 65536 characters)", err)
 	}
 	return string(data), nil
+}
+
+// orNone shows an empty value as "none".
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

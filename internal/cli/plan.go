@@ -2,8 +2,13 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -55,18 +60,21 @@ func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
 
 func runPlan(args []string, env Env) int {
 	fs := newFlagSet("plan", "--hw cpu|cuda|rocm --suite S [--repo DIR] [--cadence C | --nightly] [--labels L ...]\n"+
-		"    [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error] [--json]\n"+
-		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--json]", env)
+		"    [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]\n"+
+		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: the current folder)")
 	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu (required unless --all)")
-	all := fs.Bool("all", "plan every suite and every shard of the roster")
+	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
 	sf := addSuiteFlags(fs)
 	pid := fs.Int("auto-partition-id", "I", "0-based shard index", 0, maxShards-1)
 	psize := fs.Int("auto-partition-size", "N", "number of shards", 1, maxShards)
 	fs.Bool("list-only", "accepted and ignored: plan only ever lists (the workflows pass it)")
 	fs.Bool("enable-retry", "accepted and ignored: retries change how a shard runs, not what it runs")
 	fs.Int("max-attempts", "N", "accepted and ignored, like --enable-retry", 1, 10)
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
@@ -92,27 +100,74 @@ func runPlan(args []string, env Env) int {
 	} else if !fs.Given("hw") || !fs.Given("suite") {
 		return fs.usageError("--hw and --suite are required (or --all)")
 	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}
+	reg, err := tables.LoadRegistry(*repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	labels := *sf.labels
+	var pr *github.PR
+	var report *actions.PolicyReport
+	if gh.active() {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// command line names them; with --all it also decides the skipped stages.
+		if pr, err = gh.fetch(env, *all); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig := pr.Trigger()
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !fs.Given("nightly") {
+			cadence = wp.Cadence
+		}
+		if !fs.Given("labels") {
+			labels = wp.RawLabels
+		}
+		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: tables.Stages()}
+	}
 	base := policy.PlanRequest{
 		Cadence:         cadence,
-		Labels:          *sf.labels,
+		Labels:          labels,
 		MatchAllLabels:  *sf.matchAllLabels,
 		ContinueOnError: *sf.continueOnError,
 	}
 	var reqs []policy.PlanRequest
 	if *all {
-		for _, st := range policy.Roster() {
+		var skipped []string
+		if report != nil {
+			diff, why := pr.NameStatus()
+			sel, err := policy.SelectPRStages(reg, report.Policy, diff)
+			if err != nil {
+				return fail(env, err)
+			}
+			if why != "" {
+				sel.DiffUnusable = why
+				warn(env, "changed files unusable ("+why+"); failing open: no GPU stage is skipped")
+			}
+			report.Selection, skipped = &sel, sel.Skipped
+		}
+		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) {
+				// The workflow never starts a skipped stage's job, so it plans nothing.
+				fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
+				continue
+			}
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
-			if st.Shards <= 1 {
+			n := st.ShardsFor(cadence)
+			if n <= 1 {
 				reqs = append(reqs, r)
 				continue
 			}
-			for i := 0; i < st.Shards; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: st.Shards}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
 				reqs = append(reqs, r)
 			}
 		}
@@ -128,8 +183,16 @@ func runPlan(args []string, env Env) int {
 		}
 		plans = append(plans, p)
 	}
-	for _, w := range plans[0].Warnings {
+	for _, w := range firstWarnings(plans) {
 		warn(env, w)
+	}
+	var md strings.Builder
+	if report != nil && report.Selection != nil {
+		md.WriteString(report.Markdown())
+	}
+	md.WriteString(actions.PlanMarkdown(plans))
+	if err := gh.writeSummary(env, md.String()); err != nil {
+		return fail(env, err)
 	}
 	if *asJSON {
 		if *all {
@@ -141,4 +204,13 @@ func runPlan(args []string, env Env) int {
 		io.WriteString(env.Stdout, p.Text())
 	}
 	return 0
+}
+
+// firstWarnings are the ignored-label warnings, the same for every plan of
+// one run; none when every stage was skipped.
+func firstWarnings(plans []*policy.Plan) []string {
+	if len(plans) == 0 {
+		return nil
+	}
+	return plans[0].Warnings
 }

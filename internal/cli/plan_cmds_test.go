@@ -162,11 +162,11 @@ func TestPolicyOutputs(t *testing.T) {
 		t.Errorf("JSON %v and output %q disagree", res.SkippedStages, lines[4])
 	}
 
-	code, _, stderr = runCLI(t, map[string]string{"EVENT_NAME": "push"}, "policy")
+	code, _, stderr = runCLI(t, map[string]string{"EVENT_NAME": "push"}, "policy", "--repo", milesRepo())
 	if code != 1 || !strings.HasPrefix(stderr, "::error::Unsupported PR Test trigger: push") {
 		t.Errorf("wanted ::error:: and exit 1, got %d %q", code, stderr)
 	}
-	code, stdout, _ = runCLI(t, map[string]string{"EVENT_NAME": "push"}, "policy", "--event", "schedule", "--schedule", "0 15 * * 6")
+	code, stdout, _ = runCLI(t, map[string]string{"EVENT_NAME": "push"}, "policy", "--repo", milesRepo(), "--event", "schedule", "--schedule", "0 15 * * 6")
 	if code != 0 || stdout != "Resolved CI policy: cadence=weekly labels=[] bypass_fastfail=true skipped_stages=[]\n" {
 		t.Errorf("a flag must win over its env var, got %d %q", code, stdout)
 	}
@@ -204,7 +204,7 @@ func TestPolicyPullRequestDetails(t *testing.T) {
 		{"a diff that is a folder is named in the warning",
 			[]string{"--event", "pull_request", "--pr-labels-json", `[]`, "--changed-files", repo}, 0,
 			"", "::warning::changed files unusable (--changed-files " + repo + " is a folder, not a regular file); failing open: no GPU stage is skipped\n"},
-		{"the event is required", []string{"--pr-labels-json", `[]`}, 2, "", "miles-ci policy: --event is required (or set EVENT_NAME)\n"},
+		{"the event is required", []string{"--pr-labels-json", `[]`}, 2, "", "miles-ci policy: --event is required (or set EVENT_NAME, or give --pr N)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,7 +238,7 @@ func TestExplainRejectsConflictingFlags(t *testing.T) {
 		{"nightly and cadence override", []string{"--cadence-override", "weekly", "--nightly"}, 2,
 			"miles-ci explain: --nightly conflicts with --cadence-override: the trigger decides the cadence and labels; give one or the other"},
 		{"pr labels without an event", []string{"--pr-labels-json", `["run-ci-fsdp"]`}, 2,
-			"miles-ci explain: --pr-labels-json needs --event (or --cadence-override): the event decides how --pr-labels-json is read"},
+			"miles-ci explain: --pr-labels-json needs --event (or --cadence-override, or --pr): the event decides how --pr-labels-json is read"},
 		{"cadence and nightly", []string{"--cadence", "weekly", "--nightly"}, 2, "miles-ci explain: --nightly is not allowed with --cadence; give one"},
 		{"bad cadence", []string{"--cadence", "hourly"}, 2, `miles-ci explain: --cadence "hourly" is not one of regular, nightly, weekly, release`},
 		{"trigger alone", []string{"--event", "schedule", "--schedule", "0 15 * * 6"}, 0, ""},

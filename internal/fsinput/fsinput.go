@@ -48,6 +48,9 @@ var (
 	ChangedFiles = Kind{Name: "a changed-files diff", Max: 16 << 20}
 	// EventPayload is a GitHub event payload; GitHub caps a webhook payload at 25 MB.
 	EventPayload = Kind{Name: "an event payload", Max: 25 << 20}
+	// TableFile is a file a CI table is read from (tests/ci/*.py,
+	// .github/workflows/*.yml); Miles' are a few KiB.
+	TableFile = Kind{Name: "a CI table file", Max: 4 << 20}
 	// Patch is the ROCm Megatron-LM patch given to git apply; the real one is
 	// a few KiB.
 	Patch = Kind{Name: "a patch", Max: 16 << 20}

@@ -59,12 +59,18 @@ type Call struct {
 // block structure around it (indentation, else/elif/except/finally/case
 // clauses, decorators).
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	m := &moduleReader{want: want}
-	m.frames = m.frameBuf[:1]
-	if err := scan(Normalize(src), m.line, m.partial); err != nil {
+	var calls []Call
+	err := topLevelStatements(src, func(stmt []Token) error {
+		c, ok, err := callStatement(stmt, want)
+		if ok {
+			calls = append(calls, c)
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	return m.calls, nil
+	return calls, nil
 }
 
 // clause is what a block level allows next, after a compound statement's clause.
@@ -89,11 +95,23 @@ type frame struct {
 	decorator int
 }
 
+// topLevelStatements hands each simple statement of the module's top level
+// (not inside a block, a decorator or a compound statement's header) to
+// onStmt, in source order. Source CPython 3.11's ast.parse would refuse is a
+// *SyntaxError: every logical line is checked against the grammar, and the
+// block structure around it (indentation, else/elif/except/finally/case
+// clauses, decorators).
+func topLevelStatements(src string, onStmt func(stmt []Token) error) error {
+	m := &moduleReader{onStmt: onStmt}
+	m.frames = m.frameBuf[:1]
+	return scan(Normalize(src), m.line, m.partial)
+}
+
 // moduleReader follows the module's logical lines, checks each against the
-// grammar and the block structure, and keeps the wanted top-level calls.
+// grammar and the block structure, and hands on the top-level simple
+// statements.
 type moduleReader struct {
-	want   func(string) bool
-	calls  []Call
+	onStmt func(stmt []Token) error
 	frames []frame // frames[0] is the module
 	// frameBuf backs frames for the common depths.
 	frameBuf [8]frame
@@ -235,12 +253,8 @@ func (m *moduleReader) logicalLine(line []Token) error {
 		return nil
 	}
 	for _, stmt := range splitTop(line, ";") {
-		c, ok, err := callStatement(stmt, m.want)
-		if err != nil {
+		if err := m.onStmt(stmt); err != nil {
 			return err
-		}
-		if ok {
-			m.calls = append(m.calls, c)
 		}
 	}
 	return nil
