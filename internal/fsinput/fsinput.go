@@ -46,8 +46,9 @@ var (
 	// ChangedFiles is `git diff --name-status -z -M` output; 16 MiB holds the
 	// names of 100,000 files of 160 bytes.
 	ChangedFiles = Kind{Name: "a changed-files diff", Max: 16 << 20}
-	// EventPayload is a GitHub event payload; GitHub caps a webhook payload at 25 MB.
-	EventPayload = Kind{Name: "an event payload", Max: 25 << 20}
+	// EventPayload is a GitHub Actions event payload (GITHUB_EVENT_PATH); a
+	// pull_request payload is tens of KiB (github.MaxEventSize is the cap).
+	EventPayload = Kind{Name: "an event payload", Max: 8 << 20}
 	// TableFile is a file a CI table is read from (tests/ci/*.py,
 	// .github/workflows/*.yml); Miles' are a few KiB.
 	TableFile = Kind{Name: "a CI table file", Max: 4 << 20}
