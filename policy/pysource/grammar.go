@@ -147,6 +147,9 @@ type parser struct {
 	// which keeps the common path fast.
 	far   int
 	track bool
+	// hint and hintLine are CPython's message for a recognised mistake.
+	hint     string
+	hintLine int
 	depth int
 	// hard is an error CPython raises while parsing; it ends the parse.
 	hard *SyntaxError
@@ -252,6 +255,15 @@ func (p *parser) leave() { p.depth-- }
 // failed reports a hard error: the parse must stop.
 func (p *parser) failed() bool { return p.hard != nil }
 
+// fail notes CPython's message for a mistake a rule recognises (the first
+// one noted is kept for the error, should the line fail) and returns false.
+func (p *parser) fail(msg string) bool {
+	if p.hint == "" {
+		p.hint, p.hintLine = msg, p.lineOf(p.pos)
+	}
+	return false
+}
+
 // ---- expressions ----
 
 // starExpressions: star_expression (',' star_expression)* [','], a tuple when
@@ -351,8 +363,11 @@ func (p *parser) namedExpression() (ex, bool) {
 		return ex{}, false
 	}
 	e, ok := p.expression()
-	if !ok || p.isOp(":=") {
+	if !ok {
 		return ex{}, false
+	}
+	if p.isOp(":=") {
+		return ex{}, p.fail("cannot use assignment expressions with " + e.k.name())
 	}
 	return e, true
 }
@@ -802,6 +817,9 @@ func (p *parser) parenAtom() (ex, bool) {
 		}
 	case first.k == kStarred:
 		// (*a) is neither a group nor a generator expression
+		if p.isOp(")") {
+			p.fail("cannot use starred expression here")
+		}
 	case p.isKw("for") || p.isKw("async"):
 		// genexp: '(' named_expression for_if_clauses ')'
 		if p.forIfClauses() && p.op(")") {
@@ -997,7 +1015,7 @@ func (p *parser) arguments(genexp bool) bool {
 			seenDoubleStar = true
 		case p.isOp("*"):
 			if seenDoubleStar {
-				return false
+				return p.fail("iterable argument unpacking follows keyword argument unpacking")
 			}
 			mark := p.pos
 			p.pos++
@@ -1015,8 +1033,11 @@ func (p *parser) arguments(genexp bool) bool {
 			}
 			seenKeyword = true
 		default:
-			if seenKeyword || seenDoubleStar {
-				return false
+			if seenDoubleStar {
+				return p.fail("positional argument follows keyword argument unpacking")
+			}
+			if seenKeyword {
+				return p.fail("positional argument follows keyword argument")
 			}
 			first := p.toks[p.pos-1].isOp("(")
 			if _, ok := p.namedExpression(); !ok {
@@ -1024,7 +1045,16 @@ func (p *parser) arguments(genexp bool) bool {
 			}
 			if p.isKw("for") || p.isKw("async") {
 				// A bare generator expression must be the only argument.
-				return genexp && first && p.forIfClauses() && p.isOp(")")
+				if genexp && first && p.forIfClauses() && p.isOp(")") {
+					return true
+				}
+				if !genexp {
+					return false // a class statement takes no generator expression
+				}
+				return p.fail("Generator expression must be parenthesized")
+			}
+			if p.isOp("=") {
+				return p.fail(`expression cannot contain assignment, perhaps you meant "=="?`)
 			}
 		}
 		if !p.op(",") {
@@ -1248,7 +1278,7 @@ func (p *parser) params(lambda bool) bool {
 				return false
 			}
 			if !bare && !p.isOp(",") {
-				return false // def f(*): named arguments must follow bare *
+				return p.fail("named arguments must follow bare *")
 			}
 			more, ok := p.nextParam(closer)
 			if !ok {
@@ -1268,7 +1298,7 @@ func (p *parser) params(lambda bool) bool {
 				}
 			}
 			if !bare && keywordOnly == 0 {
-				return false
+				return p.fail("named arguments must follow bare *")
 			}
 			if more {
 				return p.kwds(lambda, closer)
@@ -1285,7 +1315,7 @@ func (p *parser) params(lambda bool) bool {
 			return false
 		}
 		if sawDefault && !has {
-			return false // non-default argument follows default argument
+			return p.fail("non-default argument follows default argument")
 		}
 		sawDefault = sawDefault || has
 		more, ok := p.nextParam(closer)
@@ -1753,7 +1783,7 @@ func (p *parser) importFrom() bool {
 			break
 		}
 		if !paren && (p.atEnd() || p.isOp(";")) {
-			return false // a trailing comma needs parentheses
+			return p.fail("trailing comma not allowed without surrounding parentheses")
 		}
 	}
 	return !paren || p.op(")")
@@ -2094,6 +2124,9 @@ func (p *parser) bracketDepth(i int) int {
 func (p *parser) explain() *SyntaxError {
 	if p.hard != nil {
 		return p.hard
+	}
+	if p.hint != "" {
+		return &SyntaxError{Line: p.hintLine, Msg: p.hint}
 	}
 	if msg := p.specificError(); msg != "" {
 		return &SyntaxError{Line: p.lineOf(0), Msg: msg}

@@ -26,7 +26,7 @@ func checkNumber(t Token) *SyntaxError {
 	}
 	digits := strings.TrimLeft(strings.ReplaceAll(s, "_", ""), "0")
 	if len(digits) > maxIntDigits {
-		return &SyntaxError{Line: t.Line, Msg: fmt.Sprintf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", maxIntDigits, len(digits))}
+		return &SyntaxError{Line: t.Line, Msg: fmt.Sprintf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", maxIntDigits, len(digits))}
 	}
 	return nil
 }

@@ -307,11 +307,15 @@ func (lx *lexer) run() error {
 	if lx.lineOpen() {
 		lx.toks = append(lx.toks, Token{Kind: Newline, Line: lx.line})
 	}
+	end := lx.line
+	if lx.line > 1 && strings.HasSuffix(lx.src, "\n") {
+		end-- // CPython counts no line after the last newline
+	}
 	for len(lx.indent) > 1 {
 		lx.indent = lx.indent[:len(lx.indent)-1]
-		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
+		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: end})
 	}
-	lx.toks = append(lx.toks, Token{Kind: EOF, Line: lx.line})
+	lx.toks = append(lx.toks, Token{Kind: EOF, Line: end})
 	return nil
 }
 
@@ -404,10 +408,10 @@ func (lx *lexer) continuation() error {
 		return lx.quietf("unexpected character after line continuation character")
 	}
 	lx.pos += 2
-	lx.newline()
 	if lx.pos >= len(lx.src) {
-		return lx.quietf("unexpected EOF while parsing")
+		return lx.quietf("unexpected EOF while parsing") // on the backslash's line
 	}
+	lx.newline()
 	return nil
 }
 
