@@ -150,7 +150,7 @@ type parser struct {
 	// hint and hintLine are CPython's message for a recognised mistake.
 	hint     string
 	hintLine int
-	depth int
+	depth    int
 	// hard is an error CPython raises while parsing; it ends the parse.
 	hard *SyntaxError
 	// inMatchBlock is set while the line is a statement of a match block:
