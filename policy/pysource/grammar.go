@@ -283,8 +283,10 @@ func (p *parser) starExpressions() (ex, bool) {
 func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
 	t := tupleOf(first)
 	for p.op(",") {
+		mark := p.pos
 		e, ok := item()
 		if !ok {
+			p.pos = mark
 			break
 		}
 		t = t.add(e)
@@ -1127,17 +1129,7 @@ func (p *parser) starTargets() (ex, bool) {
 	if !p.isOp(",") {
 		return first, true
 	}
-	t := tupleOf(first)
-	for p.op(",") {
-		mark := p.pos
-		e, ok := p.starTarget()
-		if !ok {
-			p.pos = mark
-			break
-		}
-		t = t.add(e)
-	}
-	return t, true
+	return p.tupleRest(first, p.starTarget), true
 }
 
 // starTarget: '*' (!'*' star_target) | target_with_star_atom.
