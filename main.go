@@ -155,6 +155,10 @@ func exportDir(ctx context.Context, source *dagger.Directory) (string, func(), e
 		cleanup()
 		return "", nil, fmt.Errorf("export source directory: %w", err)
 	}
+	if err := cli.CheckSource(tmp); err != nil {
+		cleanup()
+		return "", nil, err
+	}
 	return tmp, cleanup, nil
 }
 

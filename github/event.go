@@ -3,9 +3,9 @@ package github
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 // MaxEventSize bounds the Actions event payload file; a pull_request payload
@@ -96,22 +96,13 @@ func ParseEvent(data []byte) (*PR, error) {
 	return p, p.check()
 }
 
-// ReadEvent reads and parses the event payload file at path, up to MaxEventSize.
+// ReadEvent reads and parses the event payload file at path: a regular file
+// of at most MaxEventSize bytes (read through fsinput, so a FIFO or device
+// there fails at once).
 func ReadEvent(path string) (*PR, error) {
-	f, err := os.Open(path)
+	data, err := fsinput.ReadFile(path, fsinput.Kind{Name: fsinput.EventPayload.Name, Max: MaxEventSize})
 	if err != nil {
-		return nil, fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("GITHUB_EVENT_PATH %s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxEventSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("GITHUB_EVENT_PATH %s: %w", path, err)
-	}
-	if len(data) > MaxEventSize {
-		return nil, fmt.Errorf("GITHUB_EVENT_PATH %s is larger than %d bytes; it is not an event payload", path, MaxEventSize)
+		return nil, fmt.Errorf("GITHUB_EVENT_PATH %w; it must name the file GitHub Actions wrote", err)
 	}
 	p, err := ParseEvent(data)
 	if err != nil {

@@ -110,7 +110,8 @@ func TestReadEventErrors(t *testing.T) {
 		{"no number", write("nonum.json", `{"pull_request":{"base":{"repo":{"full_name":"a/b"}}}}`), "GITHUB_EVENT_PATH " + dir + "/nonum.json: the event payload's pull_request has no number; GITHUB_EVENT_PATH must name the file GitHub Actions wrote"},
 		{"no repository", write("norepo.json", `{"number":3,"pull_request":{}}`), "GITHUB_EVENT_PATH " + dir + `/norepo.json: the event payload names no base repository (""); GITHUB_EVENT_PATH must name the file GitHub Actions wrote`},
 		{"bad head", write("sha.json", `{"number":3,"pull_request":{"head":{"sha":"--upload-pack=x"},"base":{"repo":{"full_name":"a/b"}}}}`), "GITHUB_EVENT_PATH " + dir + `/sha.json: a/b#3: head SHA "--upload-pack=x" is not a commit id`},
-		{"a folder", dir, "GITHUB_EVENT_PATH " + dir + " is not a regular file"},
+		{"a folder", dir, "GITHUB_EVENT_PATH " + dir + " is a folder, not a regular file; it must name the file GitHub Actions wrote"},
+		{"a device", "/dev/zero", "GITHUB_EVENT_PATH /dev/zero is a device, not a regular file; it must name the file GitHub Actions wrote"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -135,7 +135,7 @@ func (p *Plan) Text() string {
 		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", backendEnumName(p.HW), p.Suite, p.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")
 	} else {
-		fmt.Fprintf(&b, "Enabled %d test(s) (est total %.0fs):\n", len(p.Enabled), p.EstTotal)
+		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Enabled), pysource.FormatFixed0(p.EstTotal))
 		for _, t := range p.Enabled {
 			suffix := ""
 			if t.Implicit {

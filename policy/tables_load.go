@@ -3,15 +3,14 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
 
@@ -25,7 +24,7 @@ const (
 	PRTestROCmWorkflow = ".github/workflows/pr-test-rocm.yml"
 )
 
-// maxTableFile bounds every table file read: Miles' are a few kB, and a
+// maxTableFile bounds every table file read (fsinput.TableFile): Miles' are a few kB, and a
 // larger one is not a table file.
 const maxTableFile = 4 << 20
 
@@ -61,6 +60,11 @@ func (e *TableError) Error() string {
 // FallbackNote tell; a table that is present but not a literal of the form
 // Miles writes is a *TableError naming the file, line and table.
 func LoadTables(root string) (*Tables, error) {
+	// A mistyped root would give every built-in table: refuse it instead.
+	root, err := CheckCheckout(root)
+	if err != nil {
+		return nil, err
+	}
 	t := builtin.Clone()
 	steps := []struct {
 		file string
@@ -106,23 +110,19 @@ func (t *Tables) gatedPRStagesOnly() {
 	})
 }
 
-// readTableFile reads a repo-relative file of at most maxTableFile bytes; it
+// readTableFile reads a repo-relative file as fsinput.TableFile allows; it
 // returns nil, nil when the file does not exist.
 func readTableFile(root, rel string) ([]byte, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	data, err := fsinput.ReadFile(filepath.Join(root, filepath.FromSlash(rel)), fsinput.TableFile)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
+	var fe *fsinput.Error
+	if errors.As(err, &fe) {
+		return nil, &TableError{File: rel, Msg: fe.Problem + "; a CI table file is a few kB, check that it is the right file"}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTableFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", rel, err)
-	}
-	if len(data) > maxTableFile {
-		return nil, &TableError{File: rel, Msg: fmt.Sprintf("is larger than %d MiB; a CI table file is a few kB, check that it is the right file", maxTableFile>>20)}
 	}
 	return data, nil
 }

@@ -16,45 +16,58 @@ func init() {
 }
 
 func runExplain(args []string, env Env) int {
-	fs := newFlagSet("explain", "--repo DIR --file PATH [--cadence C | --nightly | --event E ... | --pr N [--github-repo OWNER/NAME]] [--labels L ...] [--match-all-labels] [--github-step-summary FILE] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout (default: .)")
-	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py")
+	fs := newFlagSet("explain", "--file PATH [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--json]\n"+
+		"--file PATH [--repo DIR] --event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C]\n"+
+		"    [--match-all-labels] [--json]\n"+
+		"--file PATH [--repo DIR] --pr N [--github-repo OWNER/NAME] [--github-step-summary FILE] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
+	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py", required())
 	sf := addSuiteFlags(fs)
 	tf := addTriggerFlags(fs)
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *file == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci explain: --file is required")
-		return 2
+	// Trigger facts (or a PR) decide cadence and labels as the workflow
+	// would, so a flag that also decides them is a contradiction, not a
+	// fallback.
+	var trigger, direct []string
+	for _, n := range append(triggerFlagNames, "pr") {
+		if fs.Given(n) {
+			trigger = append(trigger, "--"+n)
+		}
+	}
+	for _, n := range []string{"cadence", "nightly", "labels"} {
+		if fs.Given(n) {
+			direct = append(direct, "--"+n)
+		}
+	}
+	if len(trigger) > 0 && len(direct) > 0 {
+		return fs.usageError("%s conflicts with %s: the trigger decides the cadence and labels; give one or the other", strings.Join(direct, " and "), strings.Join(trigger, " and "))
+	}
+	if len(trigger) > 0 && !gh.active() && !fs.Given("event") && !fs.Given("cadence-override") {
+		return fs.usageError("%s needs --event (or --cadence-override, or --pr): the event decides how %s is read", strings.Join(trigger, " and "), strings.Join(trigger, " and "))
 	}
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
-		return fail(env, err)
+		return fs.usageError("%v", err)
 	}
 	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}
 	labels := *sf.labels
-	// Trigger facts, when given, decide cadence and labels as the workflow would.
-	if gh.active() {
-		pr, err := gh.fetch(env, false)
-		if err != nil {
-			return fail(env, err)
+	if len(trigger) > 0 {
+		trig := tf.trigger()
+		if gh.active() {
+			pr, err := gh.fetch(env, false)
+			if err != nil {
+				return fail(env, err)
+			}
+			gh.note(env, pr)
+			trig = prTrigger(fs, pr, trig)
 		}
-		gh.note(env, pr)
-		trig := prTrigger(fs, pr, tf.trigger(fs, env))
-		trig.Tables = tables
-		wp, err := policy.ResolveTrigger(trig)
-		if err != nil {
-			return fail(env, err)
-		}
-		cadence, labels = wp.Cadence, wp.RawLabels
-	} else if fs.Given("event") || fs.Given("cadence-override") {
-		trig := tf.trigger(fs, env)
 		trig.Tables = tables
 		wp, err := policy.ResolveTrigger(trig)
 		if err != nil {
@@ -108,17 +121,20 @@ func runExplain(args []string, env Env) int {
 }
 
 func runStages(args []string, env Env) int {
-	fs := newFlagSet("stages", "[--repo DIR] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: .)")
+	fs := newFlagSet("stages", "[--repo DIR] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: the built-in roster of rules §1)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	tables, err := loadTables(env, *repo)
-	if err != nil {
-		return fail(env, err)
+	roster := policy.Roster()
+	if fs.Given("repo") {
+		tables, err := loadTables(env, *repo) // "" is the current folder
+		if err != nil {
+			return fail(env, err)
+		}
+		roster = tables.Stages()
 	}
-	roster := tables.Stages()
 	if *asJSON {
 		return printJSON(env, roster)
 	}

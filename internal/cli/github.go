@@ -12,9 +12,7 @@ import (
 )
 
 // githubFlags are --pr, --github-repo and --github-step-summary, shared by
-// every command that reads a pull request's trigger facts. addGitHubFlags and
-// addGitHubStepFlags bind them to either of today's flag parsers; nothing
-// below depends on which.
+// every command that reads a pull request's trigger facts.
 type githubFlags struct {
 	pr, repo, summary *string
 	given             func(name string) bool
@@ -26,23 +24,13 @@ const (
 	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
 )
 
-// addGitHubFlags binds the GitHub flags to plan, policy and explain's parser.
+// addGitHubFlags declares the GitHub flags.
 func addGitHubFlags(fs *flagSet) *githubFlags {
 	return &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
 		summary: fs.String("github-step-summary", "FILE", summaryHelp),
 		given:   fs.Given,
-	}
-}
-
-// addGitHubStepFlags binds the GitHub flags to the step commands' parser.
-func addGitHubStepFlags(s *stepIO) *githubFlags {
-	return &githubFlags{
-		pr:      s.flags.String("pr", "", strings.Replace(prHelp, "request N's", "request `N`'s", 1)),
-		repo:    s.flags.String("github-repo", "", "the repository of --pr, `OWNER/NAME` (default "+github.DefaultRepo+")"),
-		summary: s.flags.String("github-step-summary", "", strings.Replace(summaryHelp, "this file", "this `FILE`", 1)),
-		given:   s.set,
 	}
 }
 
@@ -164,16 +152,16 @@ func (g *githubFlags) lookupDeps(env Env, d deps.Decision) []github.DependencyPR
 
 // readBodyOrPR returns the PR body: --pr-body-file wins, then --pr's body,
 // then $PR_BODY. pr is the fetched pull request, or nil without --pr.
-func (s *stepIO) readBodyOrPR(g *githubFlags, path string) (body string, pr *github.PR, err error) {
+func readBodyOrPR(fs *flagSet, g *githubFlags, path string) (body string, pr *github.PR, err error) {
 	if g.active() {
-		if pr, err = g.fetch(s.env, false); err != nil {
+		if pr, err = g.fetch(fs.env, false); err != nil {
 			return "", nil, err
 		}
-		g.note(s.env, pr)
-		if !s.set("pr-body-file") {
+		g.note(fs.env, pr)
+		if !fs.Given("pr-body-file") {
 			return pr.Body, pr, nil
 		}
 	}
-	body, err = s.readBody(path)
+	body, err = readBody(fs, path)
 	return body, pr, err
 }

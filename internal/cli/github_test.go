@@ -142,7 +142,7 @@ func TestStepSummaryFiles(t *testing.T) {
 	if code, _, stderr := runWithEnv([]string{"policy", "--pr", "2874", "--repo", milesRepo()}, env); code != 0 {
 		t.Fatal(stderr)
 	}
-	if code, _, stderr := runWithEnv([]string{"deps", "--backend", "cuda", "--pr", "2874", "--github-step-summary", viaFlag}, env); code != 0 {
+	if code, _, stderr := runWithEnv([]string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", milesRepo(), "--github-step-summary", viaFlag}, env); code != 0 {
 		t.Fatal(stderr)
 	}
 	if code, _, stderr := runWithEnv([]string{"report", "--results", filepath.Join("..", "..", "actions", "testdata", "results")}, env); code != 0 {

@@ -18,10 +18,10 @@ type lintResult struct {
 }
 
 func runLint(args []string, env Env) int {
-	fs := newFlagSet("lint", "[--repo DIR] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout to lint (default: .)")
+	fs := newFlagSet("lint", "[--repo DIR] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout to lint (default: the current folder)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
 	tables, err := loadTables(env, *repo)

@@ -16,18 +16,14 @@ func init() {
 }
 
 func runWorkflows(args []string, env Env) int {
-	fs := newFlagSet("workflows", "--out DIR [--repo DIR] [--ref R] [--dagger-version V] [--go-version V]")
-	out := fs.String("out", "DIR", "folder to write pr-test.yml and pr-test-rocm.yml into (created if missing)")
+	fs := newFlagSet("workflows", "--out DIR [--repo DIR] [--ref R] [--dagger-version V] [--go-version V]", env)
+	out := fs.String("out", "DIR", "folder to write pr-test.yml and pr-test-rocm.yml into (created if missing), e.g. .github/workflows", required())
 	repo := fs.String("repo", "DIR", "take the stage roster from this Miles checkout's workflows (default: the built-in roster of rules §1)")
 	ref := fs.String("ref", "R", "the miles-ci version the workflows run (default "+workflows.DefaultOptions.Ref+")")
 	dagger := fs.String("dagger-version", "V", "the Dagger CLI the stage jobs install (default "+workflows.DefaultOptions.DaggerVersion+")")
 	goVersion := fs.String("go-version", "V", "the Go toolchain that runs the miles-ci CLI (default "+workflows.DefaultOptions.GoVersion+")")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
-	}
-	if *out == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci workflows: --out is required, e.g. --out .github/workflows")
-		return 2
 	}
 	o := workflows.DefaultOptions
 	for _, f := range []struct {
@@ -65,16 +61,12 @@ func runWorkflows(args []string, env Env) int {
 }
 
 func runReport(args []string, env Env) int {
-	fs := newFlagSet("report", "--results DIR [--github-step-summary FILE] [--json]")
-	dir := fs.String("results", "DIR", "the results folder a test run wrote (summary.json inside)")
+	fs := newFlagSet("report", "--results DIR [--github-step-summary FILE] [--json]", env)
+	dir := fs.String("results", "DIR", "the results folder a test run wrote (summary.json inside)", required())
 	summary := fs.String("github-step-summary", "FILE", summaryHelp)
 	asJSON := fs.Bool("json", "print the checked summary.json instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
-	}
-	if *dir == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci report: --results is required")
-		return 2
 	}
 	r, err := actions.ReadResults(*dir)
 	if err != nil {

@@ -132,7 +132,7 @@ func assignmentsOf(stmt []Token) []Assignment {
 		return nil
 	}
 	if stmt[1].Kind == Op && augmentedOps[stmt[1].Text] {
-		return []Assignment{{Name: stmt[0].Text, Line: stmt[0].Line, Augmented: true}}
+		return []Assignment{{Name: stmt[0].Ident(), Line: stmt[0].Line, Augmented: true}}
 	}
 	parts := splitTop(stmt, "=")
 	if len(parts) < 2 {
@@ -148,7 +148,7 @@ func assignmentsOf(stmt []Token) []Assignment {
 		if len(target) != 1 || target[0].Kind != Name {
 			continue // a, b = ...; x.y = ...; x[k] = ...: not a table of this module
 		}
-		a := Assignment{Name: target[0].Text, Line: target[0].Line}
+		a := Assignment{Name: target[0].Ident(), Line: target[0].Line}
 		a.Value, a.ValueErr = ParseValue(value)
 		out = append(out, a)
 	}
@@ -196,7 +196,7 @@ func parseOne(toks []Token) (Value, error) {
 			case "None":
 				return Value{Kind: NoneValue, Line: line}, nil
 			}
-			return Value{Kind: NameValue, Name: first.Text, Line: line}, nil
+			return Value{Kind: NameValue, Name: first.Ident(), Line: line}, nil
 		}
 	}
 	if name, ok := dottedName(toks); ok {

@@ -366,7 +366,8 @@ def policy(a):
     cadence, raw = resolve_trigger(a)
     pol = run_policy(cadence, raw, False)
     skipped = []
-    if a.event == "pull_request" and not a.cadence_override:
+    # ci_policy.py prunes on every pull_request, a cadence override included.
+    if a.event == "pull_request":
         regs = load_registry(a.repo)
         data = None
         if a.changed_files and os.path.exists(a.changed_files):
