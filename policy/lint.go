@@ -120,7 +120,11 @@ func Lint(reg *Registry) []Drift {
 		}
 		why := "no stage job runs it"
 		if !slices.Contains(t.Suites.Of(r.Backend), r.Suite) {
-			why = fmt.Sprintf("it is not a %s suite of CI_SUITES (%s)", r.Backend, strings.Join(t.Suites.Of(r.Backend), ", "))
+			known := strings.Join(t.Suites.Of(r.Backend), ", ")
+			if known == "" {
+				known = "it has none"
+			}
+			why = fmt.Sprintf("it is not a %s suite of CI_SUITES (%s)", r.Backend, known)
 		}
 		add(DriftTestNoJob, r.File, r.Line, "register_%s_ci(suite=%q) never runs: %s; register it for a suite a stage job runs", r.Backend, r.Suite, why)
 	}

@@ -16,7 +16,7 @@ type Stage struct {
 	// GitHub-hosted CPU stages, empty for suites run outside Miles' workflows.
 	RunsOn []string `json:"runs_on"`
 	// Shards is the number of est_time-balanced shards of a regular run (0 for
-	// external suites and for a job whose called workflow shards it).
+	// external suites; 1 for a job whose called workflow splits the suite itself).
 	Shards int `json:"shards"`
 	// MaxParallel is the matrix max-parallel for regular, nightly and release runs.
 	MaxParallel int `json:"max_parallel"`

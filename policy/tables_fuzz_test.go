@@ -18,11 +18,16 @@ func FuzzTableFile(f *testing.F) {
 	f.Add("CI_SUITES = {HWBackend.CPU: [A, \"b\"], \"cuda\": (\"c\",)}\nA = 'a'\n")
 	f.Add("SCHEDULE_POLICIES: dict[str, tuple] = {X: (Y, ()), 'c': 'nightly'}\nX = Y = 'x'\n")
 	f.Add("PR_GPU_STAGES = frozenset({*A}); _NO_GPU_PREFIXES = 'docs/'\nKNOWN_LABELS = {**B}\n")
+	f.Add("from tests.ci.x import A as B, C\nA = {\"k\": S(1, (\"x\",))}\nC = [B, B]\nCI_SUITES = {\"cuda\": sorted(B), \"cpu\": list(C)}\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := parsePyModule("tests/ci/x.py", []byte(src))
 		if err != nil {
 			return
 		}
+		// The module may import from itself (tests.ci.x): names then resolve
+		// across "modules", cycles included.
+		m.mods = newPyModules("")
+		m.mods.read["tests/ci/x.py"] = m
 		for _, read := range []func(*Tables, *pyModule) error{
 			(*Tables).readLabels, (*Tables).readSuites, (*Tables).readStageSelection, (*Tables).readCrons,
 		} {

@@ -41,7 +41,8 @@ var prWorkflows = []struct{ rel, image string }{
 var allCadences = []Cadence{Regular, Nightly, Weekly, Release}
 
 // readWorkflows reads the roster from the stage jobs of the PR workflows;
-// when neither workflow exists the built-in roster stays.
+// when neither workflow exists the built-in roster stays, fitted to the
+// checkout's CI_SUITES when it has its own.
 func (t *Tables) readWorkflows(root string) error {
 	var rows []Stage
 	for _, wf := range prWorkflows {
@@ -63,10 +64,33 @@ func (t *Tables) readWorkflows(root string) error {
 		t.workflow.crons = append(t.workflow.crons, r.crons...)
 	}
 	if len(t.workflow.files) == 0 {
+		if t.Origin(TableSuites).Builtin() {
+			return nil
+		}
+		// The built-in roster, fitted to the checkout's own suites: a
+		// built-in job whose suite the checkout does not list could only fail
+		// with "Unknown suite", and the external rows are its nightly- suites.
+		for _, s := range t.Roster {
+			if !s.External && slices.Contains(t.Suites.Of(s.Backend), s.Name) {
+				rows = append(rows, s)
+			}
+		}
+		t.Roster = append(rows, t.externalStages(rows)...)
 		return nil
 	}
-	// Suites that only the external nightly runs have no job: rules §1 lists
-	// them as roster rows of their own.
+	t.Roster = append(rows, t.externalStages(rows)...)
+	for i := range t.Origins {
+		if t.Origins[i].Table == TableRoster {
+			t.Origins[i] = Origin{Table: TableRoster, File: strings.Join(t.workflow.files, ", ")}
+		}
+	}
+	return nil
+}
+
+// externalStages are the CI_SUITES suites named nightly-... that no row
+// runs: only the external nightly runs them, and rules §1 lists them as
+// roster rows of their own.
+func (t *Tables) externalStages(rows []Stage) []Stage {
 	var external []Stage
 	for _, b := range []Backend{CPU, CUDA, ROCM} {
 		for _, s := range t.Suites.Of(b) {
@@ -78,13 +102,7 @@ func (t *Tables) readWorkflows(root string) error {
 		}
 	}
 	slices.SortFunc(external, func(a, b Stage) int { return strings.Compare(a.Name, b.Name) })
-	t.Roster = append(rows, external...)
-	for i := range t.Origins {
-		if t.Origins[i].Table == TableRoster {
-			t.Origins[i] = Origin{Table: TableRoster, File: strings.Join(t.workflow.files, ", ")}
-		}
-	}
-	return nil
+	return external
 }
 
 // elementOrigin is "FILE:LINE" of one element of a read table, else "built-in".
@@ -105,7 +123,7 @@ type workflowReader struct {
 	tables           *Tables
 	drift            []Drift
 	crons            []located
-	// called caches the first job's runs-on of each called workflow.
+	// called caches the runner labels of each called workflow.
 	called map[string][]string
 }
 
@@ -237,6 +255,9 @@ func (r *workflowReader) stageRows(j job, jobs []job) ([]Stage, error) {
 		for _, name := range gated {
 			st := r.baseStage(j, jobs, name)
 			st.Backend = r.backendOf(name)
+			// The called workflow plans and splits the suite itself (Miles'
+			// B200 pool): to run_suite.py's partitioning it is one whole suite.
+			st.Shards, st.MaxParallel, st.MaxParallelWeekly = 1, 1, 1
 			rows = append(rows, st)
 		}
 		return rows, nil
@@ -245,12 +266,13 @@ func (r *workflowReader) stageRows(j job, jobs []job) ([]Stage, error) {
 	if err != nil {
 		return nil, r.fail(cmdLine, j.id, "has a run_suite.py command miles-ci cannot read: %v", err)
 	}
+	// A job may run a suite other than its own name: Miles' early ROCm job
+	// stage-c-8-gpu-mi300x ran --hw cuda --suite stage-c-8-gpu-h100. The gates
+	// name stages, not jobs, so that is no drift by itself.
 	name := args.values["--suite"]
 	if name == "" || strings.HasPrefix(name, "${{") {
 		r.note(cmdLine, DriftJob, "job %s runs run_suite.py without a literal --suite; give the suite, e.g. --suite %s", j.id, j.id)
 		name = j.id
-	} else if name != j.id {
-		r.note(cmdLine, DriftJob, "job %s runs --suite %s; Miles names each stage job after its suite, and skipped_stages and the fast-fail gate name the job", j.id, name)
 	}
 	st := r.baseStage(j, jobs, name)
 	switch hw := Backend(args.values["--hw"]); hw {
@@ -362,7 +384,12 @@ func (r *workflowReader) runsOn(j job) []string {
 	return []string{}
 }
 
-// calledRunsOn is the literal runs-on of a local called workflow's first job.
+// calledRunsOn is the literal runs-on of the job of a local called workflow
+// that runs its execute_command input, else of its only job. A called
+// workflow with several jobs and none of them running the command (Miles'
+// _run-ci-b200.yml: an ubuntu-latest planner, then a matrix of batches whose
+// runners the planner picks) has no static runners: the planner's are not
+// the stage's.
 func (r *workflowReader) calledRunsOn(uses string) []string {
 	if r.called == nil {
 		r.called = map[string][]string{}
@@ -371,21 +398,59 @@ func (r *workflowReader) calledRunsOn(uses string) []string {
 		return l
 	}
 	out := []string{}
-	rel := path.Clean(strings.TrimPrefix(uses, "./"))
-	if !strings.HasPrefix(rel, "..") {
-		if data, err := readTableFile(r.root, rel); err == nil && data != nil {
-			var doc yaml.Node
-			if yaml.Unmarshal(data, &doc) == nil && doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-				if jobs := get(deref(doc.Content[0]), "jobs"); jobs != nil && jobs.Kind == yaml.MappingNode && len(jobs.Content) >= 2 {
-					if l := strList(get(deref(jobs.Content[1]), "runs-on")); len(l) > 0 && !strings.Contains(strings.Join(l, " "), "${{") {
-						out = l
-					}
-				}
+	if jobs := r.calledJobs(uses); jobs != nil {
+		var runner *yaml.Node
+		for i := 1; i < len(jobs.Content); i += 2 {
+			if runsCommand(deref(jobs.Content[i])) {
+				runner = deref(jobs.Content[i])
+				break
 			}
+		}
+		if runner == nil && len(jobs.Content) == 2 {
+			runner = deref(jobs.Content[1])
+		}
+		if l := strList(get(runner, "runs-on")); len(l) > 0 && !strings.Contains(strings.Join(l, " "), "${{") {
+			out = l
 		}
 	}
 	r.called[uses] = out
 	return out
+}
+
+// calledJobs is the jobs mapping of a local called workflow, or nil.
+func (r *workflowReader) calledJobs(uses string) *yaml.Node {
+	rel := path.Clean(strings.TrimPrefix(uses, "./"))
+	if strings.HasPrefix(rel, "..") {
+		return nil
+	}
+	data, err := readTableFile(r.root, rel)
+	if err != nil || data == nil {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil
+	}
+	jobs := get(deref(doc.Content[0]), "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode || len(jobs.Content) < 2 {
+		return nil
+	}
+	return jobs
+}
+
+// runsCommand reports a called workflow's job with a step that runs the
+// caller's execute_command input.
+func runsCommand(j *yaml.Node) bool {
+	steps := get(j, "steps")
+	if steps == nil || steps.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, st := range steps.Content {
+		if s, ok := scalar(get(deref(st), "run")); ok && strings.Contains(s, "inputs.execute_command") {
+			return true
+		}
+	}
+	return false
 }
 
 // runSuiteArgs are the flags of one run_suite.py command.

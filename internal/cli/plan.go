@@ -159,6 +159,11 @@ func runPlan(args []string, env Env) int {
 				fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
 				continue
 			}
+			if st.Backend == "" {
+				// A pool job's gate names a suite that no backend lists (lint
+				// reports it too): there is no run_suite.py --hw to plan it with.
+				return fail(env, fmt.Errorf("stage %s (job %s, %s) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in %s or fix the job's skipped_stages gate", st.Name, st.Job, st.Source, policy.RunSuiteFile))
+			}
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
 			n := st.ShardsFor(cadence)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -180,6 +181,60 @@ func TestExplain(t *testing.T) {
 	code, _, stderr = runArgs([]string{"explain", "--repo", milesRepo(), "--file", "tests/e2e/utils.py"})
 	if code != 1 || !strings.Contains(stderr, "is not a discovered test file") {
 		t.Errorf("wanted an error for a non-test file, got %d %q", code, stderr)
+	}
+}
+
+// A pool job (a run workflow that plans and splits its suites itself, like
+// Miles' B200 job) makes one unpartitioned plan per suite its gate names; a
+// gated suite that no backend lists is a clear error, not a plan of nothing.
+func TestPlanAllPoolJob(t *testing.T) {
+	pool := `
+  stage-c-pool:
+    needs: [policy, image, stage-a-cpu]
+    if: |
+      !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'stage-c-8-gpu-h200') ||
+      !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'stage-c-8-gpu-x900')
+    uses: ./.github/workflows/_run-ci-pool.yml
+    with:
+      container_image: ${{ needs.image.outputs.container_image }}
+    secrets: inherit
+`
+	root := copyTree(t, milesRepo())
+	p := filepath.Join(root, ".github", "workflows", "pr-test.yml")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, ".github/workflows/pr-test.yml", string(data)+pool)
+	code, _, stderr := runArgs([]string{"plan", "--repo", root, "--all"})
+	want := "::error::stage stage-c-8-gpu-x900 (job stage-c-pool, .github/workflows/pr-test.yml:182) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in tests/ci/run_suite.py or fix the job's skipped_stages gate\n"
+	if code != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("wanted exit 1 and %q, got %d %q", want, code, stderr)
+	}
+
+	write(t, root, ".github/workflows/pr-test.yml", string(data)+strings.ReplaceAll(pool, "stage-c-8-gpu-x900", "stage-c-8-gpu-h100"))
+	code, out, stderr := runArgs([]string{"plan", "--repo", root, "--all", "--json"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var plans []struct {
+		Suite     string `json:"suite"`
+		Partition *struct{ ID, Size int }
+	}
+	if err := json.Unmarshal([]byte(out), &plans); err != nil {
+		t.Fatal(err)
+	}
+	// The roster: pr-test.yml's stages (the pool job last), the ROCm stage's
+	// two shards, then the three external suites.
+	var pooled []string
+	for _, pl := range plans[len(plans)-7 : len(plans)-5] {
+		if pl.Partition != nil {
+			t.Errorf("wanted the pool's %s unpartitioned, got %+v", pl.Suite, pl.Partition)
+		}
+		pooled = append(pooled, pl.Suite)
+	}
+	if want := []string{"stage-c-8-gpu-h200", "stage-c-8-gpu-h100"}; !slices.Equal(pooled, want) {
+		t.Errorf("wanted the pool's plans %q after the other pr-test.yml stages, got %q", want, pooled)
 	}
 }
 

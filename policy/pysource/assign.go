@@ -66,15 +66,61 @@ type Assignment struct {
 // caller can ignore assignments it does not need. Source Python would not
 // parse is a *SyntaxError.
 func Assignments(src string) ([]Assignment, error) {
-	var out []Assignment
+	out, _, err := Bindings(src)
+	return out, err
+}
+
+// FromImport is a module-level `from MODULE import NAME [as ALIAS]`.
+type FromImport struct {
+	// Module is the dotted module, leading dots of a relative import kept.
+	Module string
+	// Name is the imported name; Alias the name it is bound to (Name when
+	// there is no `as`).
+	Name, Alias string
+	// Line is the 1-based line of the statement.
+	Line int
+}
+
+// Bindings returns the module's top-level assignments (as Assignments does)
+// and its top-level `from ... import` statements, in source order, reading
+// the source once. `from M import *` binds nothing it can name.
+func Bindings(src string) ([]Assignment, []FromImport, error) {
+	var assigns []Assignment
+	var imports []FromImport
 	err := topLevelStatements(src, func(stmt []Token) error {
-		out = append(out, assignmentsOf(stmt)...)
+		assigns = append(assigns, assignmentsOf(stmt)...)
+		imports = append(imports, fromImportsOf(stmt)...)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return assigns, imports, nil
+}
+
+func fromImportsOf(stmt []Token) []FromImport {
+	if len(stmt) < 4 || stmt[0].Kind != Name || stmt[0].Text != "from" {
+		return nil
+	}
+	i := 1
+	var module strings.Builder
+	for ; i < len(stmt) && (stmt[i].Kind != Name || stmt[i].Text != "import"); i++ {
+		module.WriteString(stmt[i].Text)
+	}
+	names := stmt[min(i+1, len(stmt)):]
+	if n := len(names); n >= 2 && names[0].Kind == Op && names[0].Text == "(" && matching(names, 0) == n-1 {
+		names = names[1 : n-1]
+	}
+	var out []FromImport
+	for _, part := range splitTop(names, ",") {
+		switch {
+		case len(part) == 1 && part[0].Kind == Name:
+			out = append(out, FromImport{Module: module.String(), Name: part[0].Text, Alias: part[0].Text, Line: stmt[0].Line})
+		case len(part) == 3 && part[0].Kind == Name && part[1].Text == "as" && part[2].Kind == Name:
+			out = append(out, FromImport{Module: module.String(), Name: part[0].Text, Alias: part[2].Text, Line: stmt[0].Line})
+		}
+	}
+	return out
 }
 
 // augmentedOps are the operators of an augmented assignment.

@@ -61,3 +61,30 @@ O = -1
 		t.Error("wanted a syntax error")
 	}
 }
+
+func TestFromImports(t *testing.T) {
+	src := `"""Doc."""
+import os
+from tests.ci.ci_register import HWBackend
+from tests.ci.hardware import (
+    STAGES,
+    ARCHES as KNOWN,  # a comment
+)
+from . import sibling; from x import *
+if True:
+    from tests.ci.other import HIDDEN
+`
+	_, got, err := Bindings(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FromImport{
+		{Module: "tests.ci.ci_register", Name: "HWBackend", Alias: "HWBackend", Line: 3},
+		{Module: "tests.ci.hardware", Name: "STAGES", Alias: "STAGES", Line: 4},
+		{Module: "tests.ci.hardware", Name: "ARCHES", Alias: "KNOWN", Line: 4},
+		{Module: ".", Name: "sibling", Alias: "sibling", Line: 8},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("wanted %+v, got %+v", want, got)
+	}
+}
