@@ -895,7 +895,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg id", err))
 				}
 			}
-			return (*Stage).Shard(&parent, id)
+			return (*Stage).Shard(&parent, ctx, id)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

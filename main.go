@@ -147,8 +147,9 @@ func readFile(ctx context.Context, f *dagger.File, limit int, what string) (stri
 	return f.Contents(ctx)
 }
 
-// withCheckout exports what planning reads of the checkout (tests/ and
-// release-lock.json) to a folder of the module runtime and runs fn there.
+// withCheckout exports what planning reads of the checkout (tests/, the
+// workflows that hold the roster, release-lock.json) to a folder of the
+// module runtime and runs fn there.
 func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
 	var zero T
 	tmp, err := os.MkdirTemp("", "miles-ci-source-")
@@ -156,9 +157,16 @@ func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(
 		return zero, err
 	}
 	defer os.RemoveAll(tmp)
-	planning := source.Filter(dagger.DirectoryFilterOpts{Include: []string{"tests/", deps.LockFileName}})
+	planning := source.Filter(dagger.DirectoryFilterOpts{Include: []string{"tests/", ".github/workflows/", deps.LockFileName}})
 	if _, err := planning.Export(ctx, tmp); err != nil {
 		return zero, fmt.Errorf("export the checkout's tests/: %w", err)
+	}
+	if _, err := policy.CheckCheckout(tmp); err != nil {
+		var ce *policy.CheckoutError
+		if errors.As(err, &ce) {
+			return zero, fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
+		}
+		return zero, err
 	}
 	return fn(tmp)
 }
@@ -197,21 +205,22 @@ func (m *MilesCi) Stage(
 ) (*Stage, error) {
 	s := &Stage{Ci: m, Name: name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAllLabels,
 		Event: event, Schedule: schedule, PrLabelsJson: prLabelsJson}
-	_, err := withCheckout(ctx, m.Source, func(dir string) (*policy.Plan, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check plans the stage once, so a bad name, cadence or label fails at once.
+func (s *Stage) check(ctx context.Context) error {
+	_, err := withCheckout(ctx, s.Ci.Source, func(dir string) ([]*policy.Plan, error) {
 		in, err := s.inputs(ctx, dir)
 		if err != nil {
 			return nil, err
 		}
-		plans, err := runreq.Plans(in)
-		if err != nil {
-			return nil, err
-		}
-		return plans[0], nil
+		return runreq.Plans(in)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return err
 }
 
 // Stage is one stage of Miles CI for a run: its cadence and labels.
@@ -272,17 +281,15 @@ func (s *Stage) Plan(ctx context.Context) (string, error) {
 
 // Shard selects one shard of the stage (0 for an unsharded stage).
 func (s *Stage) Shard(
+	ctx context.Context,
 	// 0-based shard index, below the stage's shard count.
 	id int,
 ) (*Shard, error) {
-	st, err := runreq.LookupStage(s.Name)
-	if err != nil {
+	sh := &Shard{Stage: s, Index: id}
+	if _, err := sh.request(ctx); err != nil {
 		return nil, err
 	}
-	if err := runreq.CheckShard(st, &id); err != nil {
-		return nil, err
-	}
-	return &Shard{Stage: s, Index: id}, nil
+	return sh, nil
 }
 
 // Shard is one shard of a stage: what one matrix job of the workflow runs.
@@ -519,10 +526,11 @@ func (r *Release) Stage(
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
 	name string,
 ) (*Stage, error) {
-	if _, err := runreq.LookupStage(name); err != nil {
+	s := &Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}
+	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
-	return &Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}, nil
+	return s, nil
 }
 
 // ReleaseLock returns a release-lock.json for a release branch: the SGLang
@@ -688,9 +696,28 @@ func (m *MilesCi) Policy(
 				return "", fmt.Errorf("--changed-files: %w", err)
 			}
 		}
-		out, _, err := policy.ResolvePolicy(trig, func() (*policy.Registry, error) { return policy.LoadRegistry(dir) }, diff)
+		// As `miles-ci policy` does: the checkout's tables, then on a pull
+		// request the GPU stages its diff skips.
+		tables, err := policy.LoadTables(dir)
 		if err != nil {
 			return "", err
+		}
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return "", err
+		}
+		out := policy.Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
+		if trig.Event == policy.EventPullRequest {
+			reg, err := tables.LoadRegistry(dir)
+			if err != nil {
+				return "", err
+			}
+			sel, err := policy.SelectPRStages(reg, wp, diff)
+			if err != nil {
+				return "", err
+			}
+			out.SkippedStages = sel.Skipped
 		}
 		return jsonString(out)
 	})

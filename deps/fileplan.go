@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // testFilePath is the shape of a file a single-file run accepts (rules §10);
@@ -24,9 +25,10 @@ const MinFileTimeout = 1800
 // maxFileTimeout caps est_time × 1.25 so a silly estimate cannot overflow.
 const maxFileTimeout = 7 * 24 * 3600
 
-// Lookup returns the registrations of one repo-relative test file below
-// root; policy.CollectFile is the real one.
-type Lookup func(root, rel string) ([]policy.Registration, error)
+// Lookup reads the whole test registry of a Miles checkout; policy.LoadRegistry
+// is the real one. Like file_run.py, a single-file run reads every test file,
+// so a broken file anywhere in the tree fails the run.
+type Lookup func(root string) (*policy.Registry, error)
 
 // FileRequest is a single-file run request (/rerun-test).
 type FileRequest struct {
@@ -42,6 +44,9 @@ type FileRequest struct {
 	// miles-rocm720-mi35x); the PR-body tag names a radixark/miles image and
 	// does not apply to ROCm.
 	ROCmImageTag string
+	// Tables are the checkout's CI tables (policy.LoadTables); nil means the
+	// built-in ones.
+	Tables *policy.Tables
 }
 
 // FilePlan is how one test file runs alone.
@@ -52,11 +57,14 @@ type FilePlan struct {
 	HW policy.Backend `json:"hw"`
 	// Suite is the stage whose runner runs it.
 	Suite string `json:"suite"`
-	// RunsOn are the runner labels, all required.
+	// RunsOn are the runner labels, all required. Empty for cpu, as
+	// file_run.py writes it: a CPU file runs on the hosted runner the CPU
+	// workflow fixes (ubuntu-latest).
 	RunsOn []string `json:"runs_on"`
-	// ContainerImage is the job's image; "" for cpu (bare runner).
+	// ContainerImage is the job's image. For cpu it is the radixark/miles
+	// image file_run.py writes, which the bare CPU runner does not use.
 	ContainerImage string `json:"container_image"`
-	// ImageSource is where the image tag came from ("" for cpu).
+	// ImageSource is where the image tag came from.
 	ImageSource Source `json:"image_source"`
 	// TimeoutSeconds is max(1800, est_time × 1.25), truncated to whole seconds.
 	TimeoutSeconds int `json:"timeout_seconds"`
@@ -96,28 +104,34 @@ func CheckTestPath(root, rel string) error {
 // PlanFile resolves a single-file run (rules §10): the file's one CPU or CUDA
 // registration (or, a miles-ci addition, its one ROCm registration of a stage
 // miles-ci runs when it has no CPU or CUDA one), its runner, image, timeout
-// and command. Labels and cadence
-// do not apply; a disabled, unregistered or ambiguous file is an error.
+// and command. Labels and cadence do not apply; a root that is not a Miles
+// checkout, a fault anywhere in its registry, and a disabled, unregistered or
+// ambiguous file are errors.
 func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
+	root, err := policy.CheckCheckout(req.Root)
+	if err != nil {
+		return FilePlan{}, err
+	}
 	// Like file_run.py, a bad tag fails the request whatever the backend.
 	cudaImage, err := FileRunImageTag(req.ImageTag, req.PRBody)
 	if err != nil {
 		return FilePlan{}, err
 	}
-	if err := CheckTestPath(req.Root, req.File); err != nil {
+	if err := CheckTestPath(root, req.File); err != nil {
 		return FilePlan{}, err
 	}
-	regs, err := lookup(req.Root, req.File)
+	registry, err := lookup(root)
 	var regErr *policy.RegistryError
-	if errors.As(err, &regErr) {
+	var checkoutErr *policy.CheckoutError
+	if errors.As(err, &regErr) || errors.As(err, &checkoutErr) {
 		return FilePlan{}, err // already names the file and the fix
 	}
 	if err != nil {
-		return FilePlan{}, fmt.Errorf("registrations of %s: %w", req.File, err)
+		return FilePlan{}, fmt.Errorf("test registry of %s: %w", root, err)
 	}
 	var matching []policy.Registration
-	for _, r := range regs {
-		if r.File == "" || r.File == req.File {
+	for _, r := range registry.Registrations {
+		if r.File == req.File {
 			matching = append(matching, r)
 		}
 	}
@@ -140,7 +154,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		pick = rocm
 		var runnable []policy.Registration
 		for _, r := range rocm {
-			if st, ok := policy.StageByName(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
+			if st, ok := req.Tables.Stage(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
 				runnable = append(runnable, r)
 			}
 		}
@@ -167,7 +181,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	if reg.Disabled != nil {
 		return FilePlan{}, fmt.Errorf("%s is disabled: %s", req.File, *reg.Disabled)
 	}
-	runsOn, err := runnerFor(req.File, reg)
+	runsOn, err := runnerFor(req.Tables, req.File, reg)
 	if err != nil {
 		return FilePlan{}, err
 	}
@@ -184,6 +198,8 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	}
 	switch reg.Backend {
 	case policy.CPU:
+		plan.RunsOn = []string{}
+		plan.ContainerImage, plan.ImageSource = cudaImage.Image, cudaImage.Source
 		plan.Command = []string{"pytest", req.File, "-v", "-x"}
 	case policy.CUDA:
 		plan.ContainerImage, plan.ImageSource = cudaImage.Image, cudaImage.Source
@@ -203,7 +219,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 func fileTimeout(est float64) (int, error) {
 	scaled := est * 1.25
 	if math.IsNaN(scaled) || scaled < 0 || scaled > maxFileTimeout {
-		return 0, fmt.Errorf("est_time %v gives no usable timeout; give an estimate between 0 and %d seconds", est, int(maxFileTimeout/1.25))
+		return 0, fmt.Errorf("est_time %s gives no usable timeout; give an estimate between 0 and %d seconds", pysource.FloatRepr(est), int(maxFileTimeout/1.25))
 	}
 	return max(MinFileTimeout, int(scaled)), nil
 }

@@ -24,9 +24,9 @@ func fileRepo(t *testing.T, files ...string) string {
 	return root
 }
 
-// lookupOf is a Lookup that returns regs for every file.
+// lookupOf is a Lookup whose registry holds regs.
 func lookupOf(regs ...policy.Registration) Lookup {
-	return func(string, string) ([]policy.Registration, error) { return regs, nil }
+	return func(string) (*policy.Registry, error) { return &policy.Registry{Registrations: regs}, nil }
 }
 
 func reason(s string) *string { return &s }
@@ -57,7 +57,8 @@ func TestPlanFile(t *testing.T) {
 				ContainerImage: "radixark/miles:dev-202611300915", ImageSource: FromPRBody, TimeoutSeconds: 2500,
 				Command: []string{"python3", cudaFile}}},
 		{name: "cpu", req: FileRequest{File: cpuFile, ImageTag: "dev-1"}, regs: []policy.Registration{cpu},
-			want: FilePlan{File: cpuFile, HW: policy.CPU, Suite: "stage-a-cpu", RunsOn: []string{"ubuntu-latest"},
+			want: FilePlan{File: cpuFile, HW: policy.CPU, Suite: "stage-a-cpu", RunsOn: []string{},
+				ContainerImage: "radixark/miles:dev-1", ImageSource: FromInput,
 				TimeoutSeconds: 1800, Command: []string{"pytest", cpuFile, "-v", "-x"}}},
 		{name: "cuda wins over rocm", req: FileRequest{File: cudaFile}, regs: []policy.Registration{rocm, cuda},
 			want: FilePlan{File: cudaFile, HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", RunsOn: []string{"h200", "4gpu"},
@@ -135,10 +136,16 @@ func TestPlanFile(t *testing.T) {
 func TestPlanFileLookupError(t *testing.T) {
 	const f = "tests/ci/test_x.py"
 	root := fileRepo(t, f)
-	_, err := PlanFile(FileRequest{Root: root, File: f}, func(string, string) ([]policy.Registration, error) {
-		return nil, errors.New("policy.CollectFile: not implemented yet")
+	_, err := PlanFile(FileRequest{Root: root, File: f}, func(string) (*policy.Registry, error) {
+		return nil, errors.New("not implemented yet")
 	})
-	checkErr(t, err, "registrations of tests/ci/test_x.py: policy.CollectFile: not implemented yet")
+	checkErr(t, err, "test registry of "+root+": not implemented yet")
+}
+
+func TestPlanFileNotACheckout(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	_, err := PlanFile(FileRequest{Root: missing, File: "tests/fast/test_x.py"}, lookupOf())
+	checkErr(t, err, missing+" does not exist: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it")
 }
 
 func TestCheckTestPathSymlinks(t *testing.T) {
@@ -178,11 +185,13 @@ func TestCheckTestPathSymlinks(t *testing.T) {
 	}
 }
 
-// TestPlanFileCollectFile runs the plan against the real registry parser on
-// testdata/miles-repo.
-func TestPlanFileCollectFile(t *testing.T) {
+// TestPlanFileRegistry runs the plan against the real registry on
+// testdata/miles-repo, and on testdata/broken-repo, where a broken file
+// elsewhere in the tree fails every single-file run, as in file_run.py.
+func TestPlanFileRegistry(t *testing.T) {
 	root := filepath.Join("..", "testdata", "miles-repo")
 	tests := []struct {
+		root    string // testdata/miles-repo when empty
 		file    string
 		hw      policy.Backend
 		suite   string
@@ -196,12 +205,16 @@ func TestPlanFileCollectFile(t *testing.T) {
 			wantErr: "tests/e2e/amd/test_amd_qwen3.py is disabled: FIXME: re-enable once this case passes on the MI350 runners."},
 		{file: "tests/e2e/precision/test_two.py",
 			wantErr: "tests/e2e/precision/test_two.py has multiple CPU/CUDA registrations (CPU:stage-b-cpu, CUDA:stage-b-2-gpu-h200); expected exactly one"},
-		{file: "tests/ci/test_none.py",
+		{root: filepath.Join("..", "testdata", "broken-repo"), file: "tests/fast/test_ok.py",
 			wantErr: `tests/ci/test_none.py: No CI registry found in tests/ci/test_none.py; add a top-level call such as register_cpu_ci(est_time=60, suite="stage-b-cpu")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := PlanFile(FileRequest{Root: root, File: tt.file}, policy.CollectFile)
+			r := root
+			if tt.root != "" {
+				r = tt.root
+			}
+			got, err := PlanFile(FileRequest{Root: r, File: tt.file}, policy.LoadRegistry)
 			checkErr(t, err, tt.wantErr)
 			if got.HW != tt.hw || got.Suite != tt.suite || got.TimeoutSeconds != tt.timeout {
 				t.Errorf("wanted %s %s %ds, got %+v", tt.hw, tt.suite, tt.timeout, got)

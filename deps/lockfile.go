@@ -10,13 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy"
 )
 
 // LockFileName is the release lockfile at the root of a release branch.
 const LockFileName = "release-lock.json"
 
 // maxLockSize bounds what ParseLock reads; a real lockfile is under 1 KiB.
-const maxLockSize = 64 << 10
+var maxLockSize = int(fsinput.Lockfile.Max)
 
 // The dependency repositories a lockfile must name: the CI checkouts fetch
 // from these origins, so a lockfile naming another repository cannot be honoured.
@@ -163,11 +166,13 @@ func ParseLock(name string, data []byte) (Lock, error) {
 	return lock, nil
 }
 
-// ReadLock reads release-lock.json from the root of a checkout. It returns
-// nil and no error when the file does not exist (not a release branch).
+// ReadLock reads release-lock.json from the root of the Miles checkout dir
+// ("" is the current folder; see policy.CheckCheckout). It returns nil and no
+// error when the file does not exist (not a release branch).
 func ReadLock(dir string) (*Lock, error) {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory; give the checkout of the tested ref, whose %s (if any) pins the dependencies", dir, LockFileName)
+	dir, err := policy.CheckCheckout(dir)
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, LockFileName)
 	info, err := os.Lstat(path)
@@ -180,20 +185,25 @@ func ReadLock(dir string) (*Lock, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file; the lockfile must be a plain committed file", path)
 	}
-	f, err := os.Open(path)
+	data, err := ReadLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxLockSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	lock, err := ParseLock(path, data)
 	if err != nil {
 		return nil, err
 	}
 	return &lock, nil
+}
+
+// ReadLockFile reads a lockfile at path, a regular file of at most
+// fsinput.Lockfile.Max bytes; a bigger one is an error giving its real size.
+func ReadLockFile(path string) ([]byte, error) {
+	data, err := fsinput.ReadFile(path, fsinput.Lockfile)
+	if err != nil {
+		return nil, fmt.Errorf("%w; give the %s a release branch cut writes", err, LockFileName)
+	}
+	return data, nil
 }
 
 // Validate checks every field of a lock built in code.

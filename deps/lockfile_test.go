@@ -125,10 +125,10 @@ func TestFormatLockRoundTrip(t *testing.T) {
 	if string(data) != validLockJSON {
 		t.Errorf("wanted %q, got %q", validLockJSON, string(data))
 	}
-	testdata, err := os.ReadFile(filepath.Join("..", "testdata", LockFileName))
+	testdata, err := os.ReadFile(filepath.Join("..", "testdata", "miles-repo", LockFileName))
 	checkErr(t, err, "")
 	if string(data) != string(testdata) {
-		t.Errorf("testdata/release-lock.json drifted from Format: wanted %q, got %q", string(data), string(testdata))
+		t.Errorf("testdata/miles-repo/release-lock.json drifted from Format: wanted %q, got %q", string(data), string(testdata))
 	}
 	bad := validLock
 	bad.SGLangCommit = "x"
@@ -143,7 +143,7 @@ func TestNewLockAndWriteRead(t *testing.T) {
 	if lock != validLock {
 		t.Fatalf("wanted %+v, got %+v", validLock, lock)
 	}
-	dir := t.TempDir()
+	dir := milesCheckout(t)
 	got, err := ReadLock(dir)
 	checkErr(t, err, "")
 	if got != nil {
@@ -162,8 +162,18 @@ func TestNewLockAndWriteRead(t *testing.T) {
 	}
 }
 
-func TestReadLockErrors(t *testing.T) {
+// milesCheckout makes an empty Miles checkout: a folder with tests/.
+func milesCheckout(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReadLockErrors(t *testing.T) {
+	dir := milesCheckout(t)
 	path := filepath.Join(dir, LockFileName)
 	if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
@@ -172,12 +182,24 @@ func TestReadLockErrors(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), path+": field release_branch is missing") {
 		t.Errorf("wanted an error naming %s, got %v", path, err)
 	}
-	dir2 := t.TempDir()
+	dir2 := milesCheckout(t)
 	if err := os.Mkdir(filepath.Join(dir2, LockFileName), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ReadLock(dir2)
 	checkErr(t, err, filepath.Join(dir2, LockFileName)+": not a regular file; the lockfile must be a plain committed file")
 	_, err = ReadLock(filepath.Join(dir2, "missing"))
-	checkErr(t, err, filepath.Join(dir2, "missing")+" is not a directory; give the checkout of the tested ref, whose release-lock.json (if any) pins the dependencies")
+	checkErr(t, err, filepath.Join(dir2, "missing")+" does not exist: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it")
+	_, err = ReadLock(t.TempDir())
+	if err == nil || !strings.HasSuffix(err.Error(), " has no tests/ folder: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it") {
+		t.Errorf("wanted a folder without tests/ refused, got %v", err)
+	}
+	// An oversized lockfile reports its real size, not the size read.
+	dir3 := milesCheckout(t)
+	big := filepath.Join(dir3, LockFileName)
+	if err := os.WriteFile(big, make([]byte, 100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadLock(dir3)
+	checkErr(t, err, big+" is 100000 bytes, more than the 64 KiB (65536 bytes) a lockfile may be; give the release-lock.json a release branch cut writes")
 }

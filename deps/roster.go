@@ -7,13 +7,14 @@ import (
 )
 
 // runnerFor returns the runner labels of a registration's suite from the
-// rules §1 stage roster: an error for a suite not of its backend, and for the
-// external nightly- suites, which no miles-ci stage runs.
-func runnerFor(file string, reg policy.Registration) ([]string, error) {
-	if err := policy.CheckSuite(reg.Backend, reg.Suite); err != nil {
+// stage roster of the tables (nil: the built-in rules §1 roster): an error
+// for a suite not of its backend, and for the external nightly- suites, which
+// no miles-ci stage runs.
+func runnerFor(t *policy.Tables, file string, reg policy.Registration) ([]string, error) {
+	if err := t.CheckSuite(reg.Backend, reg.Suite); err != nil {
 		return nil, fmt.Errorf("%s line %d: %w", file, reg.Line, err)
 	}
-	stage, ok := policy.StageByName(reg.Suite)
+	stage, ok := t.Stage(reg.Suite)
 	if !ok || stage.External || len(stage.RunsOn) == 0 {
 		return nil, fmt.Errorf("%s is registered only for %s, which runs outside miles-ci (external nightly); register it for stage-c-4-gpu-mi350 to run it here", file, reg.Suite)
 	}

@@ -17,6 +17,12 @@ echo "== go vet ./..."
 go vet ./...
 echo "== go test ./..."
 go test ./...
+echo "== actionlint on examples/workflows (hack/workflowlint)"
+if ! command -v shellcheck >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	# shellcheck lets actionlint check the run: scripts too; the test runs without it.
+	apt-get install -y -qq shellcheck >/dev/null 2>&1 || echo "shellcheck not installed; linting workflows without it"
+fi
+(cd hack && go test ./workflowlint/)
 if [ "${MILES_CI_SKIP_E2E:-}" = 1 ]; then
 	echo "== hack/e2e.sh skipped (MILES_CI_SKIP_E2E=1)"
 	exit 0

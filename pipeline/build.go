@@ -151,10 +151,11 @@ func checkRequest(req Request) error {
 		if p.HW != st.Backend || p.Suite != st.Name {
 			return fmt.Errorf("the plan is for %s suite %s, not stage %s (%s)", p.HW, p.Suite, st.Name, st.Backend)
 		}
-		if st.Shards > 1 && (p.Partition == nil || p.Partition.Size != st.Shards) {
-			return fmt.Errorf("stage %s runs in %d shards; plan one shard of %d (got %v)", st.Name, st.Shards, st.Shards, partitionText(p.Partition))
+		shards := st.ShardsFor(p.Cadence)
+		if shards > 1 && (p.Partition == nil || p.Partition.Size != shards) {
+			return fmt.Errorf("stage %s runs in %d shards; plan one shard of %d (got %v)", st.Name, shards, shards, partitionText(p.Partition))
 		}
-		if st.Shards <= 1 && p.Partition != nil {
+		if shards <= 1 && p.Partition != nil {
 			return fmt.Errorf("stage %s is not sharded; plan it without a partition", st.Name)
 		}
 		if p.Partition != nil {

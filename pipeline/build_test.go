@@ -220,7 +220,11 @@ func TestBuildCPU(t *testing.T) {
 
 // TestBuildEveryStage checks rules §9 facts for every stage miles-ci runs.
 func TestBuildEveryStage(t *testing.T) {
-	for _, st := range runreq.Stages() {
+	tables, err := policy.LoadTables(milesTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range runreq.Stages(tables) {
 		t.Run(st.Name, func(t *testing.T) {
 			var id *int
 			if st.Shards > 1 {

@@ -47,21 +47,74 @@ def helper_%[1]d(x, y=(1, 2, [3, {"k": 'v'}])):
 	return files, bytes
 }
 
-// BenchmarkPlan measures one suite's plan on a Miles-sized tree: discovery,
-// parsing every file, selection and sharding.
+// copyTables copies testdata/miles' table files (labels.py, stage_selection.py,
+// ci_policy.py, the PR workflows) into root, with a run_suite.py of its own.
+func copyTables(tb testing.TB, root string) {
+	tb.Helper()
+	files := map[string]string{RunSuiteFile: "CI_SUITES = {\n    HWBackend.CPU: [\"stage-a-cpu\", \"stage-b-cpu\"],\n" +
+		"    HWBackend.CUDA: [\"stage-b-2-gpu-h200\", \"stage-c-8-gpu-h100\", \"stage-c-8-gpu-h200\", \"stage-c-4-gpu-h200\", \"stage-c-2-gpu-h200\"],\n" +
+		"    HWBackend.ROCM: [\"stage-c-4-gpu-mi350\", \"nightly-stage-c-8-gpu-mi350\", \"nightly-stage-c-4-gpu-mi350\", \"nightly-stage-c-2-gpu-mi350\"],\n}\n"}
+	for _, rel := range []string{LabelsFile, StageSelectionFile, CIPolicyFile, PRTestWorkflow, PRTestROCmWorkflow, ".github/workflows/_run-cpu-ci.yml"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "miles", filepath.FromSlash(rel)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		files[rel] = string(data)
+	}
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPlan measures one suite's plan on a Miles-sized tree: reading the
+// CI tables, discovery, parsing every file, selection and sharding. The
+// builtin-tables case is a tree without table files (as before the tables
+// were read); checkout-tables has every table file of testdata/miles.
 func BenchmarkPlan(b *testing.B) {
+	for _, withTables := range []bool{false, true} {
+		name := "builtin-tables"
+		if withTables {
+			name = "checkout-tables"
+		}
+		b.Run(name, func(b *testing.B) {
+			root := b.TempDir()
+			n, size := writeBenchTree(b, root)
+			if withTables {
+				copyTables(b, root)
+			}
+			b.ReportMetric(float64(n), "files")
+			b.ReportMetric(float64(size)/1e6, "MB")
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				reg, err := LoadRegistry(root)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if withTables && reg.Tables.Origin(TableRoster).Builtin() {
+					b.Fatal("the tables were not read")
+				}
+				if _, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-4-gpu-h200", Cadence: Nightly, Partition: &Partition{ID: 1, Size: 3}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadTables measures reading every table file alone.
+func BenchmarkLoadTables(b *testing.B) {
 	root := b.TempDir()
-	n, size := writeBenchTree(b, root)
-	b.ReportMetric(float64(n), "files")
-	b.ReportMetric(float64(size)/1e6, "MB")
-	b.SetBytes(int64(size))
+	copyTables(b, root)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		reg, err := LoadRegistry(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-4-gpu-h200", Cadence: Nightly, Partition: &Partition{ID: 1, Size: 3}}); err != nil {
+		if _, err := LoadTables(root); err != nil {
 			b.Fatal(err)
 		}
 	}

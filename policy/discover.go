@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 // DiscoveryRoots are the folders (relative to the repository) searched for test files.
@@ -22,20 +23,62 @@ var DiscoveryRoots = []string{"tests/fast", "tests/fast-gpu", "tests/e2e", "test
 // implicitRoot is where a file without a registration is registered by convention.
 const implicitRoot = "tests/fast/"
 
+// CheckoutError is a folder given as a Miles checkout that is not one.
+type CheckoutError struct {
+	// Path is the folder, as given ("the current folder (...)" for "" or ".").
+	Path string
+	// Problem says what is missing: "does not exist: not a Miles checkout",
+	// "is not a folder: ...", "has no tests/ folder: ...".
+	Problem string
+}
+
+func (e *CheckoutError) Error() string {
+	return e.Path + " " + e.Problem + "; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it"
+}
+
+// CheckCheckout checks that root is a Miles checkout: an existing folder with
+// a tests/ folder. It returns the cleaned folder ("" and "." are the current
+// folder, "."), or a *CheckoutError naming the path and what is missing.
+// LoadRegistry calls it, so no caller can read an empty registry from a
+// mistyped path and report that nothing runs.
+func CheckCheckout(root string) (string, error) {
+	if err := fsinput.Folder(root, "tests/", "a Miles checkout"); err != nil {
+		var fe *fsinput.Error
+		if errors.As(err, &fe) {
+			return "", &CheckoutError{Path: fe.Path, Problem: fe.Problem}
+		}
+		return "", err
+	}
+	return filepath.Clean(root), nil
+}
+
 // Registry is every registration of a repository, in discovery order.
 type Registry struct {
-	// Root is the repository directory the registry was read from.
+	// Root is the checkout the registry was read from, cleaned ("." for the
+	// current folder).
 	Root string
+	// Tables are the CI tables that apply to the repository: its own where it
+	// holds them, else the built-in ones (see Tables.Origins).
+	Tables *Tables
 	// Files are the discovered test files, repo-relative, sorted by byte value.
 	Files []string
 	// Registrations keep file order, then call order within a file.
 	Registrations []Registration
 }
 
-// Discover lists every test_*.py below the discovery roots of the repository
-// at root: recursive, skipping folders whose name starts with '.', as
-// repo-relative '/' paths sorted by byte value (Python's glob + sorted).
+// Discover lists every test_*.py below the discovery roots of the Miles
+// checkout at root (see CheckCheckout): recursive, skipping folders whose name
+// starts with '.', as repo-relative '/' paths sorted by byte value (Python's
+// glob + sorted).
 func Discover(root string) ([]string, error) {
+	dir, err := CheckCheckout(root)
+	if err != nil {
+		return nil, err
+	}
+	return discover(dir)
+}
+
+func discover(root string) ([]string, error) {
 	var files []string
 	for _, r := range DiscoveryRoots {
 		found, err := walkTests(filepath.Join(root, filepath.FromSlash(r)), r, 0)
@@ -96,10 +139,27 @@ func isTestName(name string) bool {
 	return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") && len(name) >= len("test_.py")
 }
 
-// LoadRegistry discovers and parses every test file of the repository at root.
-// The first fault, in file order, is returned.
+// LoadRegistry reads the CI tables of the Miles checkout at root ("" is the
+// current folder; LoadTables), then discovers and parses every test file,
+// checking labels against those tables. A root that is not a Miles checkout
+// is a *CheckoutError; otherwise the first fault, in file order, is returned.
 func LoadRegistry(root string) (*Registry, error) {
-	files, err := Discover(root)
+	tables, err := LoadTables(root)
+	if err != nil {
+		return nil, err
+	}
+	return tables.LoadRegistry(root)
+}
+
+// LoadRegistry discovers and parses every test file of the Miles checkout at
+// root under these tables (see CheckCheckout).
+func (t *Tables) LoadRegistry(root string) (*Registry, error) {
+	t = t.or()
+	root, err := CheckCheckout(root)
+	if err != nil {
+		return nil, err
+	}
+	files, err := discover(root)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +173,7 @@ func LoadRegistry(root string) (*Registry, error) {
 			defer wg.Done()
 			var buf []byte // one read buffer per worker, reused file after file
 			for i := range next {
-				perFile[i], errs[i] = collectFile(root, files[i], &buf)
+				perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
 			}
 		}()
 	}
@@ -122,7 +182,7 @@ func LoadRegistry(root string) (*Registry, error) {
 	}
 	close(next)
 	wg.Wait()
-	reg := &Registry{Root: root, Files: files}
+	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -132,30 +192,30 @@ func LoadRegistry(root string) (*Registry, error) {
 	return reg, nil
 }
 
-// CollectFile returns the registrations of one repo-relative test file below
+// collectFile returns the registrations of one repo-relative test file below
 // root, applying the collection rules of rules §2: a tests/fast/ file is
 // CPU-only and registered implicitly when it has no call; any other file
-// without a registration is an error.
-func CollectFile(root, rel string) ([]Registration, error) {
-	var buf []byte
-	return collectFile(root, rel, &buf)
-}
-
-// collectFile is CollectFile reading into *buf, which it may grow and which
-// the caller may reuse: registrations hold no reference to it.
-func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
+// without a registration is an error. Labels are checked against the
+// tables t. It reads into *buf, which it may grow and which the caller may
+// reuse: registrations hold no reference to it.
+func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
-	src, err := readInto(filepath.Join(root, filepath.FromSlash(rel)), buf)
+	src, err := fsinput.ReadInto(filepath.Join(root, filepath.FromSlash(rel)), fsinput.TestFile, buf)
 	if err != nil {
-		return nil, &RegistryError{File: rel, Msg: "cannot read test file: " + unwrapPathError(err),
-			Fix: "make it a readable Python file or remove it"}
+		var fe *fsinput.Error
+		problem := err.Error()
+		if errors.As(err, &fe) {
+			problem = fe.Problem
+		}
+		return nil, &RegistryError{File: rel, Msg: "the test file " + problem,
+			Fix: "make it a readable Python file of at most 4 MiB, or remove it"}
 	}
 	// The parser reads the buffer in place; registrations copy what they keep.
 	text := ""
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	regs, err := parseSource(rel, text)
+	regs, err := parseSource(rel, text, t)
 	if err != nil {
 		return nil, err
 	}
@@ -182,14 +242,6 @@ func collectFile(root, rel string, buf *[]byte) ([]Registration, error) {
 	return regs, nil
 }
 
-func unwrapPathError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // exampleCall suggests the registration that fits where a file lives: GPU
 // tests under tests/e2e and tests/fast-gpu, CPU tests elsewhere.
 func exampleCall(rel string) string {
@@ -197,39 +249,4 @@ func exampleCall(rel string) string {
 		return `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
 	}
 	return `register_cpu_ci(est_time=60, suite="stage-b-cpu")`
-}
-
-// readInto reads a whole file into *buf (grown as needed) and returns the bytes read.
-func readInto(name string, buf *[]byte) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
-	}
-	if need := int(st.Size()) + 512; cap(*buf) < need {
-		*buf = make([]byte, 0, need)
-	}
-	b := (*buf)[:0]
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow: the file is longer than it said
-		}
-	}
-	*buf = b
-	return b, nil
 }

@@ -54,10 +54,10 @@ func Explain(reg *Registry, file string, rp RunPolicy) (FileExplanation, error) 
 
 func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
 	e := Explanation{Registration: r}
-	st, ok := StageByName(r.Suite)
+	st, ok := reg.Tables.Stage(r.Suite)
 	if !ok || st.Backend != r.Backend {
 		e.Verdict = VerdictNoStage
-		e.Reason = fmt.Sprintf("suite %q is not a %s suite (those are %s), so no stage runs it", r.Suite, r.Backend, strings.Join(Suites(r.Backend), ", "))
+		e.Reason = fmt.Sprintf("suite %q is not a %s suite (those are %s), so no stage runs it", r.Suite, r.Backend, strings.Join(reg.Tables.SuitesOf(r.Backend), ", "))
 		return e
 	}
 	e.Stage = &st
@@ -85,12 +85,12 @@ func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
 		why = "label " + strings.Join(sharedLabels(r.Labels, rp.IncludeLabels), ", ") + " is in the include set"
 	}
 	e.Reason = why
-	if st.Shards > 1 {
-		sel, _ := Select(reg.Registrations, r.Backend, r.Suite, rp)
-		for i, shard := range AssignShards(sel.Enabled, st.Shards) {
+	if n := st.ShardsFor(rp.Cadence); n > 1 {
+		sel, _ := reg.Tables.Select(reg.Registrations, r.Backend, r.Suite, rp)
+		for i, shard := range AssignShards(sel.Enabled, n) {
 			for _, t := range shard {
 				if t.File == r.File && t.Line == r.Line {
-					e.Shard = &Partition{ID: i, Size: st.Shards}
+					e.Shard = &Partition{ID: i, Size: n}
 				}
 			}
 		}

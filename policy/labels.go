@@ -1,20 +1,12 @@
 package policy
 
-import "slices"
-
-// KnownLabels are the 19 domain labels of Miles CI, in the order rules §2 lists them.
+// KnownLabels are the 19 built-in domain labels of Miles CI, in the order rules
+// §2 lists them; a checkout's own are in its Tables.
 var KnownLabels = []string{
 	"megatron", "model-scripts", "sglang", "fsdp", "short", "long", "ckpt", "lora", "eval",
 	"precision", "ft-short", "ft-long", "weight-update", "fully-async", "replay", "qwen35",
 	"mooncake", "miles-plugin", "amd",
 }
 
-// IsKnownLabel reports whether l is one of KnownLabels.
-func IsKnownLabel(l string) bool { return slices.Contains(KnownLabels, l) }
-
-// sortedKnownLabels returns KnownLabels sorted by byte value.
-func sortedKnownLabels() []string {
-	s := slices.Clone(KnownLabels)
-	slices.Sort(s)
-	return s
-}
+// IsKnownLabel reports whether l is one of the built-in KnownLabels.
+func IsKnownLabel(l string) bool { return builtin.IsKnownLabel(l) }

@@ -58,11 +58,11 @@ type Plan struct {
 func BuildPlan(reg *Registry, req PlanRequest) (*Plan, error) {
 	// Faults surface in run_suite.py's order: the registry (already loaded),
 	// then the run policy, then the suite.
-	rp, err := ResolveRunPolicy(req.Cadence, req.Labels, req.MatchAllLabels)
+	rp, err := reg.Tables.ResolveRunPolicy(req.Cadence, req.Labels, req.MatchAllLabels)
 	if err != nil {
 		return nil, err
 	}
-	sel, err := Select(reg.Registrations, req.HW, req.Suite, rp)
+	sel, err := reg.Tables.Select(reg.Registrations, req.HW, req.Suite, rp)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (p *Plan) Text() string {
 		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", backendEnumName(p.HW), p.Suite, p.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")
 	} else {
-		fmt.Fprintf(&b, "Enabled %d test(s) (est total %.0fs):\n", len(p.Enabled), p.EstTotal)
+		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Enabled), pysource.FormatFixed0(p.EstTotal))
 		for _, t := range p.Enabled {
 			suffix := ""
 			if t.Implicit {

@@ -46,13 +46,21 @@ func (e *RegistryError) Error() string {
 
 const literalFix = `write the value itself, e.g. register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
 
-// ParseFile reads the register_*_ci(...) calls of one test file's source.
-// rel is the repo-relative path used in errors and in the registrations.
+// ParseFile reads the register_*_ci(...) calls of one test file's source,
+// checking labels against the built-in tables (Tables.ParseFile checks them
+// against a checkout's). rel is the repo-relative path used in errors and in
+// the registrations.
 func ParseFile(rel string, src []byte) ([]Registration, error) {
-	return parseSource(rel, string(src))
+	return parseSource(rel, string(src), builtin)
 }
 
-func parseSource(rel, src string) ([]Registration, error) {
+// ParseFile reads the register_*_ci(...) calls of one test file's source,
+// checking labels against these tables.
+func (t *Tables) ParseFile(rel string, src []byte) ([]Registration, error) {
+	return parseSource(rel, string(src), t.or())
+}
+
+func parseSource(rel, src string, t *Tables) ([]Registration, error) {
 	calls, err := pysource.TopLevelCalls(src, func(name string) bool {
 		_, ok := registerFuncs[name]
 		return ok
@@ -66,7 +74,7 @@ func parseSource(rel, src string) ([]Registration, error) {
 	}
 	regs := make([]Registration, 0, len(calls))
 	for _, c := range calls {
-		r, err := parseCall(rel, c)
+		r, err := parseCall(rel, c, t)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +85,7 @@ func parseSource(rel, src string) ([]Registration, error) {
 
 // parseCall applies Miles' argument rules to one call, checking in the same
 // order as tests/ci/ci_register.py so the first fault reported is the same.
-func parseCall(rel string, c pysource.Call) (Registration, error) {
+func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	fn := c.Func
 	fail := func(msg, fix string) (Registration, error) {
 		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix}
@@ -176,11 +184,11 @@ func parseCall(rel string, c pysource.Call) (Registration, error) {
 	}
 	var unknown []string
 	for _, l := range labels {
-		if !IsKnownLabel(l) {
+		if !t.IsKnownLabel(l) {
 			unknown = append(unknown, l)
 		}
 	}
-	valid := "[" + strings.Join(sortedKnownLabels(), ", ") + "]"
+	valid := "[" + strings.Join(t.sortedKnownLabels(), ", ") + "]"
 	if len(unknown) > 0 {
 		return fail(fmt.Sprintf("unknown labels %s in %s(); valid labels: %s. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels.",
 			pysource.ReprList(unknown), fn, valid), "use one of the valid labels")

@@ -1,12 +1,15 @@
 package policy
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestParseFile(t *testing.T) {
@@ -130,5 +133,93 @@ func TestDiscoverFollowsFolderLinksWithoutLooping(t *testing.T) {
 	}
 	if len(files) > 20 {
 		t.Errorf("wanted a bounded walk through the loop, got %d files", len(files))
+	}
+}
+
+func TestLoadRegistryRefusesAWrongCheckout(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const fix = "; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it"
+	tests := []struct {
+		name, root, want string
+	}{
+		{"missing", filepath.Join(root, "typo"), filepath.Join(root, "typo") + " does not exist: not a Miles checkout" + fix},
+		{"a file", file, file + " is not a folder: not a Miles checkout" + fix},
+		{"no tests folder", root, root + " has no tests/ folder: not a Miles checkout" + fix},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for name, load := range map[string]func(string) error{
+				"LoadRegistry": func(r string) error { _, err := LoadRegistry(r); return err },
+				"Discover":     func(r string) error { _, err := Discover(r); return err },
+			} {
+				err := load(tt.root)
+				var ce *CheckoutError
+				if !errors.As(err, &ce) || err.Error() != tt.want {
+					t.Errorf("%s: wanted %q, got %v", name, tt.want, err)
+				}
+			}
+		})
+	}
+	t.Run("empty means the current folder", func(t *testing.T) {
+		writeFile(t, root, "tests/fast/test_a.py", "x = 1\n")
+		t.Chdir(root)
+		for _, r := range []string{"", "."} {
+			reg, err := LoadRegistry(r)
+			if err != nil || reg.Root != "." || len(reg.Files) != 1 {
+				t.Errorf("LoadRegistry(%q): wanted root . with one file, got %+v, %v", r, reg, err)
+			}
+		}
+	})
+}
+
+// TestLoadRegistryBoundedReads checks that a test file that is not a regular
+// file, or is bigger than 4 MiB, is a registry error naming it, and that a
+// FIFO never blocks the read.
+func TestLoadRegistryBoundedReads(t *testing.T) {
+	const fix = "; make it a readable Python file of at most 4 MiB, or remove it"
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"fifo", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip(err)
+			}
+		}, "tests/e2e/test_x.py: the test file is a named pipe (FIFO), not a regular file" + fix},
+		{"symlink to /dev/zero", func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Skip(err)
+			}
+		}, "tests/e2e/test_x.py: the test file is a device, not a regular file" + fix},
+		{"too big", func(t *testing.T, p string) {
+			if err := os.WriteFile(p, []byte("# "+strings.Repeat("x", 4<<20)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "tests/e2e/test_x.py: the test file is 4194307 bytes, more than the 4 MiB (4194304 bytes) a test file may be" + fix},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, root, "tests/e2e/test_a.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
+			tt.make(t, filepath.Join(root, "tests", "e2e", "test_x.py"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := LoadRegistry(root)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || err.Error() != tt.want {
+					t.Errorf("wanted %q, got %v", tt.want, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("LoadRegistry blocked")
+			}
+		})
 	}
 }

@@ -61,10 +61,16 @@ type RunPolicy struct {
 	Warnings []string `json:"warnings"`
 }
 
+// RequestedLabels returns the built-in known domain labels that raw labels
+// request; see Tables.RequestedLabels.
+func RequestedLabels(raw []string) (requested []string, warnings []string) {
+	return builtin.RequestedLabels(raw)
+}
+
 // RequestedLabels returns the known domain labels that raw labels request
 // (run-ci-X with X known), sorted; the second result warns about labels
 // without the run-ci- prefix, which are ignored.
-func RequestedLabels(raw []string) (requested []string, warnings []string) {
+func (t *Tables) RequestedLabels(raw []string) (requested []string, warnings []string) {
 	seen := map[string]bool{}
 	for _, l := range raw {
 		if l == "" || l == LabelNightly || l == LabelBypassFastfail {
@@ -75,7 +81,7 @@ func RequestedLabels(raw []string) (requested []string, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("--labels entry %s is missing the expected 'run-ci-' prefix; ignoring. Domain labels must be raw `run-ci-<X>` strings.", pysource.Repr(l)))
 			continue
 		}
-		if IsKnownLabel(x) && !seen[x] {
+		if t.IsKnownLabel(x) && !seen[x] {
 			seen[x] = true
 			requested = append(requested, x)
 		}
@@ -84,27 +90,34 @@ func RequestedLabels(raw []string) (requested []string, warnings []string) {
 	return requested, warnings
 }
 
+// ResolveRunPolicy computes the run policy under the built-in tables; see
+// Tables.ResolveRunPolicy.
+func ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) (RunPolicy, error) {
+	return builtin.ResolveRunPolicy(cadence, raw, matchAll)
+}
+
 // ResolveRunPolicy computes the run policy of a cadence and raw labels
 // (rules §3); matchAll adds every known label, as --match-all-labels does.
-func ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) (RunPolicy, error) {
+func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) (RunPolicy, error) {
+	known := t.KnownLabels()
 	if _, err := ParseCadence(string(cadence)); err != nil {
 		return RunPolicy{}, err
 	}
 	if slices.Contains(raw, LabelNightly) && cadence != Nightly {
 		return RunPolicy{}, fmt.Errorf("The nightly workflow label requires cadence='nightly' (got %s); drop the nightly label or pass --cadence nightly", pysource.Repr(string(cadence)))
 	}
-	requested, warnings := RequestedLabels(raw)
+	requested, warnings := t.RequestedLabels(raw)
 	var scope []string
 	switch {
 	case slices.Contains(raw, LabelRunAll) || cadence == Weekly || cadence == Release:
-		scope = KnownLabels
+		scope = known
 	case cadence == Nightly:
-		scope = without(KnownLabels, "long", "ft-long")
+		scope = without(known, "long", "ft-long")
 	case slices.Contains(raw, LabelRunImage):
-		scope = without(KnownLabels, "long", "ft-short", "ft-long")
+		scope = without(known, "long", "ft-short", "ft-long")
 	}
 	if matchAll {
-		scope = KnownLabels
+		scope = known
 	}
 	include := union(scope, requested)
 	late := cadence == Nightly || cadence == Weekly || cadence == Release
@@ -164,9 +177,15 @@ type Selection struct {
 	Skipped []Registration
 }
 
-// Select filters the registrations of one backend and suite by the policy.
+// Select filters the registrations of one backend and suite by the policy,
+// checking the suite against the built-in tables; see Tables.Select.
 func Select(regs []Registration, hw Backend, suite string, p RunPolicy) (Selection, error) {
-	if err := CheckSuite(hw, suite); err != nil {
+	return builtin.Select(regs, hw, suite, p)
+}
+
+// Select filters the registrations of one backend and suite by the policy.
+func (t *Tables) Select(regs []Registration, hw Backend, suite string, p RunPolicy) (Selection, error) {
+	if err := t.CheckSuite(hw, suite); err != nil {
 		return Selection{}, err
 	}
 	var s Selection

@@ -7,7 +7,7 @@ import (
 )
 
 func TestResolveRunPolicy(t *testing.T) {
-	all := sortedKnownLabels()
+	all := builtin.sortedKnownLabels()
 	nightlyScope := without(all, "long", "ft-long")
 	imageScope := without(all, "long", "ft-short", "ft-long")
 	tests := []struct {

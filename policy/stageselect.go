@@ -1,15 +1,6 @@
 package policy
 
-import (
-	"slices"
-	"strings"
-)
-
-// isKnownNonGPUPath reports a path whose change cannot affect a GPU stage.
-func isKnownNonGPUPath(p string) bool {
-	return strings.HasPrefix(p, "docs/") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".mdx") ||
-		p == ".pre-commit-config.yaml" || p == "scripts/tools/sync_example_docs.py"
-}
+import "slices"
 
 // StageSelection explains which PR GPU stages a pull request runs (rules §4).
 type StageSelection struct {
@@ -26,8 +17,9 @@ type StageSelection struct {
 // SelectPRStages computes skipped_stages for a pull request. diff is the raw
 // `git diff --name-status -z -M HEAD^1 HEAD` output (nil when missing).
 func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelection, error) {
-	prStages := PRGPUStages()
-	rp, err := ResolveRunPolicy(wp.Cadence, wp.RawLabels, false)
+	t := reg.Tables
+	prStages := t.PRGPUStages()
+	rp, err := t.ResolveRunPolicy(wp.Cadence, wp.RawLabels, false)
 	if err != nil {
 		return StageSelection{}, err
 	}
@@ -41,12 +33,12 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 	}
 
 	explicit := map[string]bool{}
-	if slices.Contains(wp.RawLabels, LabelNightly) || slices.Contains(wp.RawLabels, LabelRunAll) || slices.Contains(wp.RawLabels, LabelRunImage) {
+	if sharesLabel(wp.RawLabels, t.or().BroadScopes) {
 		for s := range runnable {
 			explicit[s] = true
 		}
 	} else {
-		requested, _ := RequestedLabels(wp.RawLabels)
+		requested, _ := t.RequestedLabels(wp.RawLabels)
 		for _, r := range reg.Registrations {
 			if r.Disabled == nil && inPR(r.Suite) && (!r.Nightly || rp.AdmitNightly) && sharesLabel(r.Labels, requested) {
 				explicit[r.Suite] = true
@@ -86,7 +78,7 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 					}
 					continue
 				}
-				if isKnownNonGPUPath(p) {
+				if t.IsNoGPUPath(p) {
 					continue
 				}
 				for _, s := range prStages {

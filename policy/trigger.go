@@ -15,12 +15,6 @@ const (
 	EventWorkflowDispatch = "workflow_dispatch"
 )
 
-// scheduleCadence maps each configured cron to its cadence; any other cron fails closed.
-var scheduleCadence = map[string]Cadence{
-	"0 15 * * 0-5": Nightly,
-	"0 15 * * 6":   Weekly,
-}
-
 var safeRunCILabel = regexp.MustCompile(`^run-ci-[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Trigger is the set of facts a workflow run starts with.
@@ -33,6 +27,8 @@ type Trigger struct {
 	PRLabelsJSON string
 	// CadenceOverride is a called workflow's cadence input (CADENCE_OVERRIDE); it wins.
 	CadenceOverride string
+	// Tables give the crons and known labels; nil means the built-in tables.
+	Tables *Tables
 }
 
 // WorkflowPolicy is the resolve-ci-policy job's answer (without skipped stages).
@@ -44,6 +40,7 @@ type WorkflowPolicy struct {
 
 // ResolveTrigger turns trigger facts into the workflow policy (rules §3).
 func ResolveTrigger(t Trigger) (WorkflowPolicy, error) {
+	tables := t.Tables.or()
 	var cadence Cadence
 	raw := []string{}
 	switch {
@@ -64,17 +61,17 @@ func ResolveTrigger(t Trigger) (WorkflowPolicy, error) {
 			cadence = Nightly
 		}
 	case t.Event == EventSchedule:
-		c, ok := scheduleCadence[t.Schedule]
+		c, ok := tables.CronPolicy(t.Schedule)
 		if !ok {
-			return WorkflowPolicy{}, fmt.Errorf("No CI policy is defined for schedule: %s; known crons are '0 15 * * 0-5' (nightly) and '0 15 * * 6' (weekly)", t.Schedule)
+			return WorkflowPolicy{}, fmt.Errorf("No CI policy is defined for schedule: %s; known crons are %s", t.Schedule, knownCrons(tables))
 		}
-		cadence = c
+		cadence, raw = c.Cadence, c.RawLabels
 	case t.Event == EventWorkflowDispatch:
 		cadence = Regular
 	default:
 		return WorkflowPolicy{}, fmt.Errorf("Unsupported PR Test trigger: %s; expected pull_request, schedule or workflow_dispatch (or a cadence override for a called workflow)", t.Event)
 	}
-	rp, err := ResolveRunPolicy(cadence, raw, false)
+	rp, err := tables.ResolveRunPolicy(cadence, raw, false)
 	if err != nil {
 		return WorkflowPolicy{}, err
 	}
@@ -110,36 +107,18 @@ func abbreviate(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// Outputs are the resolve-ci-policy job's step outputs (rules §3, §4), as
-// `miles-ci policy --json` and the Dagger module's policy function print them.
-type Outputs struct {
-	Cadence        Cadence  `json:"cadence"`
-	RawLabels      []string `json:"raw_labels"`
-	BypassFastfail bool     `json:"bypass_fastfail"`
-	SkippedStages  []string `json:"skipped_stages"`
-}
-
-// ResolvePolicy resolves a workflow run's policy: the trigger facts, and on a
-// pull request (with no cadence override) the GPU stages its diff skips.
-// load reads the checkout's registry and is called only then; diff is the
-// name-status diff, nil when missing. The selection is nil off pull requests.
-func ResolvePolicy(t Trigger, load func() (*Registry, error), diff []byte) (Outputs, *StageSelection, error) {
-	wp, err := ResolveTrigger(t)
-	if err != nil {
-		return Outputs{}, nil, err
+// knownCrons lists the configured crons for an error message, e.g.
+// '0 15 * * 0-5' (nightly) and '0 15 * * 6' (weekly).
+func knownCrons(t *Tables) string {
+	if len(t.Crons) == 0 {
+		return "none (" + TableCrons + " is empty)"
 	}
-	out := Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
-	if t.Event != EventPullRequest || t.CadenceOverride != "" {
-		return out, nil, nil
+	parts := make([]string, len(t.Crons))
+	for i, c := range t.Crons {
+		parts[i] = fmt.Sprintf("'%s' (%s)", c.Cron, c.Cadence)
 	}
-	reg, err := load()
-	if err != nil {
-		return Outputs{}, nil, err
+	if len(parts) == 1 {
+		return parts[0]
 	}
-	sel, err := SelectPRStages(reg, wp, diff)
-	if err != nil {
-		return Outputs{}, nil, err
-	}
-	out.SkippedStages = sel.Skipped
-	return out, &sel, nil
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

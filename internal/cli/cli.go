@@ -3,11 +3,22 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/radixark/miles-ci/policy"
 )
+
+// DaggerEngineVersion is the Dagger engine the module targets: dagger.json's
+// engineVersion (a test keeps the two equal).
+const DaggerEngineVersion = "v0.21.8"
+
+// modulePath is the Go module miles-ci is built from.
+const modulePath = "github.com/radixark/miles-ci"
 
 // Env is what a subcommand may touch of the outside world.
 type Env struct {
@@ -43,6 +54,10 @@ func Run(args []string, env Env) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintf(env.Stdout, "miles-ci %s (module %s)\nDagger engine %s (dagger.json engineVersion)\n", moduleVersion(), modulePath, DaggerEngineVersion)
+		return 0
+	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "miles-ci: unknown command %q; run 'miles-ci help' for the list\n", args[0])
@@ -62,6 +77,27 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-12s %s\n", n, commands[n].summary)
 	}
-	b.WriteString("\nRun 'miles-ci COMMAND -h' for a command's flags.\n")
+	b.WriteString("\nRun 'miles-ci COMMAND -h' for a command's flags, 'miles-ci --version' for the version.\n")
 	io.WriteString(w, b.String())
+}
+
+// moduleVersion is the version of the module the binary was built from:
+// "v1.2.3" when installed with go install ...@v1.2.3, "(devel)" from a checkout.
+func moduleVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == modulePath && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
+// CheckSource applies the checkout check every subcommand makes
+// (policy.CheckCheckout) to the Dagger module's source argument once it is
+// exported to dir, naming the argument instead of the temporary folder.
+func CheckSource(dir string) error {
+	_, err := policy.CheckCheckout(dir)
+	var ce *policy.CheckoutError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
+	}
+	return err
 }

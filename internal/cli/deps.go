@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -14,40 +16,36 @@ func init() {
 }
 
 func runDeps(args []string, env Env) int {
-	s := newStepIO("deps", "--backend cpu|cuda|rocm [--pr-body-file F] [--megatron-input R] [--sglang-input R] [--repo DIR] [--json] [--github-output FILE]", env)
-	backend := s.flags.String("backend", "", "`cpu`, cuda or rocm")
-	body := s.flags.String("pr-body-file", "", "file holding the pull request description (default $PR_BODY)")
-	megatron := s.flags.String("megatron-input", "", "the workflow_dispatch input ci_megatron_pr (default $INPUT_MEGATRON_PR)")
-	sglang := s.flags.String("sglang-input", "", "the workflow_dispatch input ci_sglang_pr (default $INPUT_SGLANG_PR)")
-	repo := s.flags.String("repo", ".", "checkout of the tested ref; its release-lock.json, if any, pins cpu and cuda")
-	if code, ok := s.parse(args); !ok {
+	fs := newFlagSet("deps", "--backend cpu|cuda|rocm [--pr-body-file F] [--megatron-input R] [--sglang-input R] [--repo DIR]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
+	backend := fs.String("backend", "B", "the job's backend", required(), oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
+	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
+	megatron := fs.String("megatron-input", "R", "the workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
+	sglang := fs.String("sglang-input", "R", "the workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
+	repo := fs.String("repo", "DIR", "the Miles checkout of the tested ref; its release-lock.json, if any, pins cpu and cuda (default: the current folder; not read for rocm)")
+	gh := addGitHubFlags(fs)
+	out := addStepFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	b, ok := s.parseBackend(*backend, policy.CPU, policy.CUDA, policy.ROCM)
-	if !ok {
-		return 2
-	}
-	in := deps.Inputs{
-		Backend:       b,
-		SGLangInput:   s.orEnv("sglang-input", *sglang, "INPUT_SGLANG_PR"),
-		MegatronInput: s.orEnv("megatron-input", *megatron, "INPUT_MEGATRON_PR"),
-	}
+	b := policy.Backend(*backend)
+	in := deps.Inputs{Backend: b, SGLangInput: *sglang, MegatronInput: *megatron}
 	var err error
-	if in.PRBody, err = s.readBody(*body); err != nil {
-		return s.fail(err)
+	if in.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
+		return fail(env, err)
 	}
 	if b != policy.ROCM {
 		// ROCm images bake their own dependencies and never read the lockfile.
 		if in.Lock, err = deps.ReadLock(*repo); err != nil {
-			return s.fail(err)
+			return fail(env, err)
 		}
 	}
 	d, err := deps.Resolve(in)
 	if err != nil {
-		return s.fail(err)
+		return fail(env, err)
 	}
 	for _, w := range d.Warnings {
-		s.warn(w)
+		warn(env, w)
 	}
 
 	var text strings.Builder
@@ -65,8 +63,22 @@ func runDeps(args []string, env Env) int {
 	}
 	fmt.Fprintf(&text, "Resolved: megatron=%s -> fetch=%s (%s), sglang=%s -> fetch=%s (%s)\n",
 		d.Megatron.Ref, d.Megatron.Fetch, d.Megatron.Origin(), d.SGLang.Ref, d.SGLang.Fetch, d.SGLang.Origin())
+	lookups := gh.lookupDeps(env, d)
+	for _, l := range lookups {
+		fmt.Fprintf(&text, "  %s\n", l)
+	}
 	outputs = append(outputs,
 		output{"ci_megatron_pr", d.Megatron.Fetch},
 		output{"ci_sglang_pr", d.SGLang.Fetch})
-	return s.emit(d, text.String(), outputs)
+	if err := gh.writeSummary(env, actions.DepsMarkdown(b, d, in.PRBody, lookups)); err != nil {
+		return fail(env, err)
+	}
+	return out.emit(env, depsResult{d, lookups}, text.String(), outputs)
+}
+
+// depsResult is the deps command's JSON: the decision, plus what GitHub says
+// of each #N ref when one was named.
+type depsResult struct {
+	deps.Decision
+	DependencyPRs []github.DependencyPR `json:"dependency_prs,omitempty"`
 }

@@ -18,7 +18,10 @@ func FuzzDepsCommands(f *testing.F) {
 	}
 	f.Add("ci-sglang-pr: #1", "--x", "a b")
 	f.Add("", "\r\n", "#")
-	repo := f.TempDir()
+	repo := f.TempDir() // an empty Miles checkout: no lockfile
+	if err := os.Mkdir(filepath.Join(repo, "tests"), 0o755); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, body, megatron, tag string) {
 		vars := map[string]string{"PR_BODY": body, "INPUT_MEGATRON_PR": megatron, "INPUT_CI_IMAGE_TAG": tag, "PR_NUMBER": tag}
 		for _, args := range [][]string{

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
@@ -14,42 +16,78 @@ func init() {
 }
 
 func runExplain(args []string, env Env) int {
-	fs := newFlagSet("explain", "--repo DIR --file PATH [--cadence C | --nightly | --event E ...] [--labels L ...] [--match-all-labels] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout (default: .)")
-	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py")
+	fs := newFlagSet("explain", "--file PATH [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--json]\n"+
+		"--file PATH [--repo DIR] --event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C]\n"+
+		"    [--match-all-labels] [--json]\n"+
+		"--file PATH [--repo DIR] --pr N [--github-repo OWNER/NAME] [--github-step-summary FILE] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
+	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py", required())
 	sf := addSuiteFlags(fs)
 	tf := addTriggerFlags(fs)
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *file == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci explain: --file is required")
-		return 2
+	// Trigger facts (or a PR) decide cadence and labels as the workflow
+	// would, so a flag that also decides them is a contradiction, not a
+	// fallback.
+	var trigger, direct []string
+	for _, n := range append(triggerFlagNames, "pr") {
+		if fs.Given(n) {
+			trigger = append(trigger, "--"+n)
+		}
+	}
+	for _, n := range []string{"cadence", "nightly", "labels"} {
+		if fs.Given(n) {
+			direct = append(direct, "--"+n)
+		}
+	}
+	if len(trigger) > 0 && len(direct) > 0 {
+		return fs.usageError("%s conflicts with %s: the trigger decides the cadence and labels; give one or the other", strings.Join(direct, " and "), strings.Join(trigger, " and "))
+	}
+	if len(trigger) > 0 && !gh.active() && !fs.Given("event") && !fs.Given("cadence-override") {
+		return fs.usageError("%s needs --event (or --cadence-override, or --pr): the event decides how %s is read", strings.Join(trigger, " and "), strings.Join(trigger, " and "))
 	}
 	cadence, err := sf.resolveCadence(fs)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}
 	labels := *sf.labels
-	// Trigger facts, when given, decide cadence and labels as the workflow would.
-	if fs.Given("event") || fs.Given("cadence-override") {
-		wp, err := policy.ResolveTrigger(tf.trigger(fs, env))
+	if len(trigger) > 0 {
+		trig := tf.trigger()
+		if gh.active() {
+			pr, err := gh.fetch(env, false)
+			if err != nil {
+				return fail(env, err)
+			}
+			gh.note(env, pr)
+			trig = prTrigger(fs, pr, trig)
+		}
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
 		if err != nil {
 			return fail(env, err)
 		}
 		cadence, labels = wp.Cadence, wp.RawLabels
 	}
-	rp, err := policy.ResolveRunPolicy(cadence, labels, *sf.matchAllLabels)
+	rp, err := tables.ResolveRunPolicy(cadence, labels, *sf.matchAllLabels)
 	if err != nil {
 		return fail(env, err)
 	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	reg, err := tables.LoadRegistry(*repo)
 	if err != nil {
 		return fail(env, err)
 	}
 	fe, err := policy.Explain(reg, *file, rp)
 	if err != nil {
+		return fail(env, err)
+	}
+	if err := gh.writeSummary(env, actions.ExplainMarkdown(fe)); err != nil {
 		return fail(env, err)
 	}
 	if *asJSON {
@@ -83,25 +121,55 @@ func runExplain(args []string, env Env) int {
 }
 
 func runStages(args []string, env Env) int {
-	fs := newFlagSet("stages", "[--json]")
+	fs := newFlagSet("stages", "[--repo DIR] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: the built-in roster of rules §1)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
 	roster := policy.Roster()
+	if fs.Given("repo") {
+		tables, err := loadTables(env, *repo) // "" is the current folder
+		if err != nil {
+			return fail(env, err)
+		}
+		roster = tables.Stages()
+	}
 	if *asJSON {
 		return printJSON(env, roster)
 	}
-	fmt.Fprintf(env.Stdout, "%-28s %-5s %-32s %-6s %-14s %-28s %s\n", "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE")
+	w := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	const row = "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n"
+	fmt.Fprintf(w, row, "STAGE", "HW", "RUNS ON", "SHARDS", "PARALLEL(WK)", "NEEDS", "IMAGE", "FROM")
 	for _, s := range roster {
 		runsOn, shards, par, needs, image := strings.Join(s.RunsOn, ","), fmt.Sprint(s.Shards), fmt.Sprintf("%d (%d)", s.MaxParallel, s.MaxParallelWeekly), strings.Join(s.Needs, ","), s.Image
+		if s.ByCadence != nil {
+			shards = cadenceCounts(s.ByCadence.Shards)
+			par = cadenceCounts(s.ByCadence.MaxParallel)
+		}
 		if s.External {
 			runsOn, shards, par, needs = "external nightly only", "-", "-", "-"
 		}
 		if image == "" {
 			image = "-"
 		}
-		fmt.Fprintf(env.Stdout, "%-28s %-5s %-32s %-6s %-14s %-28s %s\n", s.Name, s.Backend, runsOn, shards, par, needs, image)
+		if runsOn == "" {
+			runsOn = "-"
+		}
+		from := s.Source
+		if s.Job != "" && s.Job != s.Name {
+			from += " (job " + s.Job + ")"
+		}
+		fmt.Fprintf(w, row, s.Name, s.Backend, runsOn, shards, par, needs, image, from)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(env, err)
 	}
 	return 0
+}
+
+// cadenceCounts shows a count that depends on the cadence, as
+// regular/nightly/weekly/release, e.g. 1/2/2/2.
+func cadenceCounts(m map[policy.Cadence]int) string {
+	return fmt.Sprintf("%d/%d/%d/%d", m[policy.Regular], m[policy.Nightly], m[policy.Weekly], m[policy.Release])
 }

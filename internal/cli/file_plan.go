@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -13,43 +14,51 @@ func init() {
 	register("file-plan", "plan a single-file run, /rerun-test (rules §10)", runFilePlan)
 }
 
-// fileRegistrations looks up a file's registrations; tests may replace it.
-var fileRegistrations deps.Lookup = policy.CollectFile
+// loadRegistry reads a checkout's test registry under its tables; tests may
+// replace it.
+var loadRegistry = func(t *policy.Tables) deps.Lookup { return t.LoadRegistry }
 
 func runFilePlan(args []string, env Env) int {
-	s := newStepIO("file-plan", "--file PATH [--repo DIR] [--image-tag T] [--pr-body-file F] [--rocm-image-tag T] [--json] [--github-output FILE]", env)
-	file := s.flags.String("file", "", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py (default $TEST_FILE)")
-	repo := s.flags.String("repo", ".", "checkout of the PR head (default $CI_SOURCE_ROOT, else .)")
-	tag := s.flags.String("image-tag", "", "radixark/miles tag, the dispatch input ci_image_tag (default $CI_IMAGE_TAG; empty: the PR body's ci-image-tag:, else dev)")
-	body := s.flags.String("pr-body-file", "", "file holding the pull request description (default $PR_BODY)")
-	rocmTag := s.flags.String("rocm-image-tag", "", "rocm/sgl-dev tag for a ROCm-only file (default "+deps.DefaultROCmImageTag+")")
-	if code, ok := s.parse(args); !ok {
+	fs := newFlagSet("file-plan", "--file PATH [--repo DIR] [--image-tag T] [--pr-body-file F] [--rocm-image-tag T]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
+	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
+	repo := fs.String("repo", "DIR", "the Miles checkout of the PR head (default: the current folder)", fromEnv("CI_SOURCE_ROOT"))
+	tag := fs.String("image-tag", "T", "radixark/miles tag, the dispatch input ci_image_tag (empty: the PR body's ci-image-tag:, else dev)", fromEnv("CI_IMAGE_TAG"))
+	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
+	rocmTag := fs.String("rocm-image-tag", "T", "rocm/sgl-dev tag for a ROCm-only file (default "+deps.DefaultROCmImageTag+")")
+	gh := addGitHubFlags(fs)
+	out := addStepFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := deps.FileRequest{
-		Root:         s.orEnv("repo", *repo, "CI_SOURCE_ROOT"),
-		File:         s.orEnv("file", *file, "TEST_FILE"),
-		ImageTag:     s.orEnv("image-tag", *tag, "CI_IMAGE_TAG"),
-		ROCmImageTag: *rocmTag,
-	}
-	if req.Root == "" {
-		req.Root = "."
-	}
-	if req.File == "" {
-		return s.usageError("--file is required")
-	}
+	req := deps.FileRequest{Root: *repo, File: *file, ImageTag: *tag, ROCmImageTag: *rocmTag}
 	var err error
-	if req.PRBody, err = s.readBody(*body); err != nil {
-		return s.fail(err)
+	if req.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
+		return fail(env, err)
 	}
-	plan, err := deps.PlanFile(req, fileRegistrations)
+	if req.Tables, err = loadTables(env, req.Root); err != nil {
+		return fail(env, err)
+	}
+	plan, err := deps.PlanFile(req, loadRegistry(req.Tables))
 	if err != nil {
-		return s.fail(err)
+		return fail(env, err)
 	}
-	runsOn := pythonJSONList(plan.RunsOn)
+	imageLine := 0
+	if d, ok := deps.FirstDirective(req.PRBody, deps.KeyImageTag); ok && plan.ImageSource == deps.FromPRBody {
+		imageLine = d.Line
+	}
+	if err := gh.writeSummary(env, actions.FilePlanMarkdown(plan, req.PRBody, imageLine)); err != nil {
+		return fail(env, err)
+	}
+	// file_run.py writes an empty runs_on for cpu: the CPU workflow fixes its runner.
+	runsOn, runsOnText := "", "(empty: a CPU file runs on the hosted ubuntu-latest runner)"
+	if len(plan.RunsOn) > 0 {
+		runsOn = pythonJSONList(plan.RunsOn)
+		runsOnText = runsOn
+	}
 	text := fmt.Sprintf("file: %s\nhw: %s\nsuite: %s\nruns_on: %s\ncontainer_image: %s\ntimeout_seconds: %d\ncommand: %s\n",
-		plan.File, plan.HW, plan.Suite, runsOn, orNone(plan.ContainerImage), plan.TimeoutSeconds, strings.Join(plan.Command, " "))
-	return s.emit(plan, text, []output{
+		plan.File, plan.HW, plan.Suite, runsOnText, plan.ContainerImage, plan.TimeoutSeconds, strings.Join(plan.Command, " "))
+	return out.emit(env, plan, text, []output{
 		{"hw", string(plan.HW)},
 		{"suite", plan.Suite},
 		{"runs_on", runsOn},
@@ -66,11 +75,4 @@ func pythonJSONList(items []string) string {
 		quoted[i] = strconv.Quote(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }

@@ -207,7 +207,7 @@ func runOracle(t *testing.T, repo string, cases []oracleCase) []oracleResult {
 func runArgs(args []string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := Run(args, Env{Stdout: &stdout, Stderr: &stderr})
-	return code, stdout.String(), stderr.String()
+	return code, stdout.String(), dropNotices(stderr.String())
 }
 
 func testdataRepo(t *testing.T) string {
@@ -275,6 +275,7 @@ var registryCases = []struct {
 }{
 	{"cuda-all-keywords", "tests/e2e/test_x.py", `register_cuda_ci(est_time=1, suite="stage-c-2-gpu-h200", labels=["amd"], disabled=None, nightly=False)`, "cuda", "stage-c-2-gpu-h200"},
 	{"hex-and-exp-est-time", "tests/e2e/test_x.py", "register_cuda_ci(est_time=0x10, suite=\"stage-c-2-gpu-h200\", labels=[\"fsdp\"])\nregister_cuda_ci(1e3, \"stage-c-2-gpu-h200\", labels=[\"fsdp\"],)", "cuda", "stage-c-2-gpu-h200"},
+	{"est-time-inf", "tests/e2e/test_x.py", "register_cuda_ci(est_time=1e400, suite=\"stage-c-2-gpu-h200\", labels=[\"fsdp\"])\nregister_cuda_ci(est_time=5, suite=\"stage-c-2-gpu-h200\", labels=[\"fsdp\"])", "cuda", "stage-c-2-gpu-h200"},
 	{"cpu-labels-none", "tests/ci/test_x.py", `register_cpu_ci(est_time=3, suite="stage-b-cpu", labels=None)`, "cpu", "stage-b-cpu"},
 	{"cpu-labels-empty-list", "tests/fast-gpu/test_x.py", `register_cpu_ci(est_time=3, suite="stage-b-cpu", labels=[])`, "cpu", "stage-b-cpu"},
 	{"fast-mentions-rocm-only", "tests/fast/test_x.py", "# register_rocm_ci(est_time=1)\ndef test_x():\n    pass", "cpu", "stage-a-cpu"},

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 func init() {
@@ -31,46 +31,46 @@ type patchCheckResult struct {
 }
 
 func runPatchCheck(args []string, env Env) int {
-	s := newStepIO("patch-check", "--megatron DIR --patch FILE [--ref R] [--dry-run] [--json] [--github-output FILE]", env)
-	megatron := s.flags.String("megatron", "", "the Megatron-LM checkout, at the selected ref (e.g. /root/Megatron-LM)")
-	patch := s.flags.String("patch", "", "the patch, e.g. the workspace's "+deps.ROCmPatchPath)
-	ref := s.flags.String("ref", "", "the selected Megatron-LM ref, for messages (e.g. #82)")
-	dryRun := s.flags.Bool("dry-run", false, "only check; do not apply a patch that applies")
-	if code, ok := s.parse(args); !ok {
+	fs := newFlagSet("patch-check", "--megatron DIR --patch FILE [--ref R] [--dry-run] [--json] [--github-output FILE]", env)
+	megatron := fs.String("megatron", "DIR", "the Megatron-LM git checkout, at the selected ref (e.g. /root/Megatron-LM)", required())
+	patch := fs.String("patch", "FILE", "the patch, e.g. the workspace's "+deps.ROCmPatchPath, required())
+	ref := fs.String("ref", "R", "the selected Megatron-LM ref, for messages (e.g. #82)")
+	dryRun := fs.Bool("dry-run", "only check; do not apply a patch that applies")
+	out := addStepFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
-	}
-	if *megatron == "" || *patch == "" {
-		return s.usageError("--megatron and --patch are required")
 	}
 	dir, err := filepath.Abs(*megatron)
 	if err != nil {
-		return s.fail(fmt.Errorf("--megatron %s: %w", *megatron, err))
+		return fail(env, fmt.Errorf("--megatron %s: %w", *megatron, err))
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return s.fail(fmt.Errorf("--megatron %s is not a directory; give the Megatron-LM checkout", *megatron))
+	// git apply outside a git checkout patches whatever folder it is in, and a
+	// missing file would read as "incompatible": check the checkout first.
+	if err := fsinput.Folder(dir, ".git", "a git checkout"); err != nil {
+		return fail(env, fmt.Errorf("--megatron %w; give the root of the Megatron-LM checkout, e.g. /root/Megatron-LM", err))
 	}
 	// git runs inside the checkout, so a relative patch path must be made absolute first.
 	patchPath, err := filepath.Abs(*patch)
 	if err != nil {
-		return s.fail(fmt.Errorf("--patch %s: %w", *patch, err))
+		return fail(env, fmt.Errorf("--patch %s: %w", *patch, err))
 	}
-	if info, err := os.Stat(patchPath); err != nil || !info.Mode().IsRegular() {
-		return s.fail(fmt.Errorf("--patch %s is not a file; give the Miles workspace's %s", *patch, deps.ROCmPatchPath))
+	if _, err := fsinput.Stat(patchPath, fsinput.Patch); err != nil {
+		return fail(env, fmt.Errorf("--patch %w; give the Miles workspace's %s", err, deps.ROCmPatchPath))
 	}
 	plan := deps.NewPatchPlan(patchPath)
 	outcome, runErr := plan.Run(context.Background(), patchRunner, dir, *ref, !*dryRun)
 	if runErr != nil && !errors.Is(runErr, deps.ErrPatchIncompatible) {
-		return s.fail(runErr)
+		return fail(env, runErr)
 	}
 	result := patchCheckResult{PatchOutcome: outcome, Patch: patchPath, Megatron: dir, Ref: *ref, DryRun: *dryRun}
 	if runErr != nil {
 		// Incompatible: still tell machines the state, then fail.
-		if s.json {
-			s.emit(result, "", []output{{"rocm_patch_state", string(outcome.State)}})
-		} else if err := s.writeOutputs([]output{{"rocm_patch_state", string(outcome.State)}}); err != nil {
-			return s.fail(err)
+		if *out.json {
+			out.emit(env, result, "", []output{{"rocm_patch_state", string(outcome.State)}})
+		} else if err := out.writeOutputs([]output{{"rocm_patch_state", string(outcome.State)}}); err != nil {
+			return fail(env, err)
 		}
-		return s.fail(runErr)
+		return fail(env, runErr)
 	}
 	var text string
 	switch {
@@ -81,5 +81,5 @@ func runPatchCheck(args []string, env Env) int {
 	default:
 		text = fmt.Sprintf("ROCm patch applies cleanly to %s: %s (dry run, not applied)\n", dir, patchPath)
 	}
-	return s.emit(result, text, []output{{"rocm_patch_state", string(outcome.State)}})
+	return out.emit(env, result, text, []output{{"rocm_patch_state", string(outcome.State)}})
 }

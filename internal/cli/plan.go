@@ -4,13 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
 
 func init() {
 	register("plan", "what one suite shard runs, as run_suite.py --list-only shows it", runPlan)
 }
+
+// Shard flag ranges: GitHub Actions runs at most 256 jobs from one matrix,
+// so no stage can have more shards than that.
+const maxShards = 256
 
 // suiteFlags are the run_suite.py flags shared by plan and explain.
 type suiteFlags struct {
@@ -22,19 +30,24 @@ type suiteFlags struct {
 }
 
 func addSuiteFlags(fs *flagSet) suiteFlags {
+	names := make([]string, 0, len(policy.Cadences))
+	for _, c := range []policy.Cadence{policy.Regular, policy.Nightly, policy.Weekly, policy.Release} {
+		names = append(names, string(c))
+	}
 	return suiteFlags{
-		cadence:         fs.String("cadence", "C", "CI cadence: regular (default), nightly, weekly or release"),
-		nightly:         fs.Bool("nightly", "alias for --cadence nightly"),
+		cadence:         fs.String("cadence", "C", "CI cadence (default regular)", oneOf(names...)),
+		nightly:         fs.Bool("nightly", "the same as --cadence nightly"),
 		labels:          fs.List("labels", "LABEL", "raw PR labels, e.g. run-ci-megatron run-ci-fsdp (zero or more)"),
 		matchAllLabels:  fs.Bool("match-all-labels", "include every known label, as a manual dispatch of a GPU stage does"),
 		continueOnError: fs.Bool("continue-on-error", "keep running after a failed test"),
 	}
 }
 
-// cadence returns the cadence the flags name; --cadence and --nightly exclude each other.
+// resolveCadence returns the cadence the flags name, or a usage error when
+// --cadence and --nightly are both given (argparse's mutually exclusive group).
 func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
 	if fs.Given("cadence") && fs.Given("nightly") {
-		return "", errors.New("argument --nightly: not allowed with argument --cadence")
+		return "", errors.New("--nightly is not allowed with --cadence; give one")
 	}
 	if *f.nightly {
 		return policy.Nightly, nil
@@ -46,75 +59,125 @@ func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
 }
 
 func runPlan(args []string, env Env) int {
-	fs := newFlagSet("plan", "--repo DIR (--hw cpu|cuda|rocm --suite S | --all) [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error] [--json]")
-	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: .)")
-	hw := fs.String("hw", "HW", "hardware backend: cpu, cuda or rocm")
-	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu")
-	all := fs.Bool("all", "plan every suite and every shard of the roster")
+	fs := newFlagSet("plan", "--hw cpu|cuda|rocm --suite S [--repo DIR] [--cadence C | --nightly] [--labels L ...]\n"+
+		"    [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]\n"+
+		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: the current folder)")
+	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
+	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu (required unless --all)")
+	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
 	sf := addSuiteFlags(fs)
-	pid := fs.Int("auto-partition-id", "I", "0-based shard index")
-	psize := fs.Int("auto-partition-size", "N", "number of shards")
+	pid := fs.Int("auto-partition-id", "I", "0-based shard index", 0, maxShards-1)
+	psize := fs.Int("auto-partition-size", "N", "number of shards", 1, maxShards)
+	fs.Bool("list-only", "accepted and ignored: plan only ever lists (the workflows pass it)")
+	fs.Bool("enable-retry", "accepted and ignored: retries change how a shard runs, not what it runs")
+	fs.Int("max-attempts", "N", "accepted and ignored, like --enable-retry", 1, 10)
+	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	usageErr := func(msg string) int {
-		fmt.Fprintf(env.Stderr, "miles-ci plan: %s\n", msg)
-		return 2
-	}
 	if pid.Set != psize.Set {
-		return usageErr("--auto-partition-id and --auto-partition-size must be specified together.")
+		return fs.usageError("--auto-partition-id and --auto-partition-size must be specified together.")
 	}
 	var part *policy.Partition
 	if psize.Set {
 		part = &policy.Partition{ID: pid.Value, Size: psize.Value}
 		if err := part.Validate(); err != nil {
-			return usageErr(err.Error())
+			return fs.usageError("%v", err)
 		}
 	}
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
-		return fail(env, err)
+		return fs.usageError("%v", err)
 	}
 	if *all {
 		if fs.Given("hw") || fs.Given("suite") || part != nil {
-			return usageErr("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
+			return fs.usageError("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
 		}
 	} else if !fs.Given("hw") || !fs.Given("suite") {
-		return usageErr("--hw and --suite are required (or --all)")
+		return fs.usageError("--hw and --suite are required (or --all)")
 	}
-	var hwBackend policy.Backend
-	if !*all {
-		if hwBackend, err = policy.ParseBackend(*hw); err != nil {
-			return usageErr(err.Error())
-		}
-	}
-	reg, err := policy.LoadRegistry(*repo) // "" is the current folder
+	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {
 		return fail(env, err)
 	}
+	reg, err := tables.LoadRegistry(*repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	labels := *sf.labels
+	var pr *github.PR
+	var report *actions.PolicyReport
+	if gh.active() {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// command line names them; with --all it also decides the skipped stages.
+		if pr, err = gh.fetch(env, *all); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		trig := pr.Trigger()
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !fs.Given("nightly") {
+			cadence = wp.Cadence
+		}
+		if !fs.Given("labels") {
+			labels = wp.RawLabels
+		}
+		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: tables.Stages()}
+	}
 	base := policy.PlanRequest{
 		Cadence:         cadence,
-		Labels:          *sf.labels,
+		Labels:          labels,
 		MatchAllLabels:  *sf.matchAllLabels,
 		ContinueOnError: *sf.continueOnError,
 	}
 	var reqs []policy.PlanRequest
 	if *all {
-		for _, st := range policy.Roster() {
+		var skipped []string
+		if report != nil {
+			diff, why := pr.NameStatus()
+			sel, err := policy.SelectPRStages(reg, report.Policy, diff)
+			if err != nil {
+				return fail(env, err)
+			}
+			if why != "" {
+				sel.DiffUnusable = why
+				warn(env, "changed files unusable ("+why+"); failing open: no GPU stage is skipped")
+			}
+			report.Selection, skipped = &sel, sel.Skipped
+		}
+		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) {
+				// The workflow never starts a skipped stage's job, so it plans nothing.
+				fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
+				continue
+			}
+			if st.Backend == "" {
+				// A pool job's gate names a suite that no backend lists (lint
+				// reports it too): there is no run_suite.py --hw to plan it with.
+				return fail(env, fmt.Errorf("stage %s (job %s, %s) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in %s or fix the job's skipped_stages gate", st.Name, st.Job, st.Source, policy.RunSuiteFile))
+			}
 			r := base
 			r.HW, r.Suite = st.Backend, st.Name
-			if st.Shards <= 1 {
+			n := st.ShardsFor(cadence)
+			if n <= 1 {
 				reqs = append(reqs, r)
 				continue
 			}
-			for i := 0; i < st.Shards; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: st.Shards}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
 				reqs = append(reqs, r)
 			}
 		}
 	} else {
-		base.HW, base.Suite, base.Partition = hwBackend, *suite, part
+		base.HW, base.Suite, base.Partition = policy.Backend(*hw), *suite, part
 		reqs = append(reqs, base)
 	}
 	plans := make([]*policy.Plan, 0, len(reqs))
@@ -125,8 +188,16 @@ func runPlan(args []string, env Env) int {
 		}
 		plans = append(plans, p)
 	}
-	for _, w := range plans[0].Warnings {
+	for _, w := range firstWarnings(plans) {
 		warn(env, w)
+	}
+	var md strings.Builder
+	if report != nil && report.Selection != nil {
+		md.WriteString(report.Markdown())
+	}
+	md.WriteString(actions.PlanMarkdown(plans))
+	if err := gh.writeSummary(env, md.String()); err != nil {
+		return fail(env, err)
 	}
 	if *asJSON {
 		if *all {
@@ -138,4 +209,13 @@ func runPlan(args []string, env Env) int {
 		io.WriteString(env.Stdout, p.Text())
 	}
 	return 0
+}
+
+// firstWarnings are the ignored-label warnings, the same for every plan of
+// one run; none when every stage was skipped.
+func firstWarnings(plans []*policy.Plan) []string {
+	if len(plans) == 0 {
+		return nil
+	}
+	return plans[0].Warnings
 }

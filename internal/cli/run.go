@@ -31,11 +31,11 @@ type runFlags struct {
 
 func addRunFlags(fs *flagSet) runFlags {
 	return runFlags{
-		repo:     fs.String("repo", "DIR", "the Miles checkout to run (default: .)"),
-		prBody:   fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (env PR_BODY: the text)"),
-		sglang:   fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr (env INPUT_SGLANG_PR)"),
-		megatron: fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr (env INPUT_MEGATRON_PR)"),
-		imageTag: fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag (env INPUT_CI_IMAGE_TAG)"),
+		repo:     fs.String("repo", "DIR", "the Miles checkout to run (default: the current folder)"),
+		prBody:   fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (default: the text in $PR_BODY)"),
+		sglang:   fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR")),
+		megatron: fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR")),
+		imageTag: fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG")),
 		prNumber: fs.String("pr-number", "N", "the pull request number, for GITHUB_COMMIT_NAME (default: not a PR)"),
 		headSHA:  fs.String("head-sha", "SHA", "the tested commit, for GITHUB_COMMIT_NAME (default: local)"),
 		fork:     fs.Bool("fork", "the pull request comes from a fork: run without secrets"),
@@ -52,12 +52,12 @@ func addRunFlags(fs *flagSet) runFlags {
 }
 
 // inputs fills the run inputs the shared flags give.
-func (f runFlags) inputs(fs *flagSet, env Env) (runreq.Inputs, error) {
+func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
 	in := runreq.Inputs{
 		Repo:           *f.repo,
-		SGLangInput:    flagOrEnv(fs, env, "sglang-input", f.sglang, "INPUT_SGLANG_PR"),
-		MegatronInput:  flagOrEnv(fs, env, "megatron-input", f.megatron, "INPUT_MEGATRON_PR"),
-		ImageTag:       flagOrEnv(fs, env, "image-tag", f.imageTag, "INPUT_CI_IMAGE_TAG"),
+		SGLangInput:    *f.sglang,
+		MegatronInput:  *f.megatron,
+		ImageTag:       *f.imageTag,
 		PRNumber:       *f.prNumber,
 		HeadSHA:        *f.headSHA,
 		Fork:           *f.fork,
@@ -66,41 +66,37 @@ func (f runFlags) inputs(fs *flagSet, env Env) (runreq.Inputs, error) {
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
 	}
-	if fs.Given("pr-body-file") {
-		body, err := readSmallFile(*f.prBody)
-		if err != nil {
-			return in, fmt.Errorf("--pr-body-file: %w; give the file holding the pull request description", err)
-		}
-		if len(body) > maxBodySize {
-			return in, fmt.Errorf("--pr-body-file %s: more than %d bytes; a PR description is at most 65536 characters", *f.prBody, maxBodySize)
-		}
-		in.PRBody = string(body)
-	} else {
-		in.PRBody = env.Getenv("PR_BODY")
-	}
-	return in, nil
+	var err error
+	in.PRBody, err = readBody(fs, *f.prBody)
+	return in, err
 }
 
 func runStage(args []string, env Env) int {
-	fs := newFlagSet("run", "--repo DIR --stage S [--shard I] [--cadence C | --nightly] [--labels L ...] [--match-all-labels] [--event E ...] [--release-lock FILE] [trigger and runtime flags] [--results DIR] [--dry-run [--json]]")
-	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200")
-	shard := fs.Int("shard", "I", "0-based shard of a sharded stage")
+	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
+		"    [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
+	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
 	sf := addSuiteFlags(fs)
-	tf := addTriggerFlags(fs)
+	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")
+	schedule := fs.String("schedule", "CRON", "cron of a scheduled run (with --event schedule)")
+	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
 	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
 	rf := addRunFlags(fs)
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if !fs.Given("stage") {
-		fmt.Fprintln(env.Stderr, "miles-ci run: --stage is required; see miles-ci stages")
-		return 2
+	if *sf.continueOnError {
+		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
 	}
-	in, err := rf.inputs(fs, env)
+	in, err := rf.inputs(fs)
 	if err != nil {
 		return fail(env, err)
 	}
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
+	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
 		id := shard.Value
 		in.Shard = &id
@@ -108,22 +104,14 @@ func runStage(args []string, env Env) int {
 	if fs.Given("cadence") || *sf.nightly {
 		c, err := sf.resolveCadence(fs)
 		if err != nil {
-			return fail(env, err)
+			return fs.usageError("%v", err)
 		}
 		in.Cadence = string(c)
 	}
-	if *sf.continueOnError {
-		return fail(env, fmt.Errorf("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead"))
-	}
-	trig := tf.trigger(fs, env)
-	in.Event, in.Schedule, in.PRLabelsJSON = trig.Event, trig.Schedule, trig.PRLabelsJSON
-	if trig.CadenceOverride != "" {
-		return fail(env, fmt.Errorf("--cadence-override: give --cadence for a run"))
-	}
 	if fs.Given("release-lock") {
-		data, err := readSmallFile(*lockFile)
+		data, err := deps.ReadLockFile(*lockFile)
 		if err != nil {
-			return fail(env, fmt.Errorf("--release-lock: %w; give a release-lock.json", err))
+			return fail(env, fmt.Errorf("--release-lock %w", err))
 		}
 		lock, err := deps.ParseLock(*lockFile, data)
 		if err != nil {
@@ -139,20 +127,19 @@ func runStage(args []string, env Env) int {
 }
 
 func runFile(args []string, env Env) int {
-	fs := newFlagSet("file-run", "--repo DIR --file PATH [trigger and runtime flags] [--results DIR] [--dry-run [--json]]")
-	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py (env TEST_FILE)")
+	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
+		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
-	if code := fs.parseOrExit(args, env); code >= 0 {
+	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	in, err := rf.inputs(fs, env)
+	in, err := rf.inputs(fs)
 	if err != nil {
 		return fail(env, err)
 	}
-	if in.File = flagOrEnv(fs, env, "file", file, "TEST_FILE"); in.File == "" {
-		fmt.Fprintln(env.Stderr, "miles-ci file-run: --file is required")
-		return 2
-	}
+	in.File = *file
 	req, err := runreq.File(in)
 	if err != nil {
 		return fail(env, err)

@@ -55,18 +55,20 @@ type Inputs struct {
 	Models, Datasets bool
 }
 
-// LookupStage returns a roster stage by name, or an error listing the stages
-// miles-ci runs.
-func LookupStage(name string) (policy.Stage, error) {
-	st, ok := policy.StageByName(name)
+// Tables reads the CI tables of the checkout in.Repo (its roster, suites,
+// labels and crons; the built-in ones where it holds none).
+func Tables(in Inputs) (*policy.Tables, error) { return policy.LoadTables(in.Repo) }
+
+// LookupStage returns a stage of the checkout's roster by name, or an error
+// listing the stages miles-ci runs.
+func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
+	st, ok := t.Stage(name)
 	if ok && !st.External && len(st.RunsOn) > 0 {
 		return st, nil
 	}
 	var names []string
-	for _, s := range policy.Roster() {
-		if !s.External && len(s.RunsOn) > 0 {
-			names = append(names, s.Name)
-		}
+	for _, s := range Stages(t) {
+		names = append(names, s.Name)
 	}
 	if ok {
 		return policy.Stage{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick one of %v", name, names)
@@ -75,9 +77,9 @@ func LookupStage(name string) (policy.Stage, error) {
 }
 
 // Stages lists the stages miles-ci runs, in roster order.
-func Stages() []policy.Stage {
+func Stages(t *policy.Tables) []policy.Stage {
 	var out []policy.Stage
-	for _, s := range policy.Roster() {
+	for _, s := range t.Stages() {
 		if !s.External && len(s.RunsOn) > 0 {
 			out = append(out, s)
 		}
@@ -119,7 +121,11 @@ func suite(in Inputs) (policy.Cadence, []string, error) {
 
 // Plans are miles-ci's plans of every shard of a stage (one when unsharded).
 func Plans(in Inputs) ([]*policy.Plan, error) {
-	st, err := LookupStage(in.Stage)
+	tables, err := Tables(in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
 		return nil, err
 	}
@@ -127,13 +133,14 @@ func Plans(in Inputs) ([]*policy.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := policy.LoadRegistry(in.Repo)
+	reg, err := tables.LoadRegistry(in.Repo)
 	if err != nil {
 		return nil, err
 	}
 	var plans []*policy.Plan
-	for id := 0; id < max(st.Shards, 1); id++ {
-		p, err := policy.BuildPlan(reg, planRequest(st, cadence, labels, in.MatchAllLabels, id))
+	shards := st.ShardsFor(cadence)
+	for id := 0; id < max(shards, 1); id++ {
+		p, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 		if err != nil {
 			return nil, err
 		}
@@ -142,22 +149,22 @@ func Plans(in Inputs) ([]*policy.Plan, error) {
 	return plans, nil
 }
 
-func planRequest(st policy.Stage, cadence policy.Cadence, labels []string, matchAll bool, shard int) policy.PlanRequest {
+func planRequest(st policy.Stage, shards int, cadence policy.Cadence, labels []string, matchAll bool, shard int) policy.PlanRequest {
 	req := policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAll}
-	if st.Shards > 1 {
-		req.Partition = &policy.Partition{ID: shard, Size: st.Shards}
+	if shards > 1 {
+		req.Partition = &policy.Partition{ID: shard, Size: shards}
 	}
 	return req
 }
 
 // CheckShard checks a shard id against the stage's shard count.
-func CheckShard(st policy.Stage, shard *int) error {
+func CheckShard(st policy.Stage, shards int, shard *int) error {
 	switch {
-	case st.Shards > 1 && shard == nil:
-		return fmt.Errorf("stage %s runs in %d shards; give the shard id, 0 to %d", st.Name, st.Shards, st.Shards-1)
-	case st.Shards > 1 && (*shard < 0 || *shard >= st.Shards):
-		return fmt.Errorf("stage %s has shards 0 to %d; %d is not one of them", st.Name, st.Shards-1, *shard)
-	case st.Shards <= 1 && shard != nil && *shard != 0:
+	case shards > 1 && shard == nil:
+		return fmt.Errorf("stage %s runs in %d shards; give the shard id, 0 to %d", st.Name, shards, shards-1)
+	case shards > 1 && (*shard < 0 || *shard >= shards):
+		return fmt.Errorf("stage %s has shards 0 to %d; %d is not one of them", st.Name, shards-1, *shard)
+	case shards <= 1 && shard != nil && *shard != 0:
 		return fmt.Errorf("stage %s is not sharded; give shard 0 or none", st.Name)
 	}
 	return nil
@@ -165,11 +172,12 @@ func CheckShard(st policy.Stage, shard *int) error {
 
 // Stage builds the request of one stage shard.
 func Stage(in Inputs) (pipeline.Request, error) {
-	st, err := LookupStage(in.Stage)
+	tables, err := Tables(in)
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	if err := CheckShard(st, in.Shard); err != nil {
+	st, err := LookupStage(tables, in.Stage)
+	if err != nil {
 		return pipeline.Request{}, err
 	}
 	if in.File != "" {
@@ -179,7 +187,11 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	reg, err := policy.LoadRegistry(in.Repo)
+	shards := st.ShardsFor(cadence)
+	if err := CheckShard(st, shards, in.Shard); err != nil {
+		return pipeline.Request{}, err
+	}
+	reg, err := tables.LoadRegistry(in.Repo)
 	if err != nil {
 		return pipeline.Request{}, err
 	}
@@ -187,7 +199,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if in.Shard != nil {
 		id = *in.Shard
 	}
-	plan, err := policy.BuildPlan(reg, planRequest(st, cadence, labels, in.MatchAllLabels, id))
+	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 	if err != nil {
 		return pipeline.Request{}, err
 	}
@@ -203,15 +215,15 @@ func File(in Inputs) (pipeline.Request, error) {
 	if in.Release != nil {
 		return pipeline.Request{}, errors.New("a single-file run does not take a release lockfile")
 	}
-	root := in.Repo
-	if root == "" {
-		root = "."
-	}
-	fp, err := deps.PlanFile(deps.FileRequest{Root: root, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody}, policy.CollectFile)
+	tables, err := Tables(in)
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	st, err := LookupStage(fp.Suite)
+	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, tables.LoadRegistry)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	st, err := LookupStage(tables, fp.Suite)
 	if err != nil {
 		return pipeline.Request{}, err
 	}

@@ -220,13 +220,15 @@ func unescape(s string, bytesLit bool) (string, error) {
 				b.WriteString(`\N`)
 				continue
 			}
-			// Named characters need Unicode's name table; keep the escape as
-			// written so the text stays readable.
 			end := strings.IndexByte(s[i:], '}')
-			if !strings.HasPrefix(s[i:], "N{") || end < 0 {
+			if !strings.HasPrefix(s[i:], "N{") || end < 2 {
 				return "", errors.New("malformed \\N character escape")
 			}
-			b.WriteString(`\` + s[i:i+end+1])
+			r, ok := lookupName(s[i+2 : i+end])
+			if !ok {
+				return "", errors.New("unknown Unicode character name")
+			}
+			b.WriteRune(r)
 			i += end
 		default:
 			b.WriteByte('\\')

@@ -1,5 +1,7 @@
 package pysource
 
+import "fmt"
+
 // Constant is the value of a Python literal (ast.Constant).
 type Constant struct {
 	// Type is the Python type name: int, float, complex, str, bytes, bool, NoneType or ellipsis.
@@ -50,83 +52,280 @@ type Call struct {
 	Line int
 }
 
-// compoundKeywords start a statement whose body is a block (or the rest of its line).
-var compoundKeywords = map[string]bool{
-	"if": true, "elif": true, "else": true, "for": true, "while": true, "try": true, "except": true,
-	"finally": true, "with": true, "def": true, "class": true, "async": true,
-}
-
 // TopLevelCalls returns the module's top-level expression statements that are
 // calls of a bare name whose name satisfies want, in source order, with their
-// arguments parsed. Source Python would not parse is a *SyntaxError.
+// arguments parsed. Source CPython 3.11's ast.parse would refuse is a
+// *SyntaxError: every logical line is checked against the grammar, and the
+// block structure around it (indentation, else/elif/except/finally/case
+// clauses, decorators).
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	m := &moduleReader{want: want}
-	if err := Scan(Normalize(src), m.line); err != nil {
+	var calls []Call
+	err := topLevelStatements(src, func(stmt []Token) error {
+		c, ok, err := callStatement(stmt, want)
+		if ok {
+			calls = append(calls, c)
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	return m.calls, nil
+	return calls, nil
 }
 
-// moduleReader follows the module's logical lines and keeps the wanted calls.
+// clause is what a block level allows next, after a compound statement's clause.
+type clause uint8
+
+const (
+	afterNothing    clause = iota
+	afterIf                // elif or else may follow
+	afterLoop              // else may follow
+	afterTry               // except, except* or finally must follow
+	afterExcept            // except, else or finally may follow
+	afterExceptStar        // except*, else or finally may follow
+	afterTryElse           // finally may follow
+)
+
+// frame is one block level: what its last clause lets follow.
+type frame struct {
+	after clause
+	// matchBlock is set for the body of a match statement: case clauses only.
+	matchBlock bool
+	// decorator is the line of a decorator still waiting for its def or class.
+	decorator int
+}
+
+// topLevelStatements hands each simple statement of the module's top level
+// (not inside a block, a decorator or a compound statement's header) to
+// onStmt, in source order. Source CPython 3.11's ast.parse would refuse is a
+// *SyntaxError: every logical line is checked against the grammar, and the
+// block structure around it (indentation, else/elif/except/finally/case
+// clauses, decorators).
+func topLevelStatements(src string, onStmt func(stmt []Token) error) error {
+	m := &moduleReader{onStmt: onStmt}
+	m.frames = m.frameBuf[:1]
+	return scan(Normalize(src), m.line, m.partial)
+}
+
+// moduleReader follows the module's logical lines, checks each against the
+// grammar and the block structure, and hands on the top-level simple
+// statements.
 type moduleReader struct {
-	want        func(string) bool
-	calls       []Call
-	depth       int  // block depth
-	expectBlock bool // the previous logical line was a block header ending in ':'
-	prevLine    int
+	onStmt func(stmt []Token) error
+	frames []frame // frames[0] is the module
+	// frameBuf backs frames for the common depths.
+	frameBuf [8]frame
+	// expectBlock is set after a block header ending in ':'; header and
+	// headerLine name it.
+	expectBlock bool
+	header      stmtKind
+	headerLine  int
 }
 
 // line reads one chunk from Scan: leading INDENT/DEDENT tokens, a logical
 // line and its NEWLINE; the last chunk ends with DEDENTs and EOF.
 func (m *moduleReader) line(toks []Token) error {
-	if err := m.logicalLine(toks); err != nil {
+	i, err := m.blocks(toks)
+	if err != nil {
 		return err
 	}
-	// A block header on the last line still needs its block.
-	if n := len(toks); n > 0 && toks[n-1].Kind == EOF && m.expectBlock {
-		return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
+	line := toks[i:]
+	n := len(line)
+	for n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF) {
+		n--
+	}
+	if n > 0 {
+		if err := m.logicalLine(line[:n]); err != nil {
+			return err
+		}
+	}
+	// The last chunk closes every open level.
+	for _, t := range line[n:] {
+		switch t.Kind {
+		case Dedent:
+			if err := m.closeLevel(t.Line); err != nil {
+				return err
+			}
+		case EOF:
+			if m.expectBlock {
+				return m.expectedBlock(t.Line)
+			}
+			return m.closeLevel(t.Line)
+		}
 	}
 	return nil
 }
 
-func (m *moduleReader) logicalLine(toks []Token) error {
+// blocks reads the INDENT and DEDENT tokens that start a line and returns
+// how many there are.
+func (m *moduleReader) blocks(toks []Token) (int, error) {
 	i := 0
 	for ; i < len(toks) && (toks[i].Kind == Indent || toks[i].Kind == Dedent); i++ {
 		if toks[i].Kind == Dedent {
-			m.depth--
+			if err := m.closeLevel(toks[i].Line); err != nil {
+				return i, err
+			}
 			continue
 		}
 		if !m.expectBlock {
-			return &SyntaxError{Line: toks[i].Line, Msg: "unexpected indent"}
+			return i, &SyntaxError{Line: toks[i].Line, Msg: "unexpected indent", class: finalErr}
 		}
 		m.expectBlock = false
-		m.depth++
+		m.frames = append(m.frames, frame{matchBlock: m.header == sMatch})
 	}
-	line := toks[i:]
-	for n := len(line); n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF); n = len(line) {
-		line = line[:n-1]
+	return i, nil
+}
+
+// partial chooses between a tokenizer error and the parser for a logical
+// line the tokenizer cut short: CPython's parser reads the tokens before the
+// refused one first, and fails there if they cannot start a statement.
+func (m *moduleReader) partial(toks []Token, lexErr *SyntaxError) *SyntaxError {
+	i, err := m.blocks(toks)
+	if err != nil {
+		return rank(err.(*SyntaxError), lexErr)
 	}
-	if len(line) == 0 {
-		return nil
+	rest := toks[i:]
+	if len(rest) == 0 {
+		return lexErr
 	}
 	if m.expectBlock {
-		return &SyntaxError{Line: m.prevLine, Msg: "expected an indented block"}
+		return rank(m.expectedBlock(rest[0].Line), lexErr)
 	}
-	m.prevLine = line[0].Line
-	if last := line[len(line)-1]; last.Kind == Op && last.Text == ":" {
-		m.expectBlock = true
+	p := parser{toks: rest, track: true}
+	if _, _, ok := p.statement(); ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
+		return lexErr // the parser needed the refused token
 	}
-	if m.depth != 0 || (line[0].Kind == Name && compoundKeywords[line[0].Text]) || (line[0].Kind == Op && line[0].Text == "@") {
+	return rank(p.explain(), lexErr)
+}
+
+// rank returns the error CPython reports when its parser failed with
+// parserErr before its tokenizer met lexErr.
+func rank(parserErr, lexErr *SyntaxError) *SyntaxError {
+	switch {
+	case parserErr.class == finalErr:
+		return parserErr
+	case lexErr.class == tokErr:
+		return lexErr
+	case lexErr.class == unclosedErr && parserErr.Line > lexErr.bracketLine:
+		return lexErr
+	}
+	return parserErr
+}
+
+// expectedBlock is the error of a block header with no block after it.
+func (m *moduleReader) expectedBlock(line int) *SyntaxError {
+	return &SyntaxError{Line: line, Msg: "expected an indented block after " + m.header.header() + fmt.Sprintf(" on line %d", m.headerLine)}
+}
+
+// closeLevel ends the innermost block level (or, at EOF, the module): a try
+// without except or finally, or a decorator without its definition, is an
+// error there.
+func (m *moduleReader) closeLevel(line int) error {
+	f := m.frames[len(m.frames)-1]
+	if f.after == afterTry {
+		return &SyntaxError{Line: line, Msg: "expected 'except' or 'finally' block"}
+	}
+	if f.decorator > 0 {
+		return &SyntaxError{Line: line, Msg: "invalid syntax"}
+	}
+	if len(m.frames) > 1 {
+		m.frames = m.frames[:len(m.frames)-1]
+	}
+	return nil
+}
+
+// logicalLine checks one statement and, at the top level, keeps the wanted calls.
+func (m *moduleReader) logicalLine(line []Token) error {
+	if m.expectBlock {
+		return m.expectedBlock(line[0].Line)
+	}
+	k, block, err := checkStatement(line, 0)
+	if err != nil {
+		return err
+	}
+	if err := m.sequence(k, line[0].Line); err != nil {
+		return err
+	}
+	if block {
+		m.expectBlock, m.header, m.headerLine = true, k, line[0].Line
+	}
+	if len(m.frames) != 1 || k != sSimple {
 		return nil
 	}
 	for _, stmt := range splitTop(line, ";") {
-		c, ok, err := callStatement(stmt, m.want)
-		if err != nil {
+		if err := m.onStmt(stmt); err != nil {
 			return err
 		}
-		if ok {
-			m.calls = append(m.calls, c)
+	}
+	return nil
+}
+
+// sequence checks that a statement may stand where it does at its level:
+// elif, else, except, except* and finally only after the clauses they
+// continue; case only in a match block, which holds nothing else; a decorator
+// only before a def or class.
+func (m *moduleReader) sequence(k stmtKind, line int) error {
+	f := &m.frames[len(m.frames)-1]
+	invalid := func() error { return &SyntaxError{Line: line, Msg: "invalid syntax"} }
+	if f.matchBlock != (k == sCase) {
+		return invalid()
+	}
+	if f.decorator > 0 && k != sDecorator && k != sDef && k != sClass {
+		return invalid()
+	}
+	switch k {
+	case sElif:
+		if f.after != afterIf {
+			return invalid()
 		}
+		return nil
+	case sElse:
+		switch f.after {
+		case afterIf, afterLoop:
+			f.after = afterNothing
+		case afterExcept, afterExceptStar:
+			f.after = afterTryElse
+		default:
+			return invalid()
+		}
+		return nil
+	case sExcept, sExceptStar:
+		star := k == sExceptStar
+		switch {
+		case f.after == afterTry:
+		case f.after == afterExcept && !star, f.after == afterExceptStar && star:
+		case f.after == afterExcept || f.after == afterExceptStar:
+			return &SyntaxError{Line: line, Msg: "cannot have both 'except' and 'except*' on the same 'try'"}
+		default:
+			return invalid()
+		}
+		f.after = afterExcept
+		if star {
+			f.after = afterExceptStar
+		}
+		return nil
+	case sFinally:
+		switch f.after {
+		case afterTry, afterExcept, afterExceptStar, afterTryElse:
+			f.after = afterNothing
+			return nil
+		}
+		return invalid()
+	}
+	if f.after == afterTry {
+		return &SyntaxError{Line: line, Msg: "expected 'except' or 'finally' block"}
+	}
+	f.after = afterNothing
+	f.decorator = 0
+	switch k {
+	case sIf:
+		f.after = afterIf
+	case sFor, sWhile:
+		f.after = afterLoop
+	case sTry:
+		f.after = afterTry
+	case sDecorator:
+		f.decorator = line
 	}
 	return nil
 }
@@ -234,14 +433,14 @@ func callStatement(stmt []Token, want func(string) bool) (Call, bool, error) {
 		return Call{}, false, nil
 	}
 	callee := stripParens(stmt[:open])
-	if len(callee) != 1 || callee[0].Kind != Name || !want(callee[0].Text) {
+	if len(callee) != 1 || callee[0].Kind != Name || !want(callee[0].Ident()) {
 		return Call{}, false, nil
 	}
 	args, err := parseArgs(stmt[open+1 : n-1])
 	if err != nil {
 		return Call{}, false, err
 	}
-	return Call{Func: callee[0].Text, Args: args, Line: callee[0].Line}, true, nil
+	return Call{Func: callee[0].Ident(), Args: args, Line: callee[0].Line}, true, nil
 }
 
 func parseArgs(toks []Token) ([]Arg, error) {
@@ -275,7 +474,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 				return nil, &SyntaxError{Line: line, Msg: "expected argument value expression"}
 			}
 			seenKeyword = true
-			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Text, Value: classify(piece[2:]), Line: line})
+			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:]), Line: line})
 		default:
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument unpacking"}

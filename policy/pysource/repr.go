@@ -56,13 +56,8 @@ func ReprList(items []string) string {
 // that round-trip, in fixed notation when the decimal exponent is in
 // [-4, 16), else in scientific notation ("1800.0", "0.0001", "1e+16", "1e-05").
 func FloatRepr(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
+	if s, ok := nonFinite(f); ok {
+		return s
 	}
 	sign := ""
 	if math.Signbit(f) {
@@ -97,4 +92,27 @@ func FloatRepr(f float64) string {
 	default:
 		return sign + digits[:decpt] + "." + digits[decpt:]
 	}
+}
+
+// FormatFixed0 renders a float as Python's f"{x:.0f}" does: rounded half to
+// even, with "inf", "-inf" and "nan" where Go's %.0f writes "+Inf", "-Inf"
+// and "NaN".
+func FormatFixed0(f float64) string {
+	if s, ok := nonFinite(f); ok {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', 0, 64)
+}
+
+// nonFinite spells infinities and NaN as Python's repr and format do.
+func nonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf", true
+	case math.IsInf(f, -1):
+		return "-inf", true
+	case math.IsNaN(f):
+		return "nan", true
+	}
+	return "", false
 }

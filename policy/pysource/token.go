@@ -1,19 +1,19 @@
-// Package pysource tokenizes Python source and reads the module's top-level
-// call statements, enough to find register_*_ci(...) calls exactly as Python's
-// own ast module would: strings of every kind, comments, line continuations,
-// brackets, ';'-separated statements and indented blocks are all honoured, so
-// a call inside a string, a function or a block never counts.
+// Package pysource reads Python source as CPython 3.11's ast.parse does: it
+// refuses what ast.parse refuses (the tokenizer's errors, the grammar of
+// every statement and expression, string and f-string literals) and reads the
+// module's top-level call statements, enough to find register_*_ci(...) calls
+// exactly as Python's own ast module would: a call inside a string, a
+// function or a block never counts. docs/python.md lists what is checked.
 package pysource
 
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
 // Kind is the kind of a token.
-type Kind int
+type Kind uint8
 
 // Token kinds, as in Python's tokenize module (comments and blank lines are dropped).
 const (
@@ -30,15 +30,37 @@ const (
 // Token is one lexical token with its 1-based line.
 type Token struct {
 	Kind Kind
+	// op codes an operator for quick comparison: the character for a
+	// one-character operator, 0x80 and up for the longer ones.
+	op   byte
 	Text string
 	Line int
 }
 
 // SyntaxError is source that Python would refuse to parse.
 type SyntaxError struct {
+	// Line is the 1-based line CPython reports.
 	Line int
-	Msg  string
+	// Msg is CPython's message.
+	Msg string
+	// class decides which of two errors CPython reports (see scan).
+	class errClass
+	// bracketLine is the line of the bracket an unclosedErr leaves open.
+	bracketLine int
 }
+
+// errClass is how an error ranks when there are several: CPython reports
+// the parser's error unless, tokenizing the rest of the file, it meets a
+// tokenizer error it raises at once; an unexpected indent is always final.
+type errClass uint8
+
+const (
+	parseErr    errClass = iota // a parser error: a later tokenizer error replaces it
+	finalErr                    // unexpected indent: nothing replaces it
+	tokErr                      // a tokenizer error CPython raises at once
+	quietTokErr                 // a tokenizer error CPython reports only when the parser asks for that token
+	unclosedErr                 // the end of the file inside brackets
+)
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
@@ -56,24 +78,53 @@ const (
 	maxIndent  = 100
 )
 
+// operator is an operator's text and its Token op code: the character
+// itself for one character, else 0x80 plus its index in operators.
+type operator struct {
+	text string
+	code byte
+}
+
 // operatorsByByte indexes operators by their first byte, longest first.
-var operatorsByByte = func() (m [256][]string) {
-	for _, o := range operators {
-		m[o[0]] = append(m[o[0]], o)
+var operatorsByByte = func() (m [256][]operator) {
+	for i, o := range operators {
+		code := o[0]
+		if len(o) > 1 {
+			code = byte(0x80 + i)
+		}
+		m[o[0]] = append(m[o[0]], operator{o, code})
 	}
 	return m
 }()
 
-var closerOf = map[byte]byte{'(': ')', '[': ']', '{': '}'}
+// closerOf is the bracket that closes an opening one.
+func closerOf(open byte) byte {
+	switch open {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	}
+	return '}'
+}
 
 type lexer struct {
-	src    string
-	pos    int
-	line   int
-	toks   []Token
-	opens  []Token // open brackets
-	indent []int
-	onLine func([]Token) error
+	src         string
+	pos         int
+	line        int
+	atLineStart bool
+	// lineErr is set when the error run returns came from onLine.
+	lineErr bool
+	toks    []Token
+	opens   []Token // open brackets
+	indent  []int
+	// altIndent is each level's indentation with a tab counting as one
+	// column: CPython compares both measures to catch inconsistent tabs.
+	altIndent []int
+	// Backing arrays for the common depths, so a file costs no growth.
+	indentBuf, altIndentBuf [8]int
+	opensBuf                [8]Token
+	onLine                  func([]Token) error
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -91,19 +142,67 @@ func Normalize(src string) string {
 // to onLine one logical line at a time (any INDENT and DEDENT tokens first,
 // NEWLINE last; the final call ends with EOF). The slice is reused after
 // onLine returns, so a large file never holds all its tokens at once.
-func Scan(src string, onLine func([]Token) error) error {
+//
+// A UTF-8 byte order mark is not skipped: Miles reads each file with
+// open(path).read(), which keeps it, and CPython refuses it in a str.
+func Scan(src string, onLine func([]Token) error) error { return scan(src, onLine, nil) }
+
+// scan is Scan reporting the error CPython would. onPartial, if set, is
+// given the tokens of a logical line cut short by a tokenizer error, and
+// returns the error to report (the parser may have failed before that token).
+// A parser error is then checked against the rest of the source: a tokenizer
+// error CPython raises at once replaces it, and an unclosed bracket does when
+// it opened on an earlier line.
+func scan(src string, onLine func([]Token) error, onPartial func([]Token, *SyntaxError) *SyntaxError) error {
 	if i := strings.IndexByte(src, 0); i >= 0 {
-		return &SyntaxError{Line: 1 + strings.Count(src[:i], "\n"), Msg: "source code cannot contain null bytes"}
+		return &SyntaxError{Line: 1 + strings.Count(src[:i], "\n"), Msg: "source code string cannot contain null bytes", class: tokErr}
 	}
 	if !utf8.ValidString(src) {
-		return &SyntaxError{Line: 1, Msg: "source is not valid UTF-8"}
+		return &SyntaxError{Line: 1, Msg: "source is not valid UTF-8 (Python's open() cannot read it)", class: tokErr}
 	}
-	src = strings.TrimPrefix(src, "\ufeff")
-	lx := &lexer{src: src, line: 1, indent: []int{0}, onLine: onLine, toks: make([]Token, 0, 64)}
-	if err := lx.run(); err != nil {
+	lx := &lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: make([]Token, 0, min(64, len(src)/2+1))}
+	lx.indent, lx.altIndent, lx.opens = lx.indentBuf[:1], lx.altIndentBuf[:1], lx.opensBuf[:0]
+	err := lx.run()
+	if err == nil {
+		err = lx.flush()
+	}
+	se, ok := err.(*SyntaxError)
+	if !ok {
 		return err
 	}
-	return lx.flush()
+	if !lx.lineErr && onPartial != nil {
+		se = onPartial(lx.toks, se)
+	}
+	if se.class != parseErr {
+		return se
+	}
+	return lx.override(se)
+}
+
+// override tokenizes the rest of the source after a parser error, as CPython
+// does, and returns the error CPython reports.
+func (lx *lexer) override(first *SyntaxError) *SyntaxError {
+	lx.onLine = func([]Token) error { return nil }
+	lx.toks = lx.toks[:0]
+	for {
+		err := lx.run()
+		if err == nil {
+			return first
+		}
+		se := err.(*SyntaxError)
+		switch se.class {
+		case tokErr:
+			return se
+		case unclosedErr:
+			if first.Line > se.bracketLine {
+				return se
+			}
+			return first
+		case parseErr:
+			continue // a character the parser would refuse; the tokenizer goes on
+		}
+		return first // the tokenizer stops at this one without raising it
+	}
 }
 
 // lineOpen reports a logical line with tokens that no NEWLINE has ended yet.
@@ -116,11 +215,19 @@ func (lx *lexer) lineOpen() bool {
 func (lx *lexer) flush() error {
 	err := lx.onLine(lx.toks)
 	lx.toks = lx.toks[:0]
+	lx.lineErr = err != nil
 	return err
 }
 
+// errf is a tokenizer error CPython raises at once.
 func (lx *lexer) errf(format string, args ...any) error {
-	return &SyntaxError{Line: lx.line, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Line: lx.line, Msg: fmt.Sprintf(format, args...), class: tokErr}
+}
+
+// quietf is a tokenizer error CPython reports only when the parser asks for
+// the token (an indentation error, a bad line continuation, the end of the file).
+func (lx *lexer) quietf(format string, args ...any) error {
+	return &SyntaxError{Line: lx.line, Msg: fmt.Sprintf(format, args...), class: quietTokErr}
 }
 
 func (lx *lexer) emit(k Kind, start int) {
@@ -130,10 +237,9 @@ func (lx *lexer) emit(k Kind, start int) {
 func (lx *lexer) newline() { lx.line++ }
 
 func (lx *lexer) run() error {
-	atLineStart := true
 	for {
-		if atLineStart && len(lx.opens) == 0 {
-			atLineStart = false
+		if lx.atLineStart && len(lx.opens) == 0 {
+			lx.atLineStart = false
 			blank, err := lx.indentation()
 			if err != nil {
 				return err
@@ -144,7 +250,7 @@ func (lx *lexer) run() error {
 				}
 				lx.pos++ // the '\n'
 				lx.newline()
-				atLineStart = true
+				lx.atLineStart = true
 				continue
 			}
 		}
@@ -158,14 +264,9 @@ func (lx *lexer) run() error {
 		case c == '#':
 			lx.skipComment()
 		case c == '\\':
-			if lx.pos+1 >= len(lx.src) {
-				return lx.errf("unexpected EOF after line continuation character")
+			if err := lx.continuation(); err != nil {
+				return err
 			}
-			if lx.src[lx.pos+1] != '\n' {
-				return lx.errf("unexpected character after line continuation character")
-			}
-			lx.pos += 2
-			lx.newline()
 		case c == '\n':
 			if len(lx.opens) == 0 {
 				// A logical line with no token (e.g. a lone continuation) ends nothing.
@@ -175,7 +276,7 @@ func (lx *lexer) run() error {
 						return err
 					}
 				}
-				atLineStart = true
+				lx.atLineStart = true
 			}
 			lx.pos++
 			lx.newline()
@@ -187,6 +288,8 @@ func (lx *lexer) run() error {
 			if err := lx.number(); err != nil {
 				return err
 			}
+		case c < ' ' || c == 0x7f:
+			return lx.errf("%s", invalidCharacter(rune(c)))
 		case c >= utf8.RuneSelf || c == '_' || isASCIILetter(c):
 			if err := lx.name(); err != nil {
 				return err
@@ -199,31 +302,48 @@ func (lx *lexer) run() error {
 	}
 	if len(lx.opens) > 0 {
 		o := lx.opens[len(lx.opens)-1]
-		return &SyntaxError{Line: o.Line, Msg: fmt.Sprintf("'%s' was never closed", o.Text)}
+		return &SyntaxError{Line: o.Line, Msg: fmt.Sprintf("'%s' was never closed", o.Text), class: unclosedErr, bracketLine: o.Line}
 	}
 	if lx.lineOpen() {
 		lx.toks = append(lx.toks, Token{Kind: Newline, Line: lx.line})
 	}
+	end := lx.line
+	if lx.line > 1 && strings.HasSuffix(lx.src, "\n") {
+		end-- // CPython counts no line after the last newline
+	}
 	for len(lx.indent) > 1 {
 		lx.indent = lx.indent[:len(lx.indent)-1]
-		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
+		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: end})
 	}
-	lx.toks = append(lx.toks, Token{Kind: EOF, Line: lx.line})
+	lx.toks = append(lx.toks, Token{Kind: EOF, Line: end})
 	return nil
 }
 
 // indentation reads the indentation of a new logical line and emits INDENT or
 // DEDENT tokens. It reports a blank (or comment-only) line, which has none.
 func (lx *lexer) indentation() (blank bool, err error) {
-	col := 0
+	col, altcol := 0, 0 // a tab goes to the next multiple of 8, and of 1
+	// A line continuation inside the indentation: as in CPython, the column
+	// of the first backslash (if not 0) is the line's indentation.
+	contCol := 0
 	for lx.pos < len(lx.src) {
 		switch lx.src[lx.pos] {
 		case ' ':
 			col++
+			altcol++
 		case '\t':
 			col = (col/8 + 1) * 8
+			altcol++
 		case '\f':
-			col = 0
+			col, altcol = 0, 0
+		case '\\':
+			if contCol == 0 {
+				contCol = col
+			}
+			if err := lx.continuation(); err != nil {
+				return false, err
+			}
+			continue
 		default:
 			goto done
 		}
@@ -239,28 +359,60 @@ done:
 		return true, nil
 	case '\n':
 		return true, nil
-	case '\\':
-		// A continuation right after the indentation: Python treats the next
-		// physical line as the rest of this one; the indentation counts.
 	}
-	top := lx.indent[len(lx.indent)-1]
+	if contCol != 0 {
+		col, altcol = contCol, contCol
+	}
+	// Both measures must order the levels the same way, else the meaning
+	// depends on the tab size: CPython's TabError.
+	const tabError = "inconsistent use of tabs and spaces in indentation"
+	top, altTop := lx.indent[len(lx.indent)-1], lx.altIndent[len(lx.altIndent)-1]
 	switch {
+	case col == top:
+		if altcol != altTop {
+			return false, lx.quietf(tabError)
+		}
 	case col > top:
 		if len(lx.indent) >= maxIndent {
-			return false, lx.errf("too many levels of indentation")
+			return false, lx.quietf("too many levels of indentation")
+		}
+		if altcol <= altTop {
+			return false, lx.quietf(tabError)
 		}
 		lx.indent = append(lx.indent, col)
+		lx.altIndent = append(lx.altIndent, altcol)
 		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line})
-	case col < top:
+	default:
 		for col < lx.indent[len(lx.indent)-1] {
 			lx.indent = lx.indent[:len(lx.indent)-1]
+			lx.altIndent = lx.altIndent[:len(lx.altIndent)-1]
 			lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
 		}
 		if col != lx.indent[len(lx.indent)-1] {
-			return false, lx.errf("unindent does not match any outer indentation level")
+			return false, lx.quietf("unindent does not match any outer indentation level")
+		}
+		if altcol != lx.altIndent[len(lx.altIndent)-1] {
+			return false, lx.quietf(tabError)
 		}
 	}
 	return false, nil
+}
+
+// continuation reads a backslash that must end its physical line: the
+// logical line goes on, and may not end the file there.
+func (lx *lexer) continuation() error {
+	if lx.pos+1 >= len(lx.src) {
+		return lx.quietf("unexpected EOF while parsing")
+	}
+	if lx.src[lx.pos+1] != '\n' {
+		return lx.quietf("unexpected character after line continuation character")
+	}
+	lx.pos += 2
+	if lx.pos >= len(lx.src) {
+		return lx.quietf("unexpected EOF while parsing") // on the backslash's line
+	}
+	lx.newline()
+	return nil
 }
 
 // skipComment moves to the end of the line.
@@ -275,27 +427,18 @@ func (lx *lexer) skipComment() {
 func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-func isIdentStart(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_ID_Start, r)
-}
-
-func isIdentPart(r rune) bool {
-	return isIdentStart(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) ||
-		unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r) || unicode.Is(unicode.Other_ID_Continue, r)
-}
-
 // stringPrefixes are the prefixes Python accepts before a string's quote, lowercased.
 var stringPrefixes = map[string]bool{"r": true, "u": true, "b": true, "br": true, "rb": true, "f": true, "fr": true, "rf": true}
 
+// name scans an identifier (or a string prefix). Like CPython's tokenizer,
+// it takes every ASCII letter, digit and '_' and every non-ASCII character,
+// then refuses the first character that is not XID_Start (first) or
+// XID_Continue (rest).
 func (lx *lexer) name() error {
 	start := lx.pos
-	r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-	if !isIdentStart(r) {
-		return lx.errf("invalid character '%c' (U+%04X)", r, r)
-	}
-	lx.pos += size
 	for lx.pos < len(lx.src) {
-		if c := lx.src[lx.pos]; c < utf8.RuneSelf {
+		c := lx.src[lx.pos]
+		if c < utf8.RuneSelf {
 			if c == '_' || isASCIILetter(c) || isDigit(c) {
 				lx.pos++
 				continue
@@ -303,8 +446,8 @@ func (lx *lexer) name() error {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-		if !isIdentPart(r) {
-			break
+		if lx.pos == start && !isXIDStart(r) || lx.pos > start && !isXIDContinue(r) {
+			return lx.errf("%s", invalidCharacter(r))
 		}
 		lx.pos += size
 	}
@@ -329,11 +472,15 @@ func (lx *lexer) str(start int) error {
 	}
 	for {
 		if lx.pos >= len(lx.src) {
+			detected := lx.line
+			if strings.HasSuffix(lx.src, "\n") {
+				detected-- // CPython counts no line after the last newline
+			}
 			lx.line = startLine
 			if triple {
-				return lx.errf("unterminated triple-quoted string literal")
+				return lx.errf("unterminated triple-quoted string literal (detected at line %d)", detected)
 			}
-			return lx.errf("unterminated string literal")
+			return lx.errf("unterminated string literal (detected at line %d)", detected)
 		}
 		c := lx.src[lx.pos]
 		switch {
@@ -351,8 +498,9 @@ func (lx *lexer) str(start int) error {
 			}
 		case c == '\n':
 			if !triple {
+				detected := lx.line
 				lx.line = startLine
-				return lx.errf("unterminated string literal")
+				return lx.errf("unterminated string literal (detected at line %d)", detected)
 			}
 			lx.pos++
 			lx.newline()
@@ -367,86 +515,198 @@ func (lx *lexer) str(start int) error {
 		default:
 			// Skip this character and the plain ones after it in one step.
 			lx.pos++
-			j := strings.IndexAny(lx.src[lx.pos:], closerSet[q])
-			if j < 0 {
-				lx.pos = len(lx.src)
-			} else {
-				lx.pos += j
+			for lx.pos < len(lx.src) {
+				if c := lx.src[lx.pos]; c == q || c == '\\' || c == '\n' {
+					break
+				}
+				lx.pos++
 			}
 		}
 	}
 }
 
-// closerSet are the characters that end a run of plain string content.
-var closerSet = map[byte]string{'"': "\\\n\"", '\'': "\\\n'"}
-
+// number scans a number literal as CPython 3.11's tokenizer does, with its
+// messages: digits with single '_' between them, a 0x/0o/0b prefix, a
+// fraction, an exponent and a 'j'. A literal may be directly followed by one
+// of the keywords and, else, for, if, in, is, not, or (CPython warns but
+// accepts: 1if x else 2); any other letter right after it is an error.
 func (lx *lexer) number() error {
 	start := lx.pos
-	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
-		switch {
-		case isDigit(c) || isASCIILetter(c) || c == '_' || c == '.':
-			lx.pos++
-		case (c == '+' || c == '-') && lx.pos > start && (lx.src[lx.pos-1]|0x20) == 'e' && !isHexPrefixed(lx.src[start:lx.pos]):
-			lx.pos++
-		default:
-			goto done
+	src := lx.src
+	at := func(i int) byte {
+		if i < len(src) {
+			return src[i]
+		}
+		return 0
+	}
+	// digitsTail scans digits with single underscores between them, from i.
+	digitsTail := func(i int, isD func(byte) bool, kind string) (int, error) {
+		for {
+			for isD(at(i)) {
+				i++
+			}
+			if at(i) != '_' {
+				return i, nil
+			}
+			i++
+			if !isD(at(i)) {
+				return i, lx.errf("invalid %s literal", kind)
+			}
 		}
 	}
-done:
-	text := lx.src[start:lx.pos]
-	if !allDigits(text) && !validNumber(text) {
-		return lx.errf("invalid number literal %q", text)
+	end := func(i int, kind string) error {
+		if !numberMayEnd(src, i) {
+			return lx.errf("invalid %s literal", kind)
+		}
+		lx.pos = i
+		lx.emit(Number, start)
+		return nil
 	}
-	lx.emit(Number, start)
-	return nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
+	i := start
+	if at(i) == '0' && (at(i+1)|0x20 == 'x' || at(i+1)|0x20 == 'o' || at(i+1)|0x20 == 'b') {
+		kind, isD := "hexadecimal", isHexDigit
+		switch at(i+1) | 0x20 {
+		case 'o':
+			kind, isD = "octal", func(c byte) bool { return c >= '0' && c <= '7' }
+		case 'b':
+			kind, isD = "binary", func(c byte) bool { return c == '0' || c == '1' }
+		}
+		i += 2
+		for {
+			if at(i) == '_' {
+				i++
+			}
+			if !isD(at(i)) {
+				if kind != "hexadecimal" && isDigit(at(i)) {
+					return lx.errf("invalid digit '%c' in %s literal", at(i), kind)
+				}
+				return lx.errf("invalid %s literal", kind)
+			}
+			for isD(at(i)) {
+				i++
+			}
+			if at(i) != '_' {
+				break
+			}
+		}
+		if kind != "hexadecimal" && isDigit(at(i)) {
+			return lx.errf("invalid digit '%c' in %s literal", at(i), kind)
+		}
+		return end(i, kind)
+	}
+	var err error
+	if at(i) != '.' {
+		leadingZero := at(i) == '0'
+		if i, err = digitsTail(i, isDigit, "decimal"); err != nil {
+			return err
+		}
+		if leadingZero && strings.Trim(strings.ReplaceAll(src[start:i], "_", ""), "0") != "" &&
+			at(i) != '.' && at(i)|0x20 != 'e' && at(i)|0x20 != 'j' {
+			return lx.errf("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
+		}
+		if at(i) != '.' && at(i)|0x20 != 'e' && at(i)|0x20 != 'j' {
+			return end(i, "decimal")
 		}
 	}
-	return len(s) == 1 || s[0] != '0' // a leading zero needs the full check
+	if at(i) == '.' {
+		i++
+		if isDigit(at(i)) {
+			if i, err = digitsTail(i, isDigit, "decimal"); err != nil {
+				return err
+			}
+		}
+	}
+	if at(i)|0x20 == 'e' {
+		e := i
+		i++
+		if at(i) == '+' || at(i) == '-' {
+			i++
+			if !isDigit(at(i)) {
+				return lx.errf("invalid decimal literal")
+			}
+		} else if !isDigit(at(i)) {
+			// "1else": the number ends before the 'e'.
+			return end(e, "decimal")
+		}
+		if i, err = digitsTail(i, isDigit, "decimal"); err != nil {
+			return err
+		}
+	}
+	if at(i)|0x20 == 'j' {
+		return end(i+1, "imaginary")
+	}
+	return end(i, "decimal")
 }
 
-func validNumber(s string) bool {
-	_, err := ParseNumber(s)
-	return err == nil
+// numberMayEnd reports whether a number literal may end at src[i]: not
+// followed by an identifier character, unless by a keyword that can follow a
+// number in valid code (and, else, for, if, in, is, not, or).
+func numberMayEnd(src string, i int) bool {
+	if i >= len(src) {
+		return true
+	}
+	c := src[i]
+	if !(c == '_' || isASCIILetter(c) || isDigit(c) || c >= utf8.RuneSelf) {
+		return true
+	}
+	rest := src[i:]
+	for _, kw := range []string{"and", "else", "for", "if", "in", "is", "not", "or"} {
+		if strings.HasPrefix(rest, kw) {
+			return true
+		}
+	}
+	return false
 }
 
-func isHexPrefixed(s string) bool {
-	return len(s) >= 2 && s[0] == '0' && (s[1]|0x20) == 'x'
-}
+func isHexDigit(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
 
 func (lx *lexer) op() error {
 	rest := lx.src[lx.pos:]
-	for _, o := range operatorsByByte[rest[0]] {
-		if strings.HasPrefix(rest, o) {
-			start := lx.pos
-			lx.pos += len(o)
-			lx.emit(Op, start)
-			tok := lx.toks[len(lx.toks)-1]
-			switch o {
-			case "(", "[", "{":
-				if len(lx.opens) >= maxNesting {
-					return lx.errf("too many nested parentheses")
-				}
-				lx.opens = append(lx.opens, tok)
-			case ")", "]", "}":
-				if len(lx.opens) == 0 {
-					return lx.errf("unmatched '%s'", o)
-				}
-				open := lx.opens[len(lx.opens)-1]
-				if closerOf[open.Text[0]] != o[0] {
-					return lx.errf("closing parenthesis '%s' does not match opening parenthesis '%s'", o, open.Text)
-				}
-				lx.opens = lx.opens[:len(lx.opens)-1]
+	c := rest[0]
+	start := lx.pos
+	switch c {
+	case '(', '[', '{':
+		if len(lx.opens) >= maxNesting {
+			return lx.errf("too many nested parentheses")
+		}
+		lx.pos++
+		lx.emitOp(start, c)
+		lx.opens = append(lx.opens, lx.toks[len(lx.toks)-1])
+		return nil
+	case ')', ']', '}':
+		if len(lx.opens) == 0 {
+			return lx.errf("unmatched '%c'", c)
+		}
+		open := lx.opens[len(lx.opens)-1]
+		if closerOf(open.Text[0]) != c {
+			if open.Line != lx.line {
+				return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%s' on line %d", c, open.Text, open.Line)
 			}
+			return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%s'", c, open.Text)
+		}
+		lx.opens = lx.opens[:len(lx.opens)-1]
+		lx.pos++
+		lx.emitOp(start, c)
+		return nil
+	case ',', ';', '~':
+		lx.pos++
+		lx.emitOp(start, c)
+		return nil
+	}
+	for _, o := range operatorsByByte[c] {
+		if strings.HasPrefix(rest, o.text) {
+			lx.pos += len(o.text)
+			lx.emitOp(start, o.code)
 			return nil
 		}
 	}
-	r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
-	return lx.errf("invalid character '%c' (U+%04X)", r, r)
+	// A printable ASCII character that starts no token ($, ?, `, a lone !):
+	// CPython hands it to the parser, which refuses it there.
+	lx.pos++
+	return &SyntaxError{Line: lx.line, Msg: "invalid syntax"}
+}
+
+// emitOp emits the operator from start with its code.
+func (lx *lexer) emitOp(start int, code byte) {
+	lx.toks = append(lx.toks, Token{Kind: Op, op: code, Text: lx.src[start:lx.pos], Line: lx.line})
 }

@@ -14,6 +14,13 @@ Single case:
         [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE]
 Batch: `--batch` reads a JSON list of argument lists on stdin and prints a JSON
 list of {"code": int, "stdout": str, "stderr": str}, one per case.
+
+The tables (rules §0) default to the values written in rules §1-§4; `--tables
+FILE` replaces them with a JSON object holding any of "labels" (list),
+"suites" ({"cpu": [...], ...}), "pr_gpu_stages", "broad_pr_scopes",
+"no_gpu_paths", "no_gpu_prefixes", "no_gpu_suffixes" (lists) and "crons"
+({"CRON": ["CADENCE", [LABEL, ...]]}). The tests derive that JSON by hand from
+each variant tree; the oracle never reads the tree's own table files.
 """
 
 import argparse
@@ -38,6 +45,29 @@ SUITES = {
              "nightly-stage-c-4-gpu-mi350", "nightly-stage-c-8-gpu-mi350"],
 }
 PR_GPU_STAGES = SUITES["cuda"] + ["stage-c-4-gpu-mi350"]
+BROAD_PR_SCOPES = ["nightly", "run-ci-all", "run-ci-image"]
+NO_GPU_PATHS = [".pre-commit-config.yaml", "scripts/tools/sync_example_docs.py"]
+NO_GPU_PREFIXES = ["docs/"]
+NO_GPU_SUFFIXES = [".md", ".mdx"]
+CRONS = {"0 15 * * 0-5": ["nightly", []], "0 15 * * 6": ["weekly", []]}
+BUILTIN = dict(KNOWN_LABELS=KNOWN_LABELS, SUITES=SUITES, PR_GPU_STAGES=PR_GPU_STAGES,
+               BROAD_PR_SCOPES=BROAD_PR_SCOPES, NO_GPU_PATHS=NO_GPU_PATHS,
+               NO_GPU_PREFIXES=NO_GPU_PREFIXES, NO_GPU_SUFFIXES=NO_GPU_SUFFIXES, CRONS=CRONS)
+TABLE_KEYS = {"labels": "KNOWN_LABELS", "suites": "SUITES", "pr_gpu_stages": "PR_GPU_STAGES",
+              "broad_pr_scopes": "BROAD_PR_SCOPES", "no_gpu_paths": "NO_GPU_PATHS",
+              "no_gpu_prefixes": "NO_GPU_PREFIXES", "no_gpu_suffixes": "NO_GPU_SUFFIXES", "crons": "CRONS"}
+
+
+def use_tables(path):
+    """Sets the tables: the built-in ones, then the JSON file's, if any."""
+    globals().update(BUILTIN)
+    if path:
+        with open(path) as f:
+            given = json.load(f)
+        for key, value in given.items():
+            globals()[TABLE_KEYS[key]] = value
+
+
 CADENCES = ["regular", "nightly", "weekly", "release"]
 ROOTS = ["tests/fast", "tests/fast-gpu", "tests/e2e", "tests/ci"]
 FUNCS = {"register_cpu_ci": "cpu", "register_cuda_ci": "cuda", "register_rocm_ci": "rocm"}
@@ -159,7 +189,7 @@ _REGISTRY_CACHE = {}
 
 
 def load_registry(repo):
-    key = os.path.abspath(repo)
+    key = (os.path.abspath(repo), tuple(KNOWN_LABELS))  # the labels decide validity
     if key not in _REGISTRY_CACHE:
         try:
             _REGISTRY_CACHE[key] = ("ok", _load_registry(repo))
@@ -304,8 +334,8 @@ def parse_diff(data):
 
 
 def non_gpu_path(p):
-    return (p.startswith("docs/") or p.endswith(".md") or p.endswith(".mdx")
-            or p in (".pre-commit-config.yaml", "scripts/tools/sync_example_docs.py"))
+    return (any(p.startswith(x) for x in NO_GPU_PREFIXES) or any(p.endswith(x) for x in NO_GPU_SUFFIXES)
+            or p in NO_GPU_PATHS)
 
 
 def resolve_trigger(a):
@@ -323,10 +353,9 @@ def resolve_trigger(a):
         raw = [l for l in labels if l in ("nightly", "bypass-fastfail") or LABEL_RE.match(l)]
         return ("nightly" if "nightly" in raw else "regular"), raw
     if a.event == "schedule":
-        if a.schedule == "0 15 * * 0-5":
-            return "nightly", []
-        if a.schedule == "0 15 * * 6":
-            return "weekly", []
+        if a.schedule in CRONS:
+            cadence, labels = CRONS[a.schedule]
+            return cadence, list(labels)
         raise OracleError(f"unknown schedule {a.schedule}")
     if a.event == "workflow_dispatch":
         return "regular", []
@@ -337,7 +366,8 @@ def policy(a):
     cadence, raw = resolve_trigger(a)
     pol = run_policy(cadence, raw, False)
     skipped = []
-    if a.event == "pull_request" and not a.cadence_override:
+    # ci_policy.py prunes on every pull_request, a cadence override included.
+    if a.event == "pull_request":
         regs = load_registry(a.repo)
         data = None
         if a.changed_files and os.path.exists(a.changed_files):
@@ -347,7 +377,7 @@ def policy(a):
         if entries is not None:
             pr_regs = [r for r in regs if r.suite in PR_GPU_STAGES and r.disabled is None]
             runnable = {r.suite for r in pr_regs if selected(r, pol)}
-            if any(l in raw for l in ("nightly", "run-ci-all", "run-ci-image")):
+            if any(l in raw for l in BROAD_PR_SCOPES):
                 explicit = set(runnable)
             else:
                 explicit = {r.suite for r in pr_regs
@@ -390,6 +420,7 @@ def parser():
     p.add_argument("--pr-labels-json", default="")
     p.add_argument("--cadence-override", default="")
     p.add_argument("--changed-files", default="")
+    p.add_argument("--tables", default="")
     return p
 
 
@@ -399,6 +430,7 @@ def run_one(argv):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             a = parser().parse_args(argv)
+            use_tables(a.tables)
             (policy if a.policy else plan)(a)
         except OracleError as e:
             print(f"error: {e}", file=sys.stderr)

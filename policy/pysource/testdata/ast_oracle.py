@@ -1,10 +1,12 @@
 """Differential oracle: what CPython's own ast module sees in each file.
 
 For every path given on the command line, prints one JSON line: either
-{"file", "error": true} when ast.parse refuses the source, or {"file",
-"calls": [...]} with every top-level expression statement that calls a bare
-name starting with "register_", its line, and its arguments classified as the
-registry parser does (ast node class, and the literal's type and value).
+{"file", "error": true, "msg", "line"} when ast.parse refuses the source (the
+file is read as Miles reads it: open(path).read(), UTF-8, universal
+newlines), or {"file", "calls": [...]} with every top-level expression
+statement that calls a bare name starting with "register_", its line, and its
+arguments classified as the registry parser does (ast node class, and the
+literal's type and value).
 """
 import ast
 import json
@@ -34,17 +36,23 @@ def describe(node):
 
 
 def main():
-    for path in sys.argv[1:]:
+    paths = sys.argv[1:]
+    if paths == ["-"]:  # a long list: one path per line on stdin
+        paths = [p for p in sys.stdin.read().split("\n") if p]
+    for path in paths:
         with open(path, encoding="utf-8", errors="strict") as f:
             try:
                 src = f.read()
             except UnicodeDecodeError:
-                print(json.dumps({"file": path, "error": True}))
+                print(json.dumps({"file": path, "error": True, "msg": "not UTF-8", "line": 0}))
                 continue
         try:
             tree = ast.parse(src)
-        except (SyntaxError, ValueError):
-            print(json.dumps({"file": path, "error": True}))
+        except SyntaxError as e:
+            print(json.dumps({"file": path, "error": True, "msg": e.msg, "line": e.lineno}))
+            continue
+        except ValueError as e:  # null bytes, before Python 3.11.4
+            print(json.dumps({"file": path, "error": True, "msg": str(e), "line": 0}))
             continue
         calls = []
         for stmt in tree.body:

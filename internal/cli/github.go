@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
+)
+
+// githubFlags are --pr, --github-repo and --github-step-summary, shared by
+// every command that reads a pull request's trigger facts.
+type githubFlags struct {
+	pr, repo, summary *string
+	given             func(name string) bool
+}
+
+const (
+	prHelp      = "read pull request N's trigger facts (body, labels, head, fork, changed files) from GitHub; flags given on the command line win"
+	repoHelp    = "the repository of --pr, owner/name"
+	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
+)
+
+// addGitHubFlags declares the GitHub flags.
+func addGitHubFlags(fs *flagSet) *githubFlags {
+	return &githubFlags{
+		pr:      fs.String("pr", "N", prHelp),
+		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
+		summary: fs.String("github-step-summary", "FILE", summaryHelp),
+		given:   fs.Given,
+	}
+}
+
+// fetchTimeout bounds everything one command asks GitHub.
+const fetchTimeout = 2 * time.Minute
+
+// active reports whether --pr was given.
+func (g *githubFlags) active() bool { return g.given("pr") }
+
+func (g *githubFlags) repoName() string {
+	if *g.repo == "" {
+		return github.DefaultRepo
+	}
+	return *g.repo
+}
+
+// token is the GitHub token from the environment ("" = anonymous).
+func token(env Env) string {
+	if t := env.Getenv("GITHUB_TOKEN"); t != "" {
+		return t
+	}
+	return env.Getenv("GH_TOKEN")
+}
+
+// client makes a GitHub client from the environment: GITHUB_API_URL (set in
+// Actions, and by tests to a stand-in), GITHUB_TOKEN or GH_TOKEN.
+func (g *githubFlags) client(env Env) (*github.Client, error) {
+	return github.NewClient(github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)})
+}
+
+// fetch reads the pull request --pr names. Inside Actions, when the event
+// payload at GITHUB_EVENT_PATH is that same PR, its facts come from the
+// payload and only the changed files (when needed) from the API.
+func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
+	if g.given("github-repo") && !g.active() {
+		return nil, fmt.Errorf("--github-repo names the repository of --pr; give --pr N too")
+	}
+	n, err := github.ParseNumber(*g.pr)
+	if err != nil {
+		return nil, err
+	}
+	repo := g.repoName()
+	if _, _, err := github.ParseRepo(repo); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	var pr *github.PR
+	if path := env.Getenv("GITHUB_EVENT_PATH"); path != "" {
+		ev, err := github.ReadEvent(path)
+		if err != nil {
+			return nil, err
+		}
+		if ev != nil && ev.Number == n && strings.EqualFold(ev.Repo, repo) {
+			pr = ev
+		}
+	}
+	c, err := g.client(env)
+	if err != nil {
+		return nil, err
+	}
+	if pr == nil {
+		if pr, err = c.GetPR(ctx, repo, n); err != nil {
+			return nil, err
+		}
+	}
+	if needFiles {
+		if pr.Files, err = c.ListFiles(ctx, repo, n); err != nil {
+			return nil, err
+		}
+	}
+	return pr, nil
+}
+
+// describe is the one-line account of a PR shown with every answer.
+func describe(pr *github.PR) string {
+	fork := ""
+	if pr.Fork {
+		fork = ", a fork PR from " + orNone(pr.HeadRepo) + ", so no secrets"
+	}
+	return fmt.Sprintf("pull request %s at %s (%s, from the %s%s)", pr.Ref(), pr.ShortSHA(), pr.State, pr.Source, fork)
+}
+
+// note prints the PR the answer is for, as a notice on stderr so stdout keeps
+// the command's own output.
+func (g *githubFlags) note(env Env, pr *github.PR) {
+	fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, "trigger facts of "+describe(pr)))
+}
+
+// writeSummary appends Markdown to --github-step-summary, else to
+// $GITHUB_STEP_SUMMARY when set.
+func (g *githubFlags) writeSummary(env Env, markdown string) error {
+	path := *g.summary
+	if !g.given("github-step-summary") {
+		path = env.Getenv("GITHUB_STEP_SUMMARY")
+	}
+	if path == "" || markdown == "" {
+		return nil
+	}
+	return actions.AppendStepSummary(path, markdown)
+}
+
+// lookupDeps looks up the #N dependency refs of a decision. It asks GitHub
+// only when --pr was given or a token is set; otherwise, and on any failure,
+// it says so beside the decision and never fails.
+func (g *githubFlags) lookupDeps(env Env, d deps.Decision) []github.DependencyPR {
+	var c *github.Client
+	why := "offline (no --pr and no GITHUB_TOKEN or GH_TOKEN)"
+	if g.active() || token(env) != "" {
+		var err error
+		if c, err = g.client(env); err != nil {
+			c, why = nil, err.Error()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	return github.LookupDependencyPRs(ctx, c, d, why)
+}
+
+// readBodyOrPR returns the PR body: --pr-body-file wins, then --pr's body,
+// then $PR_BODY. pr is the fetched pull request, or nil without --pr.
+func readBodyOrPR(fs *flagSet, g *githubFlags, path string) (body string, pr *github.PR, err error) {
+	if g.active() {
+		if pr, err = g.fetch(fs.env, false); err != nil {
+			return "", nil, err
+		}
+		g.note(fs.env, pr)
+		if !fs.Given("pr-body-file") {
+			return pr.Body, pr, nil
+		}
+	}
+	body, err = readBody(fs, path)
+	return body, pr, err
+}

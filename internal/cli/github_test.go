@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/github/githubtest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/github")
+
+func apiFixtures() string { return filepath.Join("..", "..", "testdata", "github") }
+
+// runWithEnv runs one invocation with the given environment only.
+func runWithEnv(args []string, vars map[string]string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(args, Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return vars[k] }})
+	return code, stdout.String(), stderr.String()
+}
+
+// TestPRCommands runs each command with --pr against the stand-in API and
+// compares its output with testdata/github/NAME.txt (the README shows them).
+func TestPRCommands(t *testing.T) {
+	repo := milesRepo()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"policy", []string{"policy", "--pr", "2874", "--repo", repo}},
+		{"policy-fork", []string{"policy", "--pr", "2901", "--repo", repo}},
+		{"plan", []string{"plan", "--pr", "2874", "--repo", repo, "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--auto-partition-id", "0", "--auto-partition-size", "3"}},
+		{"plan-all", []string{"plan", "--pr", "2874", "--repo", repo, "--all"}},
+		{"explain", []string{"explain", "--pr", "2874", "--repo", repo, "--file", "tests/e2e/megatron/test_qwen3_4b_ppo.py"}},
+		{"deps", []string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", repo}},
+		{"image", []string{"image", "--backend", "cuda", "--pr", "2950"}},
+		{"file-plan", []string{"file-plan", "--pr", "2950", "--repo", repo, "--file", "tests/e2e/sglang/test_sglang_weight_update.py"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := githubtest.Start(apiFixtures())
+			defer s.Close()
+			code, stdout, stderr := runWithEnv(tt.args, map[string]string{"GITHUB_API_URL": s.URL})
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got := "$ miles-ci " + strings.Join(tt.args, " ") + "\n" + stdout
+			if stderr != "" {
+				got += "--- stderr\n" + stderr
+			}
+			got = strings.ReplaceAll(got, repo, "testdata/miles")
+			path := filepath.Join("testdata", "github", tt.name+".txt")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(want) != got {
+				t.Errorf("wanted\n%s\ngot\n%s", want, got)
+			}
+		})
+	}
+}
+
+func TestPRErrors(t *testing.T) {
+	repo := milesRepo()
+	tests := []struct {
+		name     string
+		args     []string
+		limited  bool
+		wantCode int
+		want     string // stderr prefix
+	}{
+		{name: "missing PR", args: []string{"policy", "--pr", "99999", "--repo", repo}, wantCode: 1,
+			want: "::error::reading pull request radixark/miles#99999: not found (404); check --pr and --github-repo; a private repository also needs GITHUB_TOKEN or GH_TOKEN: GET "},
+		{name: "rate limit", args: []string{"plan", "--pr", "2874", "--repo", repo, "--all"}, limited: true, wantCode: 1,
+			want: "::error::reading pull request radixark/miles#2874: GitHub API rate limit exceeded (60 requests an hour, resets at 15:30:00 UTC); set GITHUB_TOKEN or GH_TOKEN to a token (5,000 requests an hour instead of 60), or wait until then: "},
+		{name: "not a number", args: []string{"deps", "--backend", "cuda", "--pr", "abc"}, wantCode: 1,
+			want: "::error::--pr \"abc\" is not a pull request number; give the number, e.g. --pr 2874\n"},
+		{name: "repository without --pr", args: []string{"image", "--backend", "cuda", "--github-repo", "a/b"}, wantCode: 0, want: ""},
+		{name: "bad repository", args: []string{"explain", "--pr", "1", "--github-repo", "miles", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py"}, wantCode: 1,
+			want: "::error::--github-repo \"miles\" is not a repository; give owner/name, e.g. radixark/miles\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := githubtest.Start(apiFixtures())
+			defer s.Close()
+			s.RateLimited = tt.limited
+			code, _, stderr := runWithEnv(tt.args, map[string]string{"GITHUB_API_URL": s.URL})
+			stderr = dropNotices(stderr)
+			if code != tt.wantCode || !strings.HasPrefix(stderr, tt.want) {
+				t.Fatalf("wanted exit %d and stderr starting %q, got %d and %q", tt.wantCode, tt.want, code, stderr)
+			}
+		})
+	}
+}
+
+// Inside Actions the event payload gives the PR's facts: only the changed
+// files come from the API.
+func TestPREventPayload(t *testing.T) {
+	s := githubtest.Start(apiFixtures())
+	defer s.Close()
+	env := map[string]string{
+		"GITHUB_API_URL":    s.URL,
+		"GITHUB_EVENT_PATH": filepath.Join(apiFixtures(), "events", "pull_request.json"),
+		"GITHUB_TOKEN":      "t0k",
+	}
+	code, stdout, stderr := runWithEnv([]string{"policy", "--pr", "2874", "--repo", milesRepo(), "--json"}, env)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if s.Requests != 3 {
+		t.Errorf("wanted 3 requests (the files, 3 pages; no PR request), got %d", s.Requests)
+	}
+	if !strings.Contains(stderr, "from the event)") || !strings.Contains(stdout, `"skipped_stages": [`) {
+		t.Errorf("wanted the facts from the event payload, got stdout %q stderr %q", stdout, stderr)
+	}
+	for _, tok := range s.Tokens {
+		if tok != "Bearer t0k" {
+			t.Errorf("wanted the token on every request, got %q", tok)
+		}
+	}
+	if strings.Contains(stdout+stderr, "t0k") {
+		t.Error("the token was printed")
+	}
+}
+
+func TestStepSummaryFiles(t *testing.T) {
+	s := githubtest.Start(apiFixtures())
+	defer s.Close()
+	dir := t.TempDir()
+	viaEnv, viaFlag := filepath.Join(dir, "env.md"), filepath.Join(dir, "flag.md")
+	env := map[string]string{"GITHUB_API_URL": s.URL, "GITHUB_STEP_SUMMARY": viaEnv}
+	if code, _, stderr := runWithEnv([]string{"policy", "--pr", "2874", "--repo", milesRepo()}, env); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runWithEnv([]string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", milesRepo(), "--github-step-summary", viaFlag}, env); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runWithEnv([]string{"report", "--results", filepath.Join("..", "..", "actions", "testdata", "results")}, env); code != 0 {
+		t.Fatal(stderr)
+	}
+	got, err := os.ReadFile(viaEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Miles CI policy", "```mermaid", "| `stage-c-8-gpu-h100` | cuda |", "### `stage-c-4-gpu-h200` (cuda), shard 1 of 3: ❌ failed"} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("$GITHUB_STEP_SUMMARY lacks %q:\n%s", want, got)
+		}
+	}
+	deps, err := os.ReadFile(viaFlag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "| `sgl-project/sglang` | `#1234` | `refs/pull/1234/head` | PR body line 7: `ci-sglang-pr: #1234` | sgl-project/sglang#1234: \"[miles] expose the weight-update barrier\" (open, head c0ffee123456) |"; !bytes.Contains(deps, []byte(want)) {
+		t.Errorf("--github-step-summary lacks %q:\n%s", want, deps)
+	}
+}
+
+func TestRegistryErrorAnnotatesTheFile(t *testing.T) {
+	repo := t.TempDir()
+	dir := filepath.Join(repo, "tests", "e2e")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "import os\n\nregister_cuda_ci(est_time=60*10, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n"
+	if err := os.WriteFile(filepath.Join(dir, "test_x.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runArgs([]string{"plan", "--repo", repo, "--all"})
+	want := "::error file=tests/e2e/test_x.py,line=3::tests/e2e/test_x.py: est_time in register_cuda_ci() must be a literal constant (line 3); "
+	if code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, code, stderr)
+	}
+}

@@ -1,0 +1,163 @@
+package fsinput
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	small := Kind{Name: "a small file", Max: 10}
+	ok := filepath.Join(dir, "ok")
+	write(t, ok, "0123456789")
+	big := filepath.Join(dir, "big")
+	write(t, big, "0123456789A")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ok, link); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want, wantErr string
+	}{
+		{"regular", ok, "0123456789", ""},
+		{"symlink to a regular file", link, "0123456789", ""},
+		{"over the limit", big, "", big + " is 11 bytes, more than the 10 bytes a small file may be"},
+		{"missing", filepath.Join(dir, "nope"), "", filepath.Join(dir, "nope") + " does not exist"},
+		{"folder", dir, "", dir + " is a folder, not a regular file"},
+		{"symlink to a device", zero, "", zero + " is a device, not a regular file"},
+		{"fifo", fifo, "", fifo + " is a named pipe (FIFO), not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var got []byte
+			var err error
+			go func() {
+				got, err = ReadFile(tt.path, small)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("ReadFile(%s) blocked", tt.path)
+			}
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("wanted error %q, got %v", tt.wantErr, err)
+				}
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Errorf("wanted an *Error, got %T", err)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want {
+				t.Errorf("wanted %q, got %q (%v)", tt.want, got, err)
+			}
+		})
+	}
+	if _, err := ReadFile(filepath.Join(dir, "nope"), small); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("wanted fs.ErrNotExist to match, got %v", err)
+	}
+}
+
+func TestReadIntoReusesTheBuffer(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	write(t, a, strings.Repeat("a", 1000))
+	write(t, b, "bb")
+	var buf []byte
+	got, err := ReadInto(a, TestFile, &buf)
+	if err != nil || len(got) != 1000 {
+		t.Fatalf("wanted 1000 bytes, got %d (%v)", len(got), err)
+	}
+	first := cap(buf)
+	got, err = ReadInto(b, TestFile, &buf)
+	if err != nil || string(got) != "bb" {
+		t.Fatalf("wanted %q, got %q (%v)", "bb", got, err)
+	}
+	if cap(buf) != first {
+		t.Errorf("wanted the buffer reused (cap %d), got cap %d", first, cap(buf))
+	}
+}
+
+func TestStatLimitMessage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "body.md")
+	write(t, path, strings.Repeat("x", 1<<20+5))
+	_, err := Stat(path, PRBody)
+	want := path + " is 1048581 bytes, more than the 1 MiB (1048576 bytes) a PR body file may be"
+	if err == nil || err.Error() != want {
+		t.Errorf("wanted %q, got %v", want, err)
+	}
+}
+
+func TestFolder(t *testing.T) {
+	root := t.TempDir()
+	miles := filepath.Join(root, "miles")
+	if err := os.MkdirAll(filepath.Join(miles, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	flat := filepath.Join(root, "flat")
+	if err := os.MkdirAll(flat, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(flat, "tests"), "")
+	file := filepath.Join(root, "file")
+	write(t, file, "")
+	tests := []struct {
+		name, path, wantErr string
+		marker              string // "tests/" when empty
+	}{
+		{name: "checkout", path: miles},
+		{name: "missing", path: filepath.Join(root, "typo"), wantErr: filepath.Join(root, "typo") + " does not exist: not a Miles checkout"},
+		{name: "file", path: file, wantErr: file + " is not a folder: not a Miles checkout"},
+		{name: "no marker", path: root, wantErr: root + " has no tests/ folder: not a Miles checkout"},
+		{name: "marker not a folder", path: flat, wantErr: flat + " has a tests that is not a folder: not a Miles checkout"},
+		{name: "file marker", path: miles, marker: ".git", wantErr: miles + " has no .git: not a Miles checkout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			marker := tt.marker
+			if marker == "" {
+				marker = "tests/"
+			}
+			err := Folder(tt.path, marker, "a Miles checkout")
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.wantErr {
+				t.Errorf("wanted %q, got %q", tt.wantErr, got)
+			}
+		})
+	}
+	t.Run("current folder", func(t *testing.T) {
+		t.Chdir(root)
+		err := Folder("", "tests/", "a Miles checkout")
+		want := "the current folder (" + root + ") has no tests/ folder: not a Miles checkout"
+		if err == nil || err.Error() != want {
+			t.Errorf("wanted %q, got %v", want, err)
+		}
+	})
+}

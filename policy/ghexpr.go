@@ -1,0 +1,263 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A small evaluator of GitHub Actions expressions (the text inside ${{ }}),
+// enough for what Miles' stage jobs compute from the cadence: matrix sizes
+// such as fromJSON(cadence == 'regular' && '[0]' || '[0,1]') and max-parallel
+// such as cadence == 'weekly' && 1 || 2. It knows literals, property paths
+// the caller binds, ! == != && || and parentheses, and fromJSON().
+
+// maxExprLen bounds an expression; Miles' are under 200 characters.
+const maxExprLen = 4096
+
+// exprVars binds property paths such as needs.resolve-ci-policy.outputs.cadence.
+type exprVars func(path string) (any, bool)
+
+type exprParser struct {
+	src  string
+	pos  int
+	vars exprVars
+	// depth bounds nesting so that a hostile expression cannot exhaust the stack.
+	depth int
+}
+
+// evalExpr evaluates one expression. Values are string, float64, bool, nil or
+// []any / map[string]any from fromJSON.
+func evalExpr(src string, vars exprVars) (any, error) {
+	if len(src) > maxExprLen {
+		return nil, fmt.Errorf("expression longer than %d characters", maxExprLen)
+	}
+	p := &exprParser{src: src, vars: vars}
+	v, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.pos != len(p.src) {
+		return nil, fmt.Errorf("unexpected %q at column %d", p.src[p.pos:], p.pos+1)
+	}
+	return v, nil
+}
+
+func (p *exprParser) space() {
+	for p.pos < len(p.src) && strings.ContainsRune(" \t\r\n", rune(p.src[p.pos])) {
+		p.pos++
+	}
+}
+
+func (p *exprParser) eat(op string) bool {
+	p.space()
+	if strings.HasPrefix(p.src[p.pos:], op) {
+		p.pos += len(op)
+		return true
+	}
+	return false
+}
+
+func (p *exprParser) or() (any, error) {
+	l, err := p.and()
+	for err == nil && p.eat("||") {
+		var r any
+		if r, err = p.and(); err == nil && !truthy(l) {
+			l = r
+		}
+	}
+	return l, err
+}
+
+func (p *exprParser) and() (any, error) {
+	l, err := p.cmp()
+	for err == nil && p.eat("&&") {
+		var r any
+		if r, err = p.cmp(); err == nil && truthy(l) {
+			l = r
+		}
+	}
+	return l, err
+}
+
+func (p *exprParser) cmp() (any, error) {
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.eat("=="):
+		r, err := p.unary()
+		return looseEqual(l, r), err
+	case p.eat("!="):
+		r, err := p.unary()
+		return !looseEqual(l, r), err
+	}
+	return l, nil
+}
+
+func (p *exprParser) unary() (any, error) {
+	if p.depth++; p.depth > 100 {
+		return nil, fmt.Errorf("expression nested too deeply")
+	}
+	defer func() { p.depth-- }()
+	p.space()
+	if strings.HasPrefix(p.src[p.pos:], "!") && !strings.HasPrefix(p.src[p.pos:], "!=") {
+		p.pos++
+		v, err := p.unary()
+		return !truthy(v), err
+	}
+	return p.primary()
+}
+
+func (p *exprParser) primary() (any, error) {
+	p.space()
+	if p.pos >= len(p.src) {
+		return nil, fmt.Errorf("expression ends early")
+	}
+	c := p.src[p.pos]
+	switch {
+	case c == '(':
+		p.pos++
+		v, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if !p.eat(")") {
+			return nil, fmt.Errorf("missing ')'")
+		}
+		return v, nil
+	case c == '\'':
+		var b strings.Builder
+		for p.pos++; p.pos < len(p.src); p.pos++ {
+			if p.src[p.pos] == '\'' {
+				if p.pos+1 < len(p.src) && p.src[p.pos+1] == '\'' {
+					b.WriteByte('\'')
+					p.pos++
+					continue
+				}
+				p.pos++
+				return b.String(), nil
+			}
+			b.WriteByte(p.src[p.pos])
+		}
+		return nil, fmt.Errorf("unterminated string")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := p.pos
+		for p.pos++; p.pos < len(p.src) && strings.ContainsRune("0123456789.xXabcdefABCDEF+-", rune(p.src[p.pos])); p.pos++ {
+			if (p.src[p.pos] == '+' || p.src[p.pos] == '-') && (p.src[p.pos-1]|0x20) != 'e' {
+				break
+			}
+		}
+		f, err := strconv.ParseFloat(p.src[start:p.pos], 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad number %q", p.src[start:p.pos])
+		}
+		return f, nil
+	}
+	start := p.pos
+	for p.pos < len(p.src) && (isPathByte(p.src[p.pos])) {
+		p.pos++
+	}
+	path := p.src[start:p.pos]
+	if path == "" {
+		return nil, fmt.Errorf("unexpected %q", p.src[p.pos:])
+	}
+	switch path {
+	case "true", "false":
+		return path == "true", nil
+	case "null":
+		return nil, nil
+	}
+	if p.eat("(") {
+		arg, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if !p.eat(")") {
+			return nil, fmt.Errorf("%s() takes one argument here", path)
+		}
+		if !strings.EqualFold(path, "fromJSON") {
+			return nil, fmt.Errorf("function %s() is not supported", path)
+		}
+		s, ok := arg.(string)
+		if !ok {
+			return nil, fmt.Errorf("fromJSON() needs a string")
+		}
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return nil, fmt.Errorf("fromJSON(%q): %v", s, err)
+		}
+		return v, nil
+	}
+	v, ok := p.vars(path)
+	if !ok {
+		return nil, fmt.Errorf("%s is not known before the run", path)
+	}
+	return v, nil
+}
+
+func isPathByte(c byte) bool {
+	return c == '.' || c == '-' || c == '_' || c == '*' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+// truthy is GitHub's coercion to bool.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0 && !math.IsNaN(x)
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// looseEqual is GitHub's ==: strings compare ignoring case; mixed types
+// compare as numbers.
+func looseEqual(a, b any) bool {
+	if as, ok := a.(string); ok {
+		if bs, ok := b.(string); ok {
+			return strings.EqualFold(as, bs)
+		}
+	}
+	switch a.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	switch b.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	return toNumber(a) == toNumber(b)
+}
+
+func toNumber(v any) float64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case float64:
+		return x
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return 0
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return f
+	}
+	return math.NaN()
+}

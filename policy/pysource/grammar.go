@@ -1,0 +1,2241 @@
+package pysource
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file checks each logical line against the statement and expression
+// grammar of CPython 3.11 (Grammar/python.gram): it accepts exactly the lines
+// ast.parse accepts, without building a tree. Each rule is a method that
+// returns false, with the position unchanged, when the rule does not match;
+// PEG's ordered choice is a sequence of such calls. Errors CPython raises while
+// it parses (a bad string or number literal, an f-string) are hard errors that
+// stop the parse; otherwise a line that does not match is "invalid syntax" at
+// the furthest token looked at, as CPython reports it, or one of CPython's more
+// specific messages for the common mistakes (see explain).
+
+// isKeyword reports Python 3.11's reserved words; match, case and _ are
+// soft keywords, reserved only where their statement allows.
+func isKeyword(s string) bool {
+	switch s {
+	case "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+		"def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+		"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield":
+		return true
+	}
+	return false
+}
+
+// augAssign are the augmented assignment operators.
+var augAssign = map[string]bool{"+=": true, "-=": true, "*=": true, "@=": true, "/=": true, "%=": true,
+	"&=": true, "|=": true, "^=": true, "<<=": true, ">>=": true, "**=": true, "//=": true}
+
+// kind is the ast node class an expression parses to, as far as the grammar's
+// checks (assignment and del targets) and their messages need it.
+type kind uint8
+
+const (
+	kNone kind = iota // no node
+	kName
+	kAttribute
+	kSubscript
+	kStarred
+	kTuple
+	kList
+	kCall
+	kLiteral // a number, string or bytes constant
+	kNoneConst
+	kTrueConst
+	kFalseConst
+	kEllipsis
+	kFString
+	kOperator // BinOp, UnaryOp, BoolOp
+	kCompare
+	kLambda
+	kIfExp
+	kNamedExpr
+	kAwait
+	kYield
+	kGenExp
+	kListComp
+	kSetComp
+	kDictComp
+	kDict
+	kSet
+)
+
+// name is how CPython's messages call a node (_PyPegen_get_expr_name).
+func (k kind) name() string {
+	return [...]string{
+		kNone: "expression", kName: "name", kAttribute: "attribute", kSubscript: "subscript",
+		kStarred: "starred", kTuple: "tuple", kList: "list", kCall: "function call", kLiteral: "literal",
+		kNoneConst: "None", kTrueConst: "True", kFalseConst: "False", kEllipsis: "ellipsis",
+		kFString: "f-string expression", kOperator: "expression", kCompare: "comparison",
+		kLambda: "lambda", kIfExp: "conditional expression", kNamedExpr: "named expression",
+		kAwait: "await expression", kYield: "yield expression", kGenExp: "generator expression",
+		kListComp: "list comprehension", kSetComp: "set comprehension", kDictComp: "dict comprehension",
+		kDict: "dict literal", kSet: "set display",
+	}[k]
+}
+
+// ex describes a parsed expression: its node, and whether it would be a valid
+// assignment or del target (and if not, the node to blame, as CPython does).
+type ex struct {
+	k kind
+	// store is kNone when the expression is a valid star_targets, else the
+	// first node that is not a target.
+	store kind
+	// del is kNone when the expression is a valid del_targets, else the
+	// first node that cannot be deleted.
+	del kind
+	// single is set for a single_target: a name, attribute or subscript,
+	// possibly in parentheses.
+	single bool
+}
+
+// leaf is an expression that is no target at all.
+func leaf(k kind) ex { return ex{k: k, store: k, del: k} }
+
+// stmtKind is what a logical line is, for the block structure module.go checks.
+type stmtKind uint8
+
+const (
+	sSimple stmtKind = iota
+	sIf
+	sElif
+	sElse
+	sWhile
+	sFor
+	sWith
+	sTry
+	sExcept
+	sExceptStar
+	sFinally
+	sDef
+	sClass
+	sDecorator
+	sMatch
+	sCase
+)
+
+// header names a compound statement in CPython's "expected an indented
+// block after ..." message.
+func (s stmtKind) header() string {
+	switch s {
+	case sDef:
+		return "function definition"
+	case sClass:
+		return "class definition"
+	case sExceptStar:
+		return "'except*' statement"
+	}
+	return "'" + [...]string{sIf: "if", sElif: "elif", sElse: "else", sWhile: "while", sFor: "for", sWith: "with",
+		sTry: "try", sExcept: "except", sFinally: "finally", sMatch: "match", sCase: "case"}[s] + "' statement"
+}
+
+// maxDepth bounds the parser's recursion. CPython stops at a depth of 6000
+// rules ("too complex"); real code never nests more than a few dozen deep.
+const maxDepth = 3000
+
+// parser checks the tokens of one logical line (no INDENT, DEDENT or NEWLINE).
+type parser struct {
+	toks []Token
+	pos  int
+	// far is the furthest token looked at, where "invalid syntax" points;
+	// it is kept only when track is set (a second parse of a failed line),
+	// which keeps the common path fast.
+	far   int
+	track bool
+	// hint and hintLine are CPython's message for a recognised mistake.
+	hint     string
+	hintLine int
+	depth    int
+	// hard is an error CPython raises while parsing; it ends the parse.
+	hard *SyntaxError
+	// inMatchBlock is set while the line is a statement of a match block:
+	// only a case clause may stand there.
+	endLine int
+}
+
+// line is the 1-based line of token i (the line's last token past the end).
+func (p *parser) lineOf(i int) int {
+	if i >= len(p.toks) {
+		if len(p.toks) == 0 {
+			return p.endLine
+		}
+		return p.toks[len(p.toks)-1].Line
+	}
+	return p.toks[i].Line
+}
+
+func (p *parser) peekAt(i int) Token {
+	if p.track && i > p.far {
+		p.far = i
+	}
+	if i >= len(p.toks) {
+		return Token{Kind: Newline}
+	}
+	return p.toks[i]
+}
+
+func (p *parser) peek() Token { return p.peekAt(p.pos) }
+
+// next is the next token, without a copy; nil at the end of the line.
+func (p *parser) next() *Token {
+	if p.track && p.pos > p.far {
+		p.far = p.pos
+	}
+	if p.pos >= len(p.toks) {
+		return nil
+	}
+	return &p.toks[p.pos]
+}
+
+func (p *parser) atEnd() bool { return p.peek().Kind == Newline }
+
+// isOp reports whether the next token is the operator s.
+func (p *parser) isOp(s string) bool {
+	t := p.next()
+	if t == nil || t.Kind != Op {
+		return false
+	}
+	if len(s) == 1 {
+		return t.op == s[0] // folded for a constant s
+	}
+	return t.Text == s
+}
+
+// isKw reports whether the next token is the keyword (or soft keyword) s.
+func (p *parser) isKw(s string) bool {
+	t := p.next()
+	return t != nil && t.Kind == Name && t.Text == s
+}
+
+func (p *parser) op(s string) bool {
+	if p.isOp(s) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) kw(s string) bool {
+	if p.isKw(s) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// name accepts an identifier that is not a keyword.
+func (p *parser) name() bool {
+	t := p.peek()
+	if t.Kind == Name && !isKeyword(t.Text) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// enter guards the recursion; every recursive rule calls it.
+func (p *parser) enter() bool {
+	p.depth++
+	if p.depth > maxDepth {
+		if p.hard == nil {
+			p.hard = &SyntaxError{Line: p.lineOf(p.pos), Msg: "too many nested expressions (CPython: source too complex to parse)"}
+		}
+		return false
+	}
+	return true
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// failed reports a hard error: the parse must stop.
+func (p *parser) failed() bool { return p.hard != nil }
+
+// fail notes CPython's message for a mistake a rule recognises (the first
+// one noted is kept for the error, should the line fail) and returns false.
+func (p *parser) fail(msg string) bool {
+	if p.hint == "" {
+		p.hint, p.hintLine = msg, p.lineOf(p.pos)
+	}
+	return false
+}
+
+// ---- expressions ----
+
+// starExpressions: star_expression (',' star_expression)* [','], a tuple when
+// there is a comma.
+func (p *parser) starExpressions() (ex, bool) {
+	first, ok := p.starExpression()
+	if !ok {
+		return ex{}, false
+	}
+	if !p.isOp(",") {
+		return first, true
+	}
+	return p.tupleRest(first, p.starExpression), true
+}
+
+// tupleRest reads ", item"* [","] after a first item and returns the tuple.
+func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
+	t := tupleOf(first)
+	for p.op(",") {
+		mark := p.pos
+		e, ok := item()
+		if !ok {
+			p.pos = mark
+			break
+		}
+		t = t.add(e)
+	}
+	return t
+}
+
+// tupleOf starts a tuple (or list) whose first element is e.
+func tupleOf(e ex) ex {
+	t := ex{k: kTuple}
+	return t.add(e)
+}
+
+// add records an element: the sequence is a target if every element is one.
+func (t ex) add(e ex) ex {
+	if t.store == kNone && e.store != kNone {
+		t.store = e.store
+	}
+	if t.del == kNone {
+		switch {
+		case e.k == kStarred:
+			t.del = kStarred
+		case e.del != kNone:
+			t.del = e.del
+		}
+	}
+	return t
+}
+
+// starExpression: '*' bitwise_or | expression.
+func (p *parser) starExpression() (ex, bool) {
+	if p.isOp("*") {
+		mark := p.pos
+		p.pos++
+		e, ok := p.bitwiseOr()
+		if !ok {
+			p.pos = mark
+			return ex{}, false
+		}
+		return starred(e), true
+	}
+	return p.expression()
+}
+
+// starred is *e: a target when e is one (and not itself starred).
+func starred(e ex) ex {
+	s := ex{k: kStarred, store: e.store, del: kStarred}
+	if e.k == kStarred {
+		s.store = kStarred
+	}
+	return s
+}
+
+// starNamedExpression: '*' bitwise_or | named_expression.
+func (p *parser) starNamedExpression() (ex, bool) {
+	if p.isOp("*") {
+		return p.starExpression()
+	}
+	return p.namedExpression()
+}
+
+// walrusAt reports an unparenthesized assignment expression (NAME :=) at token i.
+func (p *parser) walrusAt(i int) bool {
+	return p.peekAt(i).Kind == Name && p.peekAt(i+1).isOp(":=")
+}
+
+// namedExpression: NAME ':=' expression | expression !':='.
+func (p *parser) namedExpression() (ex, bool) {
+	if t := p.peek(); t.Kind == Name && !isKeyword(t.Text) && p.peekAt(p.pos+1).isOp(":=") {
+		mark := p.pos
+		p.pos += 2
+		if _, ok := p.expression(); ok {
+			return leaf(kNamedExpr), true
+		}
+		p.pos = mark
+		return ex{}, false
+	}
+	e, ok := p.expression()
+	if !ok {
+		return ex{}, false
+	}
+	if p.isOp(":=") {
+		return ex{}, p.fail("cannot use assignment expressions with " + e.k.name())
+	}
+	return e, true
+}
+
+// expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef.
+func (p *parser) expression() (ex, bool) {
+	if e, ok := p.simpleAtom(); ok {
+		return e, true
+	}
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	if p.isKw("lambda") {
+		return p.lambdef()
+	}
+	mark := p.pos
+	e, ok := p.disjunction()
+	if !ok {
+		return ex{}, false
+	}
+	if p.isKw("if") {
+		save := p.pos
+		p.pos++
+		if _, ok := p.disjunction(); ok && p.kw("else") {
+			if _, ok := p.expression(); ok {
+				return leaf(kIfExp), true
+			}
+		}
+		if p.failed() {
+			return ex{}, false
+		}
+		p.pos = save
+	}
+	_ = mark
+	return e, true
+}
+
+// simpleAtom is a fast path for the most common expression: a name, number
+// or single string directly followed by a token that no expression rule can
+// continue with. It returns false (consuming nothing) otherwise.
+func (p *parser) simpleAtom() (ex, bool) {
+	if p.pos >= len(p.toks) {
+		return ex{}, false
+	}
+	t := &p.toks[p.pos]
+	if p.pos+1 < len(p.toks) {
+		n := &p.toks[p.pos+1]
+		if n.Kind != Op {
+			return ex{}, false
+		}
+		switch n.op {
+		case ',', ')', ']', '}', ':', '=', ';':
+		default:
+			return ex{}, false
+		}
+	}
+	var e ex
+	switch {
+	case t.Kind == Name && !isKeyword(t.Text):
+		e = ex{k: kName, single: true}
+	case t.Kind == Number:
+		if checkNumber(*t) != nil {
+			return ex{}, false
+		}
+		e = leaf(kLiteral)
+	case t.Kind == String:
+		k, err := checkStrings(p.toks[p.pos : p.pos+1])
+		if err != nil {
+			return ex{}, false
+		}
+		e = leaf(k)
+	default:
+		return ex{}, false
+	}
+	p.pos++
+	if p.track && p.pos > p.far {
+		p.far = p.pos
+	}
+	return e, true
+}
+
+// lambdef: 'lambda' [lambda_params] ':' expression.
+func (p *parser) lambdef() (ex, bool) {
+	mark := p.pos
+	p.pos++ // lambda
+	if !p.isOp(":") && !p.params(true) {
+		p.pos = mark
+		return ex{}, false
+	}
+	if !p.op(":") {
+		p.pos = mark
+		return ex{}, false
+	}
+	if _, ok := p.expression(); !ok {
+		p.pos = mark
+		return ex{}, false
+	}
+	return leaf(kLambda), true
+}
+
+// The operator levels from disjunction down to power are parsed by
+// precedence climbing, one loop for all of them:
+//
+//	1 or, 2 and, 3 not (prefix), 4 comparisons (chained), 5 |, 6 ^, 7 &,
+//	8 << >>, 9 + -, 10 * / // % @, 11 unary + - ~ (prefix), 12 ** (right).
+const (
+	precOr      = 1
+	precNot     = 3
+	precCompare = 4
+	precBitOr   = 5
+	precUnary   = 11
+)
+
+// disjunction: conjunction ('or' conjunction)*.
+func (p *parser) disjunction() (ex, bool) { return p.climb(precOr) }
+
+// bitwiseOr: the binary operators | ^ & << >> + - * / // % @ and below.
+func (p *parser) bitwiseOr() (ex, bool) { return p.climb(precBitOr) }
+
+// climb parses an expression whose operators bind at least as tightly as min.
+func (p *parser) climb(min int) (ex, bool) {
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	var e ex
+	t := p.next()
+	switch {
+	case t == nil:
+		return ex{}, false
+	case min <= precNot && t.Kind == Name && t.Text == "not":
+		// inversion: 'not' inversion
+		mark := p.pos
+		p.pos++
+		if _, ok := p.climb(precNot); !ok {
+			p.pos = mark
+			return ex{}, false
+		}
+		e = leaf(kOperator)
+	case min <= precUnary && t.Kind == Op && (t.Text == "-" || t.Text == "+" || t.Text == "~"):
+		// factor: ('+' | '-' | '~') factor
+		mark := p.pos
+		p.pos++
+		if _, ok := p.climb(precUnary); !ok {
+			p.pos = mark
+			return ex{}, false
+		}
+		e = leaf(kOperator)
+	default:
+		// power: await_primary ['**' factor]
+		var ok bool
+		if e, ok = p.awaitPrimary(); !ok {
+			return ex{}, false
+		}
+		if p.isOp("**") {
+			mark := p.pos
+			p.pos++
+			if _, ok := p.climb(precUnary); ok {
+				e = leaf(kOperator)
+			} else {
+				p.pos = mark
+			}
+		}
+	}
+	for {
+		prec, width := p.infix()
+		if prec == 0 || prec < min {
+			return e, true
+		}
+		mark := p.pos
+		p.pos += width
+		if _, ok := p.climb(prec + 1); !ok {
+			p.pos = mark // PEG: the operator is not part of the expression
+			return e, true
+		}
+		e = leaf(kOperator)
+		if prec == precCompare {
+			e = leaf(kCompare)
+		}
+	}
+}
+
+// infix reads the binary operator at the position: its precedence (0 for
+// none) and how many tokens it takes (not in, is not take two).
+func (p *parser) infix() (int, int) {
+	t := p.next()
+	if t == nil {
+		return 0, 0
+	}
+	if t.Kind == Name {
+		switch t.Text {
+		case "or":
+			return 1, 1
+		case "and":
+			return 2, 1
+		case "in":
+			return precCompare, 1
+		case "is":
+			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.Text == "not" {
+				return precCompare, 2
+			}
+			return precCompare, 1
+		case "not":
+			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.Text == "in" {
+				return precCompare, 2
+			}
+		}
+		return 0, 0
+	}
+	if t.Kind != Op {
+		return 0, 0
+	}
+	switch t.Text {
+	case "==", "!=", "<", "<=", ">", ">=":
+		return precCompare, 1
+	case "|":
+		return 5, 1
+	case "^":
+		return 6, 1
+	case "&":
+		return 7, 1
+	case "<<", ">>":
+		return 8, 1
+	case "+", "-":
+		return 9, 1
+	case "*", "/", "//", "%", "@":
+		return 10, 1
+	}
+	return 0, 0
+}
+
+// awaitPrimary: 'await' primary | primary.
+func (p *parser) awaitPrimary() (ex, bool) {
+	if p.isKw("await") {
+		mark := p.pos
+		p.pos++
+		if _, ok := p.primary(); ok {
+			return leaf(kAwait), true
+		}
+		p.pos = mark
+		return ex{}, false
+	}
+	return p.primary()
+}
+
+// primary: atom followed by trailers: '.' NAME, a call, a genexp call, a subscript.
+func (p *parser) primary() (ex, bool) {
+	e, ok := p.atom()
+	if !ok {
+		return ex{}, false
+	}
+	for {
+		t := p.next()
+		if t == nil || t.Kind != Op {
+			return e, true
+		}
+		switch t.op {
+		case '.':
+			mark := p.pos
+			p.pos++
+			if !p.name() {
+				p.pos = mark
+				return e, true
+			}
+			e = ex{k: kAttribute, single: true}
+		case '(':
+			if !p.callTrailer() {
+				return e, !p.failed()
+			}
+			e = leaf(kCall)
+		case '[':
+			mark := p.pos
+			p.pos++
+			if !p.slices() || !p.op("]") {
+				p.pos = mark
+				return e, !p.failed()
+			}
+			e = ex{k: kSubscript, single: true}
+		default:
+			return e, true
+		}
+	}
+}
+
+// callTrailer: '(' [arguments] ')', where a generator expression may be
+// the only argument (CPython's primary genexp). Each argument is parsed once,
+// so nested calls cost linear time.
+func (p *parser) callTrailer() bool {
+	mark := p.pos
+	p.pos++ // (
+	if p.op(")") {
+		return true
+	}
+	if p.arguments(true) && p.op(")") {
+		return true
+	}
+	p.pos = mark
+	return false
+}
+
+// slices: slice !',' | ','.(slice | starred_expression)+ [','].
+func (p *parser) slices() bool {
+	if !p.sliceOrStarred() {
+		return false
+	}
+	for p.isOp(",") {
+		p.pos++
+		if p.isOp("]") {
+			break
+		}
+		if !p.sliceOrStarred() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) sliceOrStarred() bool {
+	if p.isOp("*") {
+		mark := p.pos
+		p.pos++
+		if _, ok := p.expression(); ok {
+			return true
+		}
+		p.pos = mark
+		return false
+	}
+	return p.slice()
+}
+
+// slice: [expression] ':' [expression] [':' [expression]] | named_expression.
+func (p *parser) slice() bool {
+	if !p.isOp(":") {
+		walrus := p.walrusAt(p.pos)
+		_, ok := p.namedExpression()
+		if !ok || !p.isOp(":") || walrus {
+			return ok
+		}
+	}
+	p.pos++ // ':'
+	if p.startsExpression() && !p.isOp("*") {
+		if _, ok := p.expression(); !ok {
+			return false
+		}
+	}
+	if p.op(":") && p.startsExpression() && !p.isOp("*") {
+		if _, ok := p.expression(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// atom: NAME, True, False, None, strings, NUMBER, a tuple, group or genexp, a
+// list or listcomp, a dict, set or their comprehensions, '...'.
+func (p *parser) atom() (ex, bool) {
+	t := p.next()
+	if t == nil {
+		return ex{}, false
+	}
+	switch t.Kind {
+	case Name:
+		switch t.Text {
+		case "True":
+			p.pos++
+			return leaf(kTrueConst), true
+		case "False":
+			p.pos++
+			return leaf(kFalseConst), true
+		case "None":
+			p.pos++
+			return leaf(kNoneConst), true
+		}
+		if isKeyword(t.Text) {
+			return ex{}, false
+		}
+		p.pos++
+		return ex{k: kName, single: true}, true
+	case Number:
+		if err := checkNumber(*t); err != nil {
+			p.hard = err
+			return ex{}, false
+		}
+		p.pos++
+		return leaf(kLiteral), true
+	case String:
+		return p.strings()
+	case Op:
+		switch t.Text {
+		case "(":
+			return p.parenAtom()
+		case "[":
+			return p.listAtom()
+		case "{":
+			return p.braceAtom()
+		case "...":
+			p.pos++
+			return leaf(kEllipsis), true
+		}
+	}
+	return ex{}, false
+}
+
+// strings: STRING+, checked as CPython's parser checks the literals.
+func (p *parser) strings() (ex, bool) {
+	start := p.pos
+	for p.peek().Kind == String {
+		p.pos++
+	}
+	k, err := checkStrings(p.toks[start:p.pos])
+	if err != nil {
+		p.hard = err
+		return ex{}, false
+	}
+	return leaf(k), true
+}
+
+// parenAtom: a tuple, a group or a generator expression; the first item is
+// parsed once and what follows it decides which.
+func (p *parser) parenAtom() (ex, bool) {
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	mark := p.pos
+	p.pos++ // (
+	if p.op(")") {
+		return ex{k: kTuple}, true // () is an (empty) target too
+	}
+	if p.isKw("yield") {
+		// group: '(' yield_expr ')'
+		if p.yieldExpr() && p.op(")") {
+			return leaf(kYield), true
+		}
+		p.pos = mark
+		return ex{}, false
+	}
+	first, ok := p.starNamedExpression()
+	switch {
+	case !ok:
+	case p.isOp(","):
+		// tuple: '(' star_named_expression ',' [star_named_expressions] ')'
+		t := p.tupleRest(first, p.starNamedExpression)
+		if p.op(")") {
+			return t, true
+		}
+	case first.k == kStarred:
+		// (*a) is neither a group nor a generator expression
+		if p.isOp(")") {
+			p.fail("cannot use starred expression here")
+		}
+	case p.isKw("for") || p.isKw("async"):
+		// genexp: '(' named_expression for_if_clauses ')'
+		if p.forIfClauses() && p.op(")") {
+			return leaf(kGenExp), true
+		}
+	case p.op(")"):
+		// A group is its inner expression; a parenthesized single target
+		// is still one (CPython's '(' single_target ')').
+		return first, true
+	}
+	p.pos = mark
+	return ex{}, false
+}
+
+// listAtom: '[' [star_named_expressions] ']' | '[' named_expression for_if_clauses ']'.
+func (p *parser) listAtom() (ex, bool) {
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	mark := p.pos
+	p.pos++
+	if p.op("]") {
+		return ex{k: kList}, true
+	}
+	first, ok := p.starNamedExpression()
+	if !ok {
+		p.pos = mark
+		return ex{}, false
+	}
+	if first.k != kStarred && (p.isKw("for") || p.isKw("async")) {
+		if p.forIfClauses() && p.op("]") {
+			return leaf(kListComp), true
+		}
+		p.pos = mark
+		return ex{}, false
+	}
+	l := tupleOf(first)
+	l.k = kList
+	if p.isOp(",") {
+		l = p.tupleRest(first, p.starNamedExpression)
+		l.k = kList
+	}
+	if !p.op("]") {
+		p.pos = mark
+		return ex{}, false
+	}
+	return l, true
+}
+
+// braceAtom: a dict, set, dict comprehension or set comprehension; the
+// first item is parsed once and what follows it decides which.
+func (p *parser) braceAtom() (ex, bool) {
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	mark := p.pos
+	p.pos++
+	if p.op("}") {
+		return leaf(kDict), true
+	}
+	var first ex
+	if !p.isOp("**") {
+		var ok bool
+		walrus := p.walrusAt(p.pos)
+		if first, ok = p.starNamedExpression(); !ok {
+			p.pos = mark
+			return ex{}, false
+		}
+		if !p.isOp(":") {
+			// set: '{' star_named_expressions '}' and setcomp: '{' named_expression for_if_clauses '}'
+			if first.k != kStarred && (p.isKw("for") || p.isKw("async")) {
+				if p.forIfClauses() && p.op("}") {
+					return leaf(kSetComp), true
+				}
+				p.pos = mark
+				return ex{}, false
+			}
+			if p.isOp(",") {
+				p.tupleRest(first, p.starNamedExpression)
+			}
+			if !p.op("}") {
+				p.pos = mark
+				return ex{}, false
+			}
+			return leaf(kSet), true
+		}
+		// dict: the first key, a plain expression, then ':' and its value
+		if first.k == kStarred || walrus {
+			p.pos = mark
+			return ex{}, false
+		}
+		p.pos++ // ':'
+		if _, ok := p.expression(); !ok {
+			p.pos = mark
+			return ex{}, false
+		}
+		if p.isKw("for") || p.isKw("async") {
+			if p.forIfClauses() && p.op("}") {
+				return leaf(kDictComp), true
+			}
+			p.pos = mark
+			return ex{}, false
+		}
+		if !p.op(",") {
+			if p.op("}") {
+				return leaf(kDict), true
+			}
+			p.pos = mark
+			return ex{}, false
+		}
+	}
+	// the other items: '**' bitwise_or | expression ':' expression
+	for !p.isOp("}") {
+		if p.op("**") {
+			if _, ok := p.bitwiseOr(); !ok {
+				p.pos = mark
+				return ex{}, false
+			}
+		} else if !p.kvpair() {
+			p.pos = mark
+			return ex{}, false
+		}
+		if !p.op(",") {
+			break
+		}
+	}
+	if p.op("}") {
+		return leaf(kDict), true
+	}
+	p.pos = mark
+	return ex{}, false
+}
+
+// kvpair: expression ':' expression.
+func (p *parser) kvpair() bool {
+	mark := p.pos
+	if _, ok := p.expression(); ok && p.op(":") {
+		if _, ok := p.expression(); ok {
+			return true
+		}
+	}
+	p.pos = mark
+	return false
+}
+
+// forIfClauses: (['async'] 'for' star_targets 'in' disjunction ('if' disjunction)*)+.
+func (p *parser) forIfClauses() bool {
+	n := 0
+	for {
+		mark := p.pos
+		p.kw("async")
+		if !p.kw("for") {
+			p.pos = mark
+			break
+		}
+		if _, ok := p.starTargets(); !ok || !p.kw("in") {
+			p.pos = mark
+			break
+		}
+		if _, ok := p.disjunction(); !ok {
+			p.pos = mark
+			break
+		}
+		for p.isKw("if") {
+			m := p.pos
+			p.pos++
+			if _, ok := p.disjunction(); !ok {
+				p.pos = m
+				break
+			}
+		}
+		n++
+	}
+	return n > 0 && !p.failed()
+}
+
+// arguments: args [','] &')'. A call (genexp set) may also take a bare
+// generator expression as its only argument; a class statement may not.
+func (p *parser) arguments(genexp bool) bool {
+	// Positional items, then keywords and *x, then keywords and **x.
+	seenKeyword, seenDoubleStar := false, false
+	for {
+		switch {
+		case p.isOp("**"):
+			mark := p.pos
+			p.pos++
+			if _, ok := p.expression(); !ok {
+				p.pos = mark
+				return false
+			}
+			seenDoubleStar = true
+		case p.isOp("*"):
+			if seenDoubleStar {
+				return p.fail("iterable argument unpacking follows keyword argument unpacking")
+			}
+			mark := p.pos
+			p.pos++
+			if _, ok := p.expression(); !ok {
+				p.pos = mark
+				return false
+			}
+		case p.peek().Kind == Name && p.peekAt(p.pos+1).isOp("="):
+			if isKeyword(p.peek().Text) {
+				return false
+			}
+			p.pos += 2
+			if _, ok := p.expression(); !ok {
+				return false
+			}
+			seenKeyword = true
+		default:
+			if seenDoubleStar {
+				return p.fail("positional argument follows keyword argument unpacking")
+			}
+			if seenKeyword {
+				return p.fail("positional argument follows keyword argument")
+			}
+			first := p.toks[p.pos-1].isOp("(")
+			if _, ok := p.namedExpression(); !ok {
+				return false
+			}
+			if p.isKw("for") || p.isKw("async") {
+				// A bare generator expression must be the only argument.
+				if genexp && first && p.forIfClauses() && p.isOp(")") {
+					return true
+				}
+				if !genexp {
+					return false // a class statement takes no generator expression
+				}
+				return p.fail("Generator expression must be parenthesized")
+			}
+			if p.isOp("=") {
+				return p.fail(`expression cannot contain assignment, perhaps you meant "=="?`)
+			}
+		}
+		if !p.op(",") {
+			return p.isOp(")")
+		}
+		if p.isOp(")") {
+			return true
+		}
+	}
+}
+
+func (t Token) isOp(s string) bool {
+	if len(s) == 1 {
+		return t.Kind == Op && t.op == s[0]
+	}
+	return t.Kind == Op && t.Text == s
+}
+
+// yieldExpr: 'yield' 'from' expression | 'yield' [star_expressions].
+func (p *parser) yieldExpr() bool {
+	mark := p.pos
+	if !p.kw("yield") {
+		return false
+	}
+	if p.kw("from") {
+		if _, ok := p.expression(); ok {
+			return true
+		}
+		p.pos = mark
+		return false
+	}
+	if p.startsExpression() {
+		if _, ok := p.starExpressions(); !ok {
+			p.pos = mark
+			return false
+		}
+	}
+	return true
+}
+
+// startsExpression reports whether the next token can begin an expression.
+func (p *parser) startsExpression() bool {
+	t := p.peek()
+	switch t.Kind {
+	case Name:
+		switch t.Text {
+		case "True", "False", "None", "not", "lambda", "await":
+			return true
+		}
+		return !isKeyword(t.Text)
+	case Number, String:
+		return true
+	case Op:
+		switch t.Text {
+		case "(", "[", "{", "-", "+", "~", "*", "...":
+			return true
+		}
+	}
+	return false
+}
+
+// ---- targets ----
+
+// starTargets: star_target !',' | star_target (',' star_target)* [','].
+func (p *parser) starTargets() (ex, bool) {
+	first, ok := p.starTarget()
+	if !ok {
+		return ex{}, false
+	}
+	if !p.isOp(",") {
+		return first, true
+	}
+	return p.tupleRest(first, p.starTarget), true
+}
+
+// starTarget: '*' (!'*' star_target) | target_with_star_atom.
+func (p *parser) starTarget() (ex, bool) {
+	if !p.enter() {
+		return ex{}, false
+	}
+	defer p.leave()
+	if p.isOp("*") {
+		mark := p.pos
+		p.pos++
+		if !p.isOp("*") {
+			if e, ok := p.starTarget(); ok {
+				return starred(e), true
+			}
+		}
+		p.pos = mark
+		return ex{}, false
+	}
+	return p.targetWithStarAtom()
+}
+
+// targetWithStarAtom: t_primary '.' NAME | t_primary '[' slices ']' (not
+// followed by another trailer) | star_atom.
+func (p *parser) targetWithStarAtom() (ex, bool) {
+	mark := p.pos
+	if e, ok := p.tPrimaryTarget(); ok {
+		return e, true
+	}
+	if p.failed() {
+		return ex{}, false
+	}
+	p.pos = mark
+	switch {
+	case p.name():
+		return ex{k: kName, single: true}, true
+	case p.isOp("("):
+		p.pos++
+		if p.op(")") {
+			return ex{k: kTuple}, true
+		}
+		e, ok := p.starTargets()
+		if ok && p.op(")") {
+			if e.k == kStarred {
+				break // (*a) is no target; (*a,) is
+			}
+			return e, true
+		}
+	case p.isOp("["):
+		p.pos++
+		if p.op("]") {
+			return ex{k: kList}, true
+		}
+		e, ok := p.starTargets()
+		if ok && p.op("]") {
+			e.k = kList
+			return e, true
+		}
+	}
+	p.pos = mark
+	return ex{}, false
+}
+
+// tPrimaryTarget reads an atom and trailers ending in an attribute or a subscript.
+func (p *parser) tPrimaryTarget() (ex, bool) {
+	mark := p.pos
+	if _, ok := p.atom(); !ok {
+		return ex{}, false
+	}
+	last := kNone
+	for {
+		switch {
+		case p.isOp("."):
+			m := p.pos
+			p.pos++
+			if !p.name() {
+				p.pos = m
+				goto done
+			}
+			last = kAttribute
+		case p.isOp("("):
+			if !p.callTrailer() {
+				goto done
+			}
+			last = kCall
+		case p.isOp("["):
+			m := p.pos
+			p.pos++
+			if !p.slices() || !p.op("]") {
+				p.pos = m
+				goto done
+			}
+			last = kSubscript
+		default:
+			goto done
+		}
+	}
+done:
+	if last != kAttribute && last != kSubscript || p.failed() {
+		p.pos = mark
+		return ex{}, false
+	}
+	return ex{k: last, single: true}, true
+}
+
+// ---- parameters ----
+
+// params checks a def's parameter list (up to the ')') or a lambda's (up to
+// the ':'): positional-only parameters before '/', parameters without a
+// default before those with one, then '*' [NAME] or bare '*' followed by at
+// least one keyword-only parameter, then '**' NAME last.
+func (p *parser) params(lambda bool) bool {
+	closer := ")"
+	if lambda {
+		closer = ":"
+	}
+	sawDefault, sawSlash := false, false
+	for {
+		switch {
+		case p.isOp("/"):
+			if sawSlash || p.pos == 0 || !p.toks[p.pos-1].isOp(",") || !lambda && p.toks[p.pos-2].isOp("(") || lambda && p.toks[p.pos-2].Text == "lambda" {
+				return false
+			}
+			p.pos++
+			sawSlash = true
+			more, ok := p.nextParam(closer)
+			if !ok {
+				return false
+			}
+			if !more {
+				return true
+			}
+			continue
+		case p.isOp("*"):
+			p.pos++
+			bare := !p.isOp(",") && !p.isOp(closer)
+			if bare && !p.param(lambda, true) {
+				return false
+			}
+			if !bare && !p.isOp(",") {
+				return p.fail("named arguments must follow bare *")
+			}
+			more, ok := p.nextParam(closer)
+			if !ok {
+				return false
+			}
+			keywordOnly := 0
+			for more && !p.isOp("**") {
+				if !p.param(lambda, false) {
+					return false
+				}
+				if _, ok := p.defaultValue(); !ok {
+					return false
+				}
+				keywordOnly++
+				if more, ok = p.nextParam(closer); !ok {
+					return false
+				}
+			}
+			if !bare && keywordOnly == 0 {
+				return p.fail("named arguments must follow bare *")
+			}
+			if more {
+				return p.kwds(lambda, closer)
+			}
+			return true
+		case p.isOp("**"):
+			return p.kwds(lambda, closer)
+		}
+		if !p.param(lambda, false) {
+			return false
+		}
+		has, ok := p.defaultValue()
+		if !ok {
+			return false
+		}
+		if sawDefault && !has {
+			return p.fail("non-default argument follows default argument")
+		}
+		sawDefault = sawDefault || has
+		more, ok := p.nextParam(closer)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// param reads NAME and, in a def, an optional annotation (after '*', a
+// starred one: *args: *Ts).
+func (p *parser) param(lambda, star bool) bool {
+	if !p.name() {
+		return false
+	}
+	if !lambda && p.op(":") {
+		if star && p.isOp("*") {
+			mark := p.pos
+			p.pos++
+			if _, ok := p.bitwiseOr(); ok {
+				return true
+			}
+			p.pos = mark
+			return false
+		}
+		if _, ok := p.expression(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// defaultValue reads an optional '=' expression: whether there was one, and
+// whether it parsed.
+func (p *parser) defaultValue() (bool, bool) {
+	if !p.op("=") {
+		return false, true
+	}
+	_, ok := p.expression()
+	return true, ok
+}
+
+// nextParam moves past ',' (more is false when the closer follows) or stops
+// before the closer; ok is false otherwise.
+func (p *parser) nextParam(closer string) (more, ok bool) {
+	if p.op(",") {
+		return !p.isOp(closer), true
+	}
+	return false, p.isOp(closer)
+}
+
+// kwds: '**' param, last.
+func (p *parser) kwds(lambda bool, closer string) bool {
+	if !p.op("**") || !p.param(lambda, false) {
+		return false
+	}
+	more, ok := p.nextParam(closer)
+	return ok && !more
+}
+
+// ---- statements ----
+
+// checkStatement checks one logical line: its kind, whether it is a block
+// header whose block follows, or CPython's error. A line that fails is
+// parsed again keeping track of the furthest token, which errors need and
+// the common path does without.
+func checkStatement(toks []Token, endLine int) (stmtKind, bool, *SyntaxError) {
+	p := parser{toks: toks, endLine: endLine}
+	k, block, ok := p.statement()
+	if ok && !p.failed() {
+		return k, block, nil
+	}
+	q := parser{toks: toks, endLine: endLine, track: true}
+	q.statement()
+	return k, block, q.explain()
+}
+
+// statement checks one logical line. It returns the line's kind and whether
+// it is a block header whose block follows on the next lines.
+func (p *parser) statement() (stmtKind, bool, bool) {
+	t := p.peek()
+	if t.Kind == Op && t.Text == "@" {
+		p.pos++
+		if _, ok := p.namedExpression(); !ok || !p.atEnd() {
+			return sDecorator, false, false
+		}
+		return sDecorator, false, true
+	}
+	if t.Kind == Name {
+		switch t.Text {
+		case "if", "elif", "while":
+			k := map[string]stmtKind{"if": sIf, "elif": sElif, "while": sWhile}[t.Text]
+			p.pos++
+			if _, ok := p.namedExpression(); !ok {
+				return k, false, false
+			}
+			return p.suite(k)
+		case "else":
+			p.pos++
+			return p.suite(sElse)
+		case "try":
+			p.pos++
+			return p.suite(sTry)
+		case "finally":
+			p.pos++
+			return p.suite(sFinally)
+		case "except":
+			p.pos++
+			k := sExcept
+			if p.op("*") {
+				k = sExceptStar
+			}
+			if !p.isOp(":") || k == sExceptStar {
+				if _, ok := p.expression(); !ok {
+					return k, false, false
+				}
+				if p.kw("as") && !p.name() {
+					return k, false, false
+				}
+			}
+			return p.suite(k)
+		case "for":
+			p.pos++
+			return p.forHeader()
+		case "with":
+			p.pos++
+			return p.withHeader()
+		case "def":
+			p.pos++
+			return p.defHeader()
+		case "class":
+			p.pos++
+			if !p.name() {
+				return sClass, false, false
+			}
+			if p.op("(") && !p.op(")") {
+				if !p.arguments(false) || !p.op(")") {
+					return sClass, false, false
+				}
+			}
+			return p.suite(sClass)
+		case "async":
+			p.pos++
+			switch {
+			case p.kw("def"):
+				return p.defHeader()
+			case p.kw("for"):
+				return p.forHeader()
+			case p.kw("with"):
+				return p.withHeader()
+			}
+			return sSimple, false, false
+		case "match":
+			if k, block, ok := p.matchHeader(); ok {
+				return k, block, true
+			}
+			if p.failed() {
+				return sMatch, false, false
+			}
+			p.pos = 0
+		case "case":
+			// Only a match block holds case clauses; the caller checks
+			// where this one stands.
+			if k, block, ok := p.caseHeader(); ok {
+				return k, block, true
+			}
+			if p.failed() {
+				return sCase, false, false
+			}
+			p.pos = 0
+		}
+	}
+	return sSimple, false, p.simpleStatements()
+}
+
+// suite ends a header: ':' then either the end of the line (a block follows)
+// or simple statements on the same line.
+func (p *parser) suite(k stmtKind) (stmtKind, bool, bool) {
+	if !p.op(":") {
+		return k, false, false
+	}
+	if p.atEnd() {
+		return k, true, true
+	}
+	return k, false, p.simpleStatements()
+}
+
+// forHeader: 'for' star_targets 'in' star_expressions ':'.
+func (p *parser) forHeader() (stmtKind, bool, bool) {
+	if _, ok := p.starTargets(); !ok || !p.kw("in") {
+		return sFor, false, false
+	}
+	if _, ok := p.starExpressions(); !ok {
+		return sFor, false, false
+	}
+	return p.suite(sFor)
+}
+
+// withHeader: 'with' ( '(' with_item, ... [','] ')' | with_item, ... ) ':'.
+func (p *parser) withHeader() (stmtKind, bool, bool) {
+	mark := p.pos
+	if p.op("(") {
+		if p.withItems(true) && p.op(")") && p.isOp(":") {
+			return p.suite(sWith)
+		}
+		if p.failed() {
+			return sWith, false, false
+		}
+		p.pos = mark
+	}
+	if !p.withItems(false) {
+		return sWith, false, false
+	}
+	return p.suite(sWith)
+}
+
+// withItems: ','.with_item+ (with a trailing comma when parenthesized).
+func (p *parser) withItems(paren bool) bool {
+	for {
+		if _, ok := p.expression(); !ok {
+			return false
+		}
+		if p.kw("as") {
+			if _, ok := p.starTarget(); !ok {
+				return false
+			}
+			if !p.isOp(",") && !p.isOp(")") && !p.isOp(":") {
+				return false
+			}
+		}
+		if !p.op(",") {
+			return true
+		}
+		if paren && p.isOp(")") {
+			return true
+		}
+	}
+}
+
+// defHeader: 'def' NAME '(' [params] ')' ['->' expression] ':'.
+func (p *parser) defHeader() (stmtKind, bool, bool) {
+	if !p.name() || !p.op("(") {
+		return sDef, false, false
+	}
+	if !p.op(")") {
+		if !p.params(false) || !p.op(")") {
+			return sDef, false, false
+		}
+	}
+	if p.op("->") {
+		if _, ok := p.expression(); !ok {
+			return sDef, false, false
+		}
+	}
+	return p.suite(sDef)
+}
+
+// simpleStatements: simple_stmt (';' simple_stmt)* [';'] to the end of the line.
+func (p *parser) simpleStatements() bool {
+	for {
+		if !p.simpleStatement() {
+			return false
+		}
+		if p.atEnd() {
+			return true
+		}
+		if !p.op(";") {
+			return false
+		}
+		if p.atEnd() {
+			return true
+		}
+	}
+}
+
+// simpleStatement checks one simple statement.
+func (p *parser) simpleStatement() bool {
+	t := p.peek()
+	if t.Kind == Name {
+		switch t.Text {
+		case "pass", "break", "continue":
+			p.pos++
+			return true
+		case "return":
+			p.pos++
+			if p.startsExpression() {
+				_, ok := p.starExpressions()
+				return ok
+			}
+			return true
+		case "raise":
+			p.pos++
+			if !p.startsExpression() {
+				return true
+			}
+			if _, ok := p.expression(); !ok {
+				return false
+			}
+			if p.kw("from") {
+				_, ok := p.expression()
+				return ok
+			}
+			return true
+		case "global", "nonlocal":
+			p.pos++
+			for {
+				if !p.name() {
+					return false
+				}
+				if !p.op(",") {
+					return true
+				}
+			}
+		case "del":
+			p.pos++
+			e, ok := p.starExpressions()
+			if !ok || e.del != kNone || !p.atEnd() && !p.isOp(";") {
+				return false
+			}
+			return true
+		case "assert":
+			p.pos++
+			if _, ok := p.expression(); !ok {
+				return false
+			}
+			if p.op(",") {
+				_, ok := p.expression()
+				return ok
+			}
+			return true
+		case "import":
+			p.pos++
+			return p.dottedAsNames()
+		case "from":
+			p.pos++
+			return p.importFrom()
+		case "yield":
+			return p.yieldExpr()
+		}
+	}
+	return p.assignmentOrExpression()
+}
+
+// assignmentOrExpression: an expression statement, an (annotated,
+// augmented, chained) assignment.
+func (p *parser) assignmentOrExpression() bool {
+	first, ok := p.starExpressions()
+	if !ok {
+		return false
+	}
+	switch t := p.peek(); {
+	case t.isOp(":"):
+		// An annotation needs a single target: a name, attribute or subscript.
+		if !first.single {
+			return false
+		}
+		p.pos++
+		if _, ok := p.expression(); !ok {
+			return false
+		}
+		if p.op("=") {
+			return p.rhs()
+		}
+		return true
+	case t.Kind == Op && augAssign[t.Text]:
+		if !first.single {
+			return false
+		}
+		p.pos++
+		return p.rhs()
+	}
+	target := first
+	for p.isOp("=") {
+		if target.store != kNone {
+			return false
+		}
+		p.pos++
+		if p.isKw("yield") {
+			if !p.yieldExpr() {
+				return false
+			}
+			target = leaf(kYield)
+			continue
+		}
+		e, ok := p.starExpressions()
+		if !ok {
+			return false
+		}
+		target = e
+	}
+	return true
+}
+
+// rhs: yield_expr | star_expressions.
+func (p *parser) rhs() bool {
+	if p.isKw("yield") {
+		return p.yieldExpr()
+	}
+	_, ok := p.starExpressions()
+	return ok
+}
+
+// dottedAsNames: dotted_name ['as' NAME] (',' ...)*.
+func (p *parser) dottedAsNames() bool {
+	for {
+		if !p.dottedName() {
+			return false
+		}
+		if p.kw("as") && !p.name() {
+			return false
+		}
+		if !p.op(",") {
+			return true
+		}
+	}
+}
+
+func (p *parser) dottedName() bool {
+	if !p.name() {
+		return false
+	}
+	for p.isOp(".") {
+		p.pos++
+		if !p.name() {
+			return false
+		}
+	}
+	return true
+}
+
+// importFrom: 'from' ('.' | '...')* dotted_name 'import' targets, or
+// 'from' ('.' | '...')+ 'import' targets.
+func (p *parser) importFrom() bool {
+	dots := 0
+	for p.isOp(".") || p.isOp("...") {
+		p.pos++
+		dots++
+	}
+	if !p.isKw("import") || dots == 0 {
+		if !p.dottedName() {
+			return false
+		}
+	}
+	if !p.kw("import") {
+		return false
+	}
+	if p.op("*") {
+		return true
+	}
+	paren := p.op("(")
+	for {
+		if !p.name() {
+			return false
+		}
+		if p.kw("as") && !p.name() {
+			return false
+		}
+		if !p.op(",") {
+			break
+		}
+		if paren && p.isOp(")") {
+			break
+		}
+		if !paren && (p.atEnd() || p.isOp(";")) {
+			return p.fail("trailing comma not allowed without surrounding parentheses")
+		}
+	}
+	return !paren || p.op(")")
+}
+
+// ---- match statements ----
+
+// matchHeader: "match" subject_expr ':' (the block of case clauses follows).
+func (p *parser) matchHeader() (stmtKind, bool, bool) {
+	mark := p.pos
+	p.pos++ // match
+	// subject_expr: star_named_expression ',' star_named_expressions? | named_expression
+	first, ok := p.starNamedExpression()
+	if ok && p.isOp(",") {
+		p.tupleRest(first, p.starNamedExpression)
+	} else if ok && first.k == kStarred {
+		ok = false
+	}
+	if ok && p.op(":") && p.atEnd() {
+		return sMatch, true, true
+	}
+	p.pos = mark
+	return sMatch, false, false
+}
+
+// caseHeader: "case" patterns [guard] ':' block.
+func (p *parser) caseHeader() (stmtKind, bool, bool) {
+	mark := p.pos
+	p.pos++ // case
+	if p.patterns() {
+		if p.kw("if") {
+			if _, ok := p.namedExpression(); !ok {
+				p.pos = mark
+				return sCase, false, false
+			}
+		}
+		if p.isOp(":") {
+			return p.suite(sCase)
+		}
+	}
+	p.pos = mark
+	return sCase, false, false
+}
+
+// patterns: open_sequence_pattern | pattern.
+func (p *parser) patterns() bool {
+	star := p.isOp("*")
+	if !p.maybeStarPattern() {
+		return false
+	}
+	if !p.isOp(",") {
+		return !star
+	}
+	for p.op(",") {
+		if p.isOp(":") || p.isKw("if") {
+			break
+		}
+		if !p.maybeStarPattern() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) maybeStarPattern() bool {
+	if p.op("*") {
+		return p.name() // *name or *_
+	}
+	return p.pattern()
+}
+
+// pattern: or_pattern ['as' capture target].
+func (p *parser) pattern() bool {
+	if !p.enter() {
+		return false
+	}
+	defer p.leave()
+	if !p.orPattern() {
+		return false
+	}
+	if p.kw("as") {
+		return p.captureTarget()
+	}
+	return true
+}
+
+// captureTarget: a NAME other than _ not followed by '.', '(' or '='.
+func (p *parser) captureTarget() bool {
+	t := p.peek()
+	if t.Kind != Name || t.Text == "_" || isKeyword(t.Text) {
+		return false
+	}
+	n := p.peekAt(p.pos + 1)
+	if n.isOp(".") || n.isOp("(") || n.isOp("=") {
+		return false
+	}
+	p.pos++
+	return true
+}
+
+func (p *parser) orPattern() bool {
+	for {
+		if !p.closedPattern() {
+			return false
+		}
+		if !p.op("|") {
+			return true
+		}
+	}
+}
+
+// closedPattern: a literal, capture, wildcard, value, group, sequence,
+// mapping or class pattern.
+func (p *parser) closedPattern() bool {
+	t := p.peek()
+	switch {
+	case t.Kind == Number || t.isOp("-"):
+		return p.numberPattern()
+	case t.Kind == String:
+		_, ok := p.strings() // f-strings too: the compiler, not the parser, refuses them
+		return ok
+	case t.Kind == Name && (t.Text == "None" || t.Text == "True" || t.Text == "False"):
+		p.pos++
+		return true
+	case t.Kind == Name && !isKeyword(t.Text):
+		// capture, wildcard, value (dotted) or class pattern
+		p.pos++
+		dotted := false
+		for p.isOp(".") {
+			p.pos++
+			if !p.name() {
+				return false
+			}
+			dotted = true
+		}
+		if p.op("(") {
+			return p.classPatternArgs()
+		}
+		if p.isOp("=") {
+			return false
+		}
+		_ = dotted
+		return true
+	case t.isOp("("):
+		// group '(' pattern ')' or sequence '(' [p, ...] ')'
+		p.pos++
+		if p.op(")") {
+			return true
+		}
+		star := p.isOp("*")
+		if !p.maybeStarPattern() {
+			return false
+		}
+		if p.op(")") {
+			return !star
+		}
+		for p.op(",") {
+			if p.isOp(")") {
+				break
+			}
+			if !p.maybeStarPattern() {
+				return false
+			}
+		}
+		return p.op(")")
+	case t.isOp("["):
+		p.pos++
+		for !p.isOp("]") {
+			if !p.maybeStarPattern() {
+				return false
+			}
+			if !p.op(",") {
+				break
+			}
+		}
+		return p.op("]")
+	case t.isOp("{"):
+		return p.mappingPattern()
+	}
+	return false
+}
+
+// numberPattern: a signed number, or a complex literal real +/- imaginary.
+func (p *parser) numberPattern() bool {
+	neg := p.op("-")
+	t := p.peek()
+	if t.Kind != Number {
+		return false
+	}
+	if err := checkNumber(t); err != nil {
+		p.hard = err
+		return false
+	}
+	p.pos++
+	if p.isOp("+") || p.isOp("-") {
+		if isImaginary(t.Text) {
+			return false
+		}
+		p.pos++
+		im := p.peek()
+		if im.Kind != Number || !isImaginary(im.Text) {
+			return false
+		}
+		p.pos++
+	}
+	_ = neg
+	return true
+}
+
+func isImaginary(number string) bool {
+	return strings.HasSuffix(number, "j") || strings.HasSuffix(number, "J")
+}
+
+// mappingPattern: '{' (key: pattern, ...) [**rest] '}'.
+func (p *parser) mappingPattern() bool {
+	p.pos++ // {
+	for !p.isOp("}") {
+		if p.op("**") {
+			if !p.captureTarget() {
+				return false
+			}
+			p.op(",")
+			return p.op("}")
+		}
+		if !p.mappingKey() || !p.op(":") || !p.pattern() {
+			return false
+		}
+		if !p.op(",") {
+			break
+		}
+	}
+	return p.op("}")
+}
+
+// mappingKey: a literal (numbers, strings, None, True, False) or a dotted value.
+func (p *parser) mappingKey() bool {
+	t := p.peek()
+	switch {
+	case t.Kind == Number || t.isOp("-"):
+		return p.numberPattern()
+	case t.Kind == String:
+		_, ok := p.strings()
+		return ok
+	case t.Kind == Name && (t.Text == "None" || t.Text == "True" || t.Text == "False"):
+		p.pos++
+		return true
+	case t.Kind == Name && !isKeyword(t.Text):
+		p.pos++
+		if !p.isOp(".") {
+			return false
+		}
+		for p.op(".") {
+			if !p.name() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// classPatternArgs: the arguments of a class pattern after '(': positional
+// patterns, then NAME=pattern keywords.
+func (p *parser) classPatternArgs() bool {
+	keyword := false
+	for !p.isOp(")") {
+		if p.peek().Kind == Name && p.peekAt(p.pos+1).isOp("=") {
+			if isKeyword(p.peek().Text) {
+				return false
+			}
+			p.pos += 2
+			keyword = true
+			if !p.pattern() {
+				return false
+			}
+		} else {
+			if keyword || !p.pattern() {
+				return false
+			}
+		}
+		if !p.op(",") {
+			break
+		}
+	}
+	return p.op(")")
+}
+
+// ---- errors ----
+
+// juxtaposed reports two expressions side by side where the parser
+// stopped, as in f(a b): CPython's second pass then reads the second one
+// (to suggest a missing comma), so it looks further than the first pass.
+func (p *parser) juxtaposed() bool {
+	i := p.far
+	if i == 0 || i >= len(p.toks) {
+		return false
+	}
+	prev, t := p.toks[i-1], p.toks[i]
+	endsExpr := prev.Kind == Number || prev.Kind == String || prev.Kind == Name && (!isKeyword(prev.Text) || prev.Text == "True" || prev.Text == "False" || prev.Text == "None") ||
+		prev.isOp(")") || prev.isOp("]") || prev.isOp("}")
+	if !endsExpr || prev.Kind == Name && t.Kind == String {
+		return false
+	}
+	q := &parser{toks: p.toks, pos: i}
+	return q.startsExpression() && !t.isOp("*") && !t.isOp("-") && !t.isOp("+") && !t.isOp("~")
+}
+
+// juxtaposedReach is how far CPython's second pass reads when it looks at
+// juxtaposed expressions (the furthest token index), or -1.
+func (p *parser) juxtaposedReach() int {
+	if p.hard != nil || !p.juxtaposed() {
+		return -1
+	}
+	q := &parser{toks: p.toks, pos: p.far, far: p.far, track: true}
+	q.expression()
+	return q.far
+}
+
+// bracketDepth is the bracket nesting before token i.
+func (p *parser) bracketDepth(i int) int {
+	depth := 0
+	for _, t := range p.toks[:min(i, len(p.toks))] {
+		if t.Kind == Op {
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth--
+			}
+		}
+	}
+	return depth
+}
+
+// explain turns a line that does not parse into CPython's message: a few
+// mistakes have their own; the rest is "invalid syntax" where the parser
+// stopped.
+func (p *parser) explain() *SyntaxError {
+	if p.hard != nil {
+		return p.hard
+	}
+	if p.hint != "" {
+		return &SyntaxError{Line: p.hintLine, Msg: p.hint}
+	}
+	if msg := p.specificError(); msg != "" {
+		return &SyntaxError{Line: p.lineOf(0), Msg: msg}
+	}
+	if p.juxtaposed() && p.bracketDepth(p.far) > 0 {
+		return &SyntaxError{Line: p.lineOf(p.far), Msg: "invalid syntax. Perhaps you forgot a comma?"}
+	}
+	if k, ok := p.missingColon(); ok {
+		return &SyntaxError{Line: p.lineOf(p.far), Msg: k}
+	}
+	return &SyntaxError{Line: p.lineOf(p.far), Msg: "invalid syntax"}
+}
+
+// specificError recognises the common mistakes CPython names.
+func (p *parser) specificError() string {
+	toks := p.toks
+	if len(toks) >= 2 && toks[0].Kind == Name && (toks[0].Text == "print" || toks[0].Text == "exec") &&
+		(toks[1].Kind == Name && !isKeyword(toks[1].Text) || toks[1].Kind == Number || toks[1].Kind == String) {
+		return fmt.Sprintf("Missing parentheses in call to '%s'. Did you mean %s(...)?", toks[0].Text, toks[0].Text)
+	}
+	q := &parser{toks: toks, endLine: p.endLine}
+	if toks[0].Kind == Name && toks[0].Text == "del" {
+		q.pos = 1
+		if e, ok := q.starExpressions(); ok && e.del != kNone && (q.atEnd() || q.isOp(";")) {
+			return "cannot delete " + e.del.name()
+		}
+		return ""
+	}
+	e, ok := q.starExpressions()
+	if !ok || q.failed() {
+		return ""
+	}
+	switch t := q.peek(); {
+	case t.isOp("=") && e.store != kNone:
+		if e.k == kStarred && e.store == kStarred {
+			return "cannot use starred expression here"
+		}
+		if e.k == kTuple || e.k == kList || e.k == kStarred {
+			return "cannot assign to " + e.store.name()
+		}
+		return "cannot assign to " + e.store.name() + " here. Maybe you meant '==' instead of '='?"
+	case t.isOp(":") && !e.single && e.k != kName:
+		if e.k == kTuple || e.k == kList {
+			return "only single target (not " + e.k.name() + ") can be annotated"
+		}
+		return "illegal target for annotation"
+	case t.Kind == Op && augAssign[t.Text] && !e.single:
+		return fmt.Sprintf("'%s' is an illegal expression for augmented assignment", e.k.name())
+	}
+	return ""
+}
+
+// missingColon recognises a block header whose ':' (or a def's '(') is
+// missing, as CPython names it: def, try, else and finally require the token
+// at once; the other headers only when the line ends where ':' should be.
+func (p *parser) missingColon() (string, bool) {
+	q := &parser{toks: p.toks}
+	q.kw("async")
+	t := q.peek()
+	if t.Kind != Name {
+		return "", false
+	}
+	q.pos++
+	ok := false
+	switch t.Text {
+	case "try", "else", "finally":
+		return "expected ':'", !q.isOp(":")
+	case "def":
+		if !q.name() {
+			return "", false
+		}
+		if !q.isOp("(") {
+			return "expected '('", true
+		}
+		q.pos++
+		if !q.op(")") && !(q.params(false) && q.op(")")) {
+			return "", false
+		}
+		if q.op("->") {
+			if _, ok := q.expression(); !ok {
+				return "", false
+			}
+		}
+		return "expected ':'", !q.isOp(":") && !q.failed()
+	case "if", "elif", "while":
+		_, ok = q.namedExpression()
+	case "for":
+		_, ok = q.starTargets()
+		if ok = ok && q.kw("in"); ok {
+			_, ok = q.starExpressions()
+		}
+	case "with":
+		ok = q.withItems(false)
+	case "class":
+		ok = q.name() && (!q.op("(") || q.op(")") || q.arguments(false) && q.op(")"))
+	case "except":
+		ok = true
+		if !q.atEnd() {
+			_, ok = q.expression()
+			if ok && q.kw("as") {
+				ok = q.name()
+			}
+		}
+	case "match":
+		_, ok = q.starNamedExpression()
+		if ok && q.isOp(",") {
+			q.pos++
+			q.tupleRest(ex{}, q.starNamedExpression)
+		}
+	case "case":
+		ok = q.patterns()
+		if ok && q.kw("if") {
+			_, ok = q.namedExpression()
+		}
+	}
+	if ok && q.atEnd() && !q.failed() {
+		return "expected ':'", true
+	}
+	return "", false
+}

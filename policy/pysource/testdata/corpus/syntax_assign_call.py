@@ -1,0 +1,2 @@
+register_cpu_ci(1, 'stage-b-cpu')
+f() = 1

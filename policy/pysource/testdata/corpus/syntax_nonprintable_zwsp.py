@@ -1,0 +1,2 @@
+x​ = 1
+register_cpu_ci(1, 'stage-b-cpu')

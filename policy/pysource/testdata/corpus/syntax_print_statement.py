@@ -1,0 +1,2 @@
+print "hi"
+register_cpu_ci(1, 'stage-b-cpu')

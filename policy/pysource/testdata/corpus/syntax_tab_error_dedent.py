@@ -1,0 +1,4 @@
+if True:
+	if True:
+		pass
+        pass

@@ -1,0 +1,65 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// FuzzTableFile feeds any source to the Python table reader as each of the
+// four table files: it must return tables or an error, never panic or hang.
+func FuzzTableFile(f *testing.F) {
+	for _, rel := range []string{LabelsFile, StageSelectionFile, CIPolicyFile} {
+		if data, err := os.ReadFile(filepath.Join("..", "testdata", "miles", filepath.FromSlash(rel))); err == nil {
+			f.Add(string(data))
+		}
+	}
+	f.Add("CI_SUITES = {HWBackend.CPU: [A, \"b\"], \"cuda\": (\"c\",)}\nA = 'a'\n")
+	f.Add("SCHEDULE_POLICIES: dict[str, tuple] = {X: (Y, ()), 'c': 'nightly'}\nX = Y = 'x'\n")
+	f.Add("PR_GPU_STAGES = frozenset({*A}); _NO_GPU_PREFIXES = 'docs/'\nKNOWN_LABELS = {**B}\n")
+	f.Add("from tests.ci.x import A as B, C\nA = {\"k\": S(1, (\"x\",))}\nC = [B, B]\nCI_SUITES = {\"cuda\": sorted(B), \"cpu\": list(C)}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := parsePyModule("tests/ci/x.py", []byte(src))
+		if err != nil {
+			return
+		}
+		// The module may import from itself (tests.ci.x): names then resolve
+		// across "modules", cycles included.
+		m.mods = newPyModules("")
+		m.mods.read["tests/ci/x.py"] = m
+		for _, read := range []func(*Tables, *pyModule) error{
+			(*Tables).readLabels, (*Tables).readSuites, (*Tables).readStageSelection, (*Tables).readCrons,
+		} {
+			tb := BuiltinTables()
+			if err := read(tb, m); err != nil {
+				continue
+			}
+			names := tb.KnownLabels()
+			slices.Sort(names)
+			if len(slices.Compact(names)) != len(tb.Labels) {
+				t.Errorf("labels repeat: %v", tb.Labels)
+			}
+		}
+	})
+}
+
+// FuzzWorkflow feeds any YAML to the workflow reader: it must return a
+// roster or an error, never panic or hang.
+func FuzzWorkflow(f *testing.F) {
+	for _, rel := range []string{PRTestWorkflow, PRTestROCmWorkflow} {
+		if data, err := os.ReadFile(filepath.Join("..", "testdata", "miles", filepath.FromSlash(rel))); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("jobs:\n  a: &x\n    uses: ./.github/workflows/_run-b.yml\n    if: contains(fromJSON(needs.p.outputs.skipped_stages), 's')\n  b: *x\n"))
+	f.Add([]byte("jobs:\n  s:\n    strategy:\n      max-parallel: ${{ (((1 \n      matrix: {p: '${{ fromJSON(''[1'') }}'}\n    with: {execute_command: 'run_suite.py --auto-partition-id ${{ matrix.p }} --auto-partition-size ${{ strategy.job-total }}'}\n"))
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &workflowReader{root: root, rel: PRTestWorkflow, image: ImageMiles, tables: BuiltinTables()}
+		rows, err := r.read(data)
+		if err != nil && rows != nil {
+			t.Errorf("rows with an error: %v", err)
+		}
+	})
+}

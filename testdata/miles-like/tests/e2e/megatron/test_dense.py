@@ -1,0 +1,4 @@
+from tests.ci.ci_register import register_cuda_ci
+
+register_cuda_ci(est_time=600, suite="stage-b-2-gpu-h200", labels=["megatron"])
+register_cuda_ci(est_time=3600, suite="stage-c-8-gpu-h100", labels=["megatron", "long"])
