@@ -194,6 +194,9 @@ rc=$?
 ((rc == 255)) && json "$out/cli/summary.json" "$(statuses "['pass', 'fail', 'not-run']")" &&
 	has "$out/last.out" "FAIL     tests/e2e/gpu/test_b_fail.py" && test -s "$out/cli/run.log" -a -s "$out/cli/junit.xml"
 check $? "miles-ci run: the same results on the engine through dagger.io/dagger, exit 255 ($((SECONDS - t0)) s)"
+"$out/miles-ci" report --results "$out/cuda" >"$out/last.out" 2>"$out/last.log" &&
+	has "$out/last.out" "FAILED, exit code 255" "not-run" "tests/e2e/gpu/test_c_timeout.py"
+check $? "miles-ci report reads the module's results folder"
 
 same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
