@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -27,6 +28,7 @@ type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
 	gpus, visible, models, datasets, runID, results             *string
 	fork, dryRun, asJSON, quiet                                 *bool
+	gh                                                          *githubFlags
 }
 
 func addRunFlags(fs *flagSet) runFlags {
@@ -48,12 +50,13 @@ func addRunFlags(fs *flagSet) runFlags {
 		dryRun:   fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
 		asJSON:   fs.Bool("json", "with --dry-run, print the spec as JSON"),
 		quiet:    fs.Bool("quiet", "do not stream the engine's progress to stderr"),
+		gh:       addGitHubFlags(fs),
 	}
 }
 
-// inputs fills the run inputs the shared flags give.
-func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
-	in := runreq.Inputs{
+// inputs fills the run inputs the shared flags give, all but the PR's.
+func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
+	return runreq.Inputs{
 		Repo:           *f.repo,
 		SGLangInput:    *f.sglang,
 		MegatronInput:  *f.megatron,
@@ -65,18 +68,47 @@ func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
 		VisibleDevices: *f.visible,
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
+		Given: runreq.Given{
+			Body:    fs.Given("pr-body-file"),
+			Cadence: fs.Given("cadence") || fs.Given("nightly"),
+			Labels:  fs.Given("labels"),
+			Number:  fs.Given("pr-number"),
+			HeadSHA: fs.Given("head-sha"),
+		},
 	}
+}
+
+// readPR adds the PR body to in: with --pr, the pull request (and its changed
+// files when files is set), from which runreq fills what the command line
+// leaves out; --pr-body-file, else $PR_BODY, otherwise. Bad flags fail
+// before GitHub is asked.
+func (f runFlags) readPR(fs *flagSet, in *runreq.Inputs, files bool) error {
 	var err error
+	switch {
+	case f.gh.active():
+		if err := runreq.CheckPR(*in); err != nil {
+			return err
+		}
+		if in.PR, err = f.gh.fetch(fs.env, files); err != nil {
+			return err
+		}
+		f.gh.note(fs.env, in.PR)
+		if !in.Given.Body {
+			return nil // the PR's body, not $PR_BODY
+		}
+	case fs.Given("github-repo"):
+		return errGitHubRepo
+	}
 	in.PRBody, err = readBody(fs, *f.prBody)
-	return in, err
+	return err
 }
 
 func runStage(args []string, env Env) int {
 	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
-		"    [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
-		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
+		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
 	sf := addSuiteFlags(fs)
@@ -91,10 +123,7 @@ func runStage(args []string, env Env) int {
 	if *sf.continueOnError {
 		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
 	}
-	in, err := rf.inputs(fs)
-	if err != nil {
-		return fail(env, err)
-	}
+	in := rf.inputs(fs)
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
@@ -119,6 +148,9 @@ func runStage(args []string, env Env) int {
 		}
 		in.Release = &lock
 	}
+	if err := rf.readPR(fs, &in, true); err != nil {
+		return fail(env, err)
+	}
 	req, err := runreq.Stage(in)
 	if err != nil {
 		return fail(env, err)
@@ -127,19 +159,20 @@ func runStage(args []string, env Env) int {
 }
 
 func runFile(args []string, env Env) int {
-	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
-		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
+		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	in, err := rf.inputs(fs)
-	if err != nil {
+	in := rf.inputs(fs)
+	in.File = *file
+	if err := rf.readPR(fs, &in, false); err != nil {
 		return fail(env, err)
 	}
-	in.File = *file
 	req, err := runreq.File(in)
 	if err != nil {
 		return fail(env, err)
@@ -180,9 +213,7 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		for _, w := range req.Deps.Warnings {
-			warn(env, w)
-		}
+		warnRequest(env, req)
 		if *rf.asJSON {
 			out, err := encode.JSON(spec)
 			if err != nil {
@@ -213,11 +244,12 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	for _, w := range req.Deps.Warnings {
-		warn(env, w)
-	}
+	warnRequest(env, req)
 	summary, err := engineRun(ctx, req, host, nonce, *rf.results, log)
 	if err != nil {
+		return fail(env, err)
+	}
+	if err := writeResultsSummary(env, rf.gh, summary); err != nil {
 		return fail(env, err)
 	}
 	io.WriteString(env.Stdout, summary.Text())
@@ -231,4 +263,30 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 		return summary.ExitCode
 	}
 	return 1
+}
+
+// warnRequest prints what the request's decisions found: the dependency
+// warnings and its notes (e.g. that CI skips the stage on the PR).
+func warnRequest(env Env, req pipeline.Request) {
+	for _, w := range req.Deps.Warnings {
+		warn(env, w)
+	}
+	for _, n := range req.Notes {
+		warn(env, n)
+	}
+}
+
+// writeResultsSummary appends the run's results table to
+// --github-step-summary (or $GITHUB_STEP_SUMMARY), as `miles-ci report`
+// renders a results folder's summary.json.
+func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary) error {
+	js, err := encode.JSON(summary)
+	if err != nil {
+		return err
+	}
+	r, err := actions.ParseResults("the run's summary.json", js)
+	if err != nil {
+		return err
+	}
+	return gh.writeSummary(env, actions.ResultsMarkdown(r))
 }
