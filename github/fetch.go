@@ -2,7 +2,9 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -71,4 +73,43 @@ func Fetch(ctx context.Context, r Request) (*PR, error) {
 		}
 	}
 	return pr, nil
+}
+
+// ErrRepoWithoutPR is --github-repo given without --pr.
+var ErrRepoWithoutPR = errors.New("--github-repo names the repository of --pr; give --pr N too")
+
+// CheckArgs checks the --pr arguments of the Dagger module before anything
+// is asked: a number (0 = none), and a repository and API URL only with it.
+func CheckArgs(number int, repo, apiURL string) error {
+	switch {
+	case number < 0:
+		return fmt.Errorf("--pr %d is not a pull request number; give the number, e.g. --pr 2874", number)
+	case number == 0 && repo != "":
+		return ErrRepoWithoutPR
+	case number == 0 && apiURL != "":
+		return errors.New("--github-api-url names the API --pr is read from; give --pr N too")
+	case repo != "":
+		_, _, err := ParseRepo(repo)
+		return err
+	}
+	return nil
+}
+
+// Encode renders the PR's facts as JSON, to carry them from one call to the
+// next (the Dagger module keeps them in an object's field).
+func (p *PR) Encode() (string, error) {
+	data, err := json.Marshal(p)
+	return string(data), err
+}
+
+// DecodePR reads facts Encode wrote, checking them again.
+func DecodePR(s string) (*PR, error) {
+	var p PR
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return nil, fmt.Errorf("the pull request's facts do not decode: %w", err)
+	}
+	if p.Number <= 0 {
+		return nil, errors.New("the pull request's facts name no pull request")
+	}
+	return &p, p.check()
 }

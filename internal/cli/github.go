@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -33,9 +32,6 @@ func addGitHubFlags(fs *flagSet) *githubFlags {
 		given:   fs.Given,
 	}
 }
-
-// errGitHubRepo is --github-repo given without --pr.
-var errGitHubRepo = errors.New("--github-repo names the repository of --pr; give --pr N too")
 
 // fetchTimeout bounds everything one command asks GitHub.
 const fetchTimeout = 2 * time.Minute
@@ -68,7 +64,7 @@ func (g *githubFlags) client(env Env) (*github.Client, error) {
 // at GITHUB_EVENT_PATH first, when it is that PR, then the API).
 func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
 	if g.given("github-repo") && !g.active() {
-		return nil, errGitHubRepo
+		return nil, github.ErrRepoWithoutPR
 	}
 	n, err := github.ParseNumber(*g.pr)
 	if err != nil {

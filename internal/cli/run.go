@@ -11,6 +11,7 @@ import (
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
@@ -97,7 +98,7 @@ func (f runFlags) readPR(fs *flagSet, in *runreq.Inputs, files bool) error {
 			return nil // the PR's body, not $PR_BODY
 		}
 	case fs.Given("github-repo"):
-		return errGitHubRepo
+		return github.ErrRepoWithoutPR
 	}
 	in.PRBody, err = readBody(fs, *f.prBody)
 	return err

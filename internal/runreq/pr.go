@@ -48,10 +48,13 @@ func CheckPR(in Inputs) error {
 		}
 	}
 	if in.Release != nil {
-		return errors.New("a release run takes no pull request: its refs and image come from the lockfile; drop --pr")
+		return ErrReleasePR
 	}
 	return nil
 }
+
+// ErrReleasePR is a pull request given to a release run.
+var ErrReleasePR = errors.New("a release run takes no pull request: its refs and image come from the lockfile; drop --pr")
 
 // prPolicy is the run policy the workflow resolves on the pull request.
 func prPolicy(pr *github.PR, tables *policy.Tables) (policy.WorkflowPolicy, error) {
