@@ -440,7 +440,7 @@ func (sh *Shard) Test(
 
 // container prepares a request's container.
 func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
-	s := m.newSession()
+	s := m.newSession(req.Fork)
 	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
 	if err != nil {
 		return nil, err
@@ -450,7 +450,7 @@ func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.
 
 // test prepares and runs a request.
 func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
-	s := m.newSession()
+	s := m.newSession(req.Fork)
 	n := nonce(runID)
 	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
 	if err != nil {
@@ -642,7 +642,7 @@ func (m *MilesCi) ReleaseLock(
 	if imageTag == "" {
 		imageTag = "release-" + version + "-ci"
 	}
-	commits, err := pipeline.ResolveBranches(ctx, m.newSession().container(), sglangRef, megatronRef, nonce(""))
+	commits, err := pipeline.ResolveBranches(ctx, m.newSession(false).container(), sglangRef, megatronRef, nonce(""))
 	if err != nil {
 		return nil, err
 	}

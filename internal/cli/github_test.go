@@ -38,6 +38,8 @@ func TestPRCommands(t *testing.T) {
 		{"deps", []string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", repo}},
 		{"image", []string{"image", "--backend", "cuda", "--pr", "2950"}},
 		{"file-plan", []string{"file-plan", "--pr", "2950", "--repo", repo, "--file", "tests/e2e/sglang/test_sglang_weight_update.py"}},
+		{"run", []string{"run", "--pr", "2874", "--repo", repo, "--stage", "stage-c-8-gpu-h100", "--shard", "0", "--gpus", "none", "--dry-run"}},
+		{"file-run-fork", []string{"file-run", "--pr", "2901", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py", "--gpus", "none", "--dry-run"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -230,8 +230,10 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	if host.Repo == "" {
 		host.Repo = "."
 	}
+	// A fork PR's run gets no secrets: they are not even read, so no
+	// container of it can be handed one.
 	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
-		if v := env.Getenv(name); v != "" {
+		if v := env.Getenv(name); v != "" && !req.Fork {
 			host.Secrets[name] = v
 		}
 	}
