@@ -241,3 +241,34 @@ func Folder(path, marker, what string) error {
 	}
 	return nil
 }
+
+// Append appends text to the file at path (a step's $GITHUB_OUTPUT or
+// $GITHUB_STEP_SUMMARY), creating it when missing. The open never waits: a
+// FIFO that nothing reads is an error at once, not a hung step. A terminal or
+// a pipe that is read (/dev/stdout) is written as usual.
+func Append(path, text string) error {
+	f, err := openAppendNoBlock(path)
+	if noReader(err) {
+		return &Error{Path: path, Problem: "is a named pipe (FIFO) that nothing reads", Err: err}
+	}
+	if err != nil {
+		return cannotWrite(path, err)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return cannotWrite(path, err)
+	}
+	if err := f.Close(); err != nil {
+		return cannotWrite(path, err)
+	}
+	return nil
+}
+
+// cannotWrite is the error of a failed open, write or close for writing.
+func cannotWrite(path string, err error) *Error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &Error{Path: path, Problem: "cannot be written: " + err.Error(), Err: err}
+}
