@@ -431,6 +431,14 @@ func TestTableErrors(t *testing.T) {
 			`.github/workflows/pr-test.yml:2: stage-a-cpu must be a mapping (a job)`},
 		{"workflow command unreadable", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu ${{ matrix.x\n",
 			`.github/workflows/pr-test.yml:5: stage-a-cpu has a run_suite.py command miles-ci cannot read: an expression ${{ is never closed`},
+		// GitHub Actions runs at most 256 jobs from one matrix: a bigger count
+		// is no roster, and must not make plan --all plan without bound.
+		{"workflow matrix too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: ${{ fromJSON('[" + strings.Repeat("0,", 256) + "0]') }}\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size ${{ strategy.job-total }}\n",
+			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
+		{"workflow matrix product too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        a: [" + strings.Repeat("0,", 99) + "0]\n        b: [" + strings.Repeat("0,", 99) + "0]\n        c: [" + strings.Repeat("0,", 99) + "0]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu\n",
+			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
+		{"workflow partition size too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: [0, 1]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 300\n",
+			`.github/workflows/pr-test.yml:8: stage-a-cpu runs --auto-partition-size 300 under cadence regular; a stage has 1 to 256 shards (GitHub Actions runs at most 256 jobs from one matrix)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -758,5 +766,33 @@ func TestMilesLikeTreeLintsClean(t *testing.T) {
 	p, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-8-gpu-h100", Cadence: Nightly, Partition: &Partition{ID: 1, Size: st.ShardsFor(Nightly)}})
 	if err != nil || len(p.Enabled) != 1 || p.Enabled[0].File != "tests/e2e/megatron/test_rollout.py" {
 		t.Errorf("nightly shard 1/2: got %+v, %v", p, err)
+	}
+}
+
+// TestExprIntBounds: a count read from a workflow is a small whole number
+// whether the expression gives a number or a string.
+func TestExprIntBounds(t *testing.T) {
+	tests := []struct {
+		word    string
+		want    int
+		wantErr string
+	}{
+		{"3", 3, ""},
+		{"${{ '12' }}", 12, ""},
+		{"${{ '-5' }}", 0, "${{ '-5' }} is not a small whole number"},
+		{"${{ '99999999999' }}", 0, "${{ '99999999999' }} is not a small whole number"},
+		{"-5", 0, "-5 is not a small whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.word, func(t *testing.T) {
+			got, err := exprInt(tt.word, Regular, 0)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if got != tt.want || gotErr != tt.wantErr {
+				t.Errorf("wanted %d, %q, got %d, %q", tt.want, tt.wantErr, got, gotErr)
+			}
+		})
 	}
 }
