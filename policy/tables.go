@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 // Tables are the parts of Miles CI that change from one Miles commit to the
@@ -292,9 +294,7 @@ func (t *Tables) FallbackNote(root string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	if root == "" {
-		root = "."
-	}
+	root = fsinput.FolderName(root)
 	what := strings.Join(names, ", ")
 	if len(names) == len(TableNames) {
 		what = "no Miles CI tables (tests/ci/labels.py, run_suite.py, stage_selection.py, ci_policy.py, .github/workflows/pr-test*.yml)"

@@ -95,6 +95,13 @@ func TestAbsentTablesAreBuiltin(t *testing.T) {
 	if note := got.FallbackNote("x"); !strings.HasPrefix(note, "x holds no Miles CI tables") {
 		t.Errorf("wanted the fallback note, got %q", note)
 	}
+	// The current folder is named as every other message names it, not ".".
+	wd, _ := os.Getwd()
+	for _, root := range []string{"", "."} {
+		if note, want := got.FallbackNote(root), "the current folder ("+wd+") holds no Miles CI tables"; !strings.HasPrefix(note, want) {
+			t.Errorf("%q: wanted %q..., got %q", root, want, note)
+		}
+	}
 	// A file without the assignment keeps the built-in value.
 	root := writeTree(t, map[string]string{RunSuiteFile: "HW_MAPPING = {}\n", LabelsFile: "KNOWN_LABELS = {\"a\": \"x\"}\n"})
 	got, err = LoadTables(root)

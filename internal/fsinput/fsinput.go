@@ -202,6 +202,19 @@ func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
 	return b, nil
 }
 
+// FolderName names a folder in messages as a user sees it: "" and "." are
+// "the current folder (/abs/path)", any other path is itself.
+func FolderName(path string) string {
+	if path != "" && path != "." {
+		return path
+	}
+	name := "the current folder"
+	if abs, err := filepath.Abs("."); err == nil {
+		name += " (" + abs + ")"
+	}
+	return name
+}
+
 // Folder checks that path is an existing folder (after symlinks) holding
 // marker, the entry that makes it a what (e.g. "tests/" for "a Miles
 // checkout"; a trailing '/' means the entry must be a folder). path "" is the
@@ -211,13 +224,7 @@ func Folder(path, marker, what string) error {
 	if dir == "" {
 		dir = "."
 	}
-	if dir == "." {
-		// Name the folder a user sees, not a dot.
-		path = "the current folder"
-		if abs, err := filepath.Abs(dir); err == nil {
-			path += " (" + abs + ")"
-		}
-	}
+	path = FolderName(path)
 	info, err := os.Stat(dir)
 	if err != nil {
 		e := statError(path, err)
