@@ -223,6 +223,9 @@ func (t *Tables) CheckSuite(b Backend, suite string) error {
 	if slices.Contains(suites, suite) {
 		return nil
 	}
+	if len(suites) == 0 {
+		return fmt.Errorf("Unknown suite %s for backend %s; CI_SUITES lists no %s suite", suite, backendEnumName(b), b)
+	}
 	return fmt.Errorf("Unknown suite %s for backend %s; the %s suites are %s", suite, backendEnumName(b), b, strings.Join(suites, ", "))
 }
 

@@ -803,3 +803,16 @@ func TestExprIntBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSuiteNoSuites: a backend whose CI_SUITES list is empty says so
+// instead of listing nothing.
+func TestCheckSuiteNoSuites(t *testing.T) {
+	tables, err := LoadTables(writeTree(t, map[string]string{RunSuiteFile: "CI_SUITES = {}\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Unknown suite stage-a-cpu for backend CPU; CI_SUITES lists no cpu suite"
+	if err := tables.CheckSuite(CPU, "stage-a-cpu"); err == nil || err.Error() != want {
+		t.Errorf("wanted %q, got %v", want, err)
+	}
+}
