@@ -2,7 +2,6 @@ package actions
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,28 +11,14 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // golden compares got with testdata/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("%s: wanted\n%s\ngot\n%s", name, want, got)
-	}
+	testfiles.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestAnnotations(t *testing.T) {

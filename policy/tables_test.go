@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // writeTree writes repo-relative files below a fresh folder.
@@ -18,13 +20,7 @@ func writeTree(tb testing.TB, files map[string]string) string {
 		tb.Fatal(err)
 	}
 	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		testfiles.Write(tb, root, rel, content)
 	}
 	return root
 }
@@ -631,18 +627,18 @@ func lintOf(t *testing.T, files map[string]string) []Drift {
 	// One test per suite and label keeps the tree clean.
 	for i, l := range KnownLabels {
 		suite := []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}[i%5]
-		writeTree2(t, root, "tests/e2e/test_"+strings.ReplaceAll(l, "-", "_")+".py", `register_cuda_ci(est_time=1, suite="`+suite+`", labels=["`+l+`"])`+"\n")
+		testfiles.Write(t, root, "tests/e2e/test_"+strings.ReplaceAll(l, "-", "_")+".py", `register_cuda_ci(est_time=1, suite="`+suite+`", labels=["`+l+`"])`+"\n")
 	}
-	writeTree2(t, root, "tests/e2e/test_rocm.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=["amd"])
+	testfiles.Write(t, root, "tests/e2e/test_rocm.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-2-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-4-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-8-gpu-mi350", labels=["amd"])
 `)
-	writeTree2(t, root, "tests/fast/test_a.py", "import os\n")
-	writeTree2(t, root, "tests/ci/test_b.py", `register_cpu_ci(est_time=1, suite="stage-b-cpu")`+"\n")
+	testfiles.Write(t, root, "tests/fast/test_a.py", "import os\n")
+	testfiles.Write(t, root, "tests/ci/test_b.py", `register_cpu_ci(est_time=1, suite="stage-b-cpu")`+"\n")
 	for rel, c := range files {
 		if strings.HasPrefix(rel, "tests/") && strings.Contains(rel, "/test_") {
-			writeTree2(t, root, rel, c)
+			testfiles.Write(t, root, rel, c)
 		}
 	}
 	reg, err := LoadRegistry(root)
@@ -650,17 +646,6 @@ register_rocm_ci(est_time=1, suite="nightly-stage-c-8-gpu-mi350", labels=["amd"]
 		t.Fatal(err)
 	}
 	return Lint(reg)
-}
-
-func writeTree2(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func readTestdata(t *testing.T, rel string) string {

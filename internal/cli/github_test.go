@@ -2,16 +2,14 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/radixark/miles-ci/github/githubtest"
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/github")
 
 func apiFixtures() string { return filepath.Join("..", "..", "testdata", "github") }
 
@@ -52,20 +50,7 @@ func TestPRCommands(t *testing.T) {
 				got += "--- stderr\n" + stderr
 			}
 			got = strings.ReplaceAll(got, repo, "testdata/miles")
-			path := filepath.Join("testdata", "github", tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(want) != got {
-				t.Errorf("wanted\n%s\ngot\n%s", want, got)
-			}
+			testfiles.Golden(t, filepath.Join("testdata", "github", tt.name+".txt"), got)
 		})
 	}
 }
