@@ -117,18 +117,28 @@ func TestWrongCheckoutFailsClosed(t *testing.T) {
 	}
 }
 
-func TestPlanAll(t *testing.T) {
-	code, out, stderr := runArgs([]string{"plan", "--repo", milesRepo(), "--all", "--cadence", "weekly", "--json"})
+// shardPlan is what the plan --all tests read of each plan.
+type shardPlan struct {
+	Suite     string `json:"suite"`
+	Partition *struct{ ID, Size int }
+}
+
+// planAllJSON runs plan --all --json with args and decodes its plans.
+func planAllJSON(t *testing.T, args ...string) []shardPlan {
+	t.Helper()
+	code, out, stderr := runArgs(append([]string{"plan", "--all", "--json"}, args...))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var plans []struct {
-		Suite     string `json:"suite"`
-		Partition *struct{ ID, Size int }
-	}
+	var plans []shardPlan
 	if err := json.Unmarshal([]byte(out), &plans); err != nil {
 		t.Fatal(err)
 	}
+	return plans
+}
+
+func TestPlanAll(t *testing.T) {
+	plans := planAllJSON(t, "--repo", milesRepo(), "--cadence", "weekly")
 	// 4+1+1+2+3+2+2+2 shards of Miles' own stages and 3 external suites.
 	if len(plans) != 20 {
 		t.Errorf("wanted 20 plans, got %d", len(plans))
@@ -220,17 +230,7 @@ func TestPlanAllPoolJob(t *testing.T) {
 	}
 
 	testfiles.Write(t, root, ".github/workflows/pr-test.yml", string(data)+strings.ReplaceAll(pool, "stage-c-8-gpu-x900", "stage-c-8-gpu-h100"))
-	code, out, stderr := runArgs([]string{"plan", "--repo", root, "--all", "--json"})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var plans []struct {
-		Suite     string `json:"suite"`
-		Partition *struct{ ID, Size int }
-	}
-	if err := json.Unmarshal([]byte(out), &plans); err != nil {
-		t.Fatal(err)
-	}
+	plans := planAllJSON(t, "--repo", root)
 	// The roster: pr-test.yml's stages (the pool job last), the ROCm stage's
 	// two shards, then the three external suites.
 	var pooled []string
