@@ -60,16 +60,238 @@ func convertSlice[I any, O any](in []I, f func(I) O) []O {
 }
 
 func (r MilesCi) MarshalJSON() ([]byte, error) {
-	var concrete struct{}
+	var concrete struct {
+		Source          *dagger.Directory
+		PrBodyFile      *dagger.File
+		SglangPr        string
+		MegatronPr      string
+		ImageTag        string
+		PrNumber        string
+		HeadSha         string
+		Fork            bool
+		Gpus            string
+		VisibleDevices  string
+		WandbApiKey     *dagger.Secret
+		NeonDatabaseUrl *dagger.Secret
+		HfToken         *dagger.Secret
+		Models          *dagger.Directory
+		Datasets        *dagger.Directory
+	}
+	concrete.Source = r.Source
+	concrete.PrBodyFile = r.PrBodyFile
+	concrete.SglangPr = r.SglangPr
+	concrete.MegatronPr = r.MegatronPr
+	concrete.ImageTag = r.ImageTag
+	concrete.PrNumber = r.PrNumber
+	concrete.HeadSha = r.HeadSha
+	concrete.Fork = r.Fork
+	concrete.Gpus = r.Gpus
+	concrete.VisibleDevices = r.VisibleDevices
+	concrete.WandbApiKey = r.WandbApiKey
+	concrete.NeonDatabaseUrl = r.NeonDatabaseUrl
+	concrete.HfToken = r.HfToken
+	concrete.Models = r.Models
+	concrete.Datasets = r.Datasets
 	return json.Marshal(&concrete)
 }
 
 func (r *MilesCi) UnmarshalJSON(bs []byte) error {
-	var concrete struct{}
+	var concrete struct {
+		Source          *dagger.Directory
+		PrBodyFile      *dagger.File
+		SglangPr        string
+		MegatronPr      string
+		ImageTag        string
+		PrNumber        string
+		HeadSha         string
+		Fork            bool
+		Gpus            string
+		VisibleDevices  string
+		WandbApiKey     *dagger.Secret
+		NeonDatabaseUrl *dagger.Secret
+		HfToken         *dagger.Secret
+		Models          *dagger.Directory
+		Datasets        *dagger.Directory
+	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
 		return err
 	}
+	r.Source = concrete.Source
+	r.PrBodyFile = concrete.PrBodyFile
+	r.SglangPr = concrete.SglangPr
+	r.MegatronPr = concrete.MegatronPr
+	r.ImageTag = concrete.ImageTag
+	r.PrNumber = concrete.PrNumber
+	r.HeadSha = concrete.HeadSha
+	r.Fork = concrete.Fork
+	r.Gpus = concrete.Gpus
+	r.VisibleDevices = concrete.VisibleDevices
+	r.WandbApiKey = concrete.WandbApiKey
+	r.NeonDatabaseUrl = concrete.NeonDatabaseUrl
+	r.HfToken = concrete.HfToken
+	r.Models = concrete.Models
+	r.Datasets = concrete.Datasets
+	return nil
+}
+
+func (r FileRun) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Ci   *MilesCi
+		Path string
+	}
+	concrete.Ci = r.Ci
+	concrete.Path = r.Path
+	return json.Marshal(&concrete)
+}
+
+func (r *FileRun) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Ci   *MilesCi
+		Path string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Ci = concrete.Ci
+	r.Path = concrete.Path
+	return nil
+}
+
+func (r Release) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Ci   *MilesCi
+		Lock string
+	}
+	concrete.Ci = r.Ci
+	concrete.Lock = r.Lock
+	return json.Marshal(&concrete)
+}
+
+func (r *Release) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Ci   *MilesCi
+		Lock string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Ci = concrete.Ci
+	r.Lock = concrete.Lock
+	return nil
+}
+
+func (r Stage) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Ci             *MilesCi
+		Name           string
+		Cadence        string
+		Labels         []string
+		MatchAllLabels bool
+		Event          string
+		Schedule       string
+		PrLabelsJson   string
+		ReleaseLock    string
+	}
+	concrete.Ci = r.Ci
+	concrete.Name = r.Name
+	concrete.Cadence = r.Cadence
+	concrete.Labels = r.Labels
+	concrete.MatchAllLabels = r.MatchAllLabels
+	concrete.Event = r.Event
+	concrete.Schedule = r.Schedule
+	concrete.PrLabelsJson = r.PrLabelsJson
+	concrete.ReleaseLock = r.ReleaseLock
+	return json.Marshal(&concrete)
+}
+
+func (r *Stage) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Ci             *MilesCi
+		Name           string
+		Cadence        string
+		Labels         []string
+		MatchAllLabels bool
+		Event          string
+		Schedule       string
+		PrLabelsJson   string
+		ReleaseLock    string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Ci = concrete.Ci
+	r.Name = concrete.Name
+	r.Cadence = concrete.Cadence
+	r.Labels = concrete.Labels
+	r.MatchAllLabels = concrete.MatchAllLabels
+	r.Event = concrete.Event
+	r.Schedule = concrete.Schedule
+	r.PrLabelsJson = concrete.PrLabelsJson
+	r.ReleaseLock = concrete.ReleaseLock
+	return nil
+}
+
+func (r TestRun) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		ExitCode int
+		Passed   bool
+		Summary  string
+		Results  *dagger.Directory
+		Failure  string
+	}
+	concrete.ExitCode = r.ExitCode
+	concrete.Passed = r.Passed
+	concrete.Summary = r.Summary
+	concrete.Results = r.Results
+	concrete.Failure = r.Failure
+	return json.Marshal(&concrete)
+}
+
+func (r *TestRun) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		ExitCode int
+		Passed   bool
+		Summary  string
+		Results  *dagger.Directory
+		Failure  string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.ExitCode = concrete.ExitCode
+	r.Passed = concrete.Passed
+	r.Summary = concrete.Summary
+	r.Results = concrete.Results
+	r.Failure = concrete.Failure
+	return nil
+}
+
+func (r Shard) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Stage *Stage
+		Index int
+	}
+	concrete.Stage = r.Stage
+	concrete.Index = r.Index
+	return json.Marshal(&concrete)
+}
+
+func (r *Shard) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Stage *Stage
+		Index int
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Stage = concrete.Stage
+	r.Index = concrete.Index
 	return nil
 }
 
@@ -190,8 +412,62 @@ func dispatch(ctx context.Context) (rerr error) {
 func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName string, inputArgs map[string][]byte) (_ any, err error) {
 	_ = inputArgs
 	switch parentName {
+	case "FileRun":
+		switch fnName {
+		case "Container":
+			var parent FileRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*FileRun).Container(&parent, ctx)
+		case "Plan":
+			var parent FileRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*FileRun).Plan(&parent, ctx)
+		case "Spec":
+			var parent FileRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*FileRun).Spec(&parent, ctx)
+		case "Test":
+			var parent FileRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var runId string
+			if inputArgs["runId"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["runId"]), &runId)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg runId", err))
+				}
+			}
+			return (*FileRun).Test(&parent, ctx, runId)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
 	case "MilesCi":
 		switch fnName {
+		case "File":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var path string
+			if inputArgs["path"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["path"]), &path)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg path", err))
+				}
+			}
+			return (*MilesCi).File(&parent, ctx, path)
 		case "Plan":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -311,6 +587,111 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				}
 			}
 			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, source)
+		case "Release":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var lockfile *dagger.File
+			if inputArgs["lockfile"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["lockfile"]), &lockfile)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg lockfile", err))
+				}
+			}
+			return (*MilesCi).Release(&parent, ctx, lockfile)
+		case "ReleaseLock":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var branch string
+			if inputArgs["branch"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["branch"]), &branch)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg branch", err))
+				}
+			}
+			var sglangRef string
+			if inputArgs["sglangRef"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["sglangRef"]), &sglangRef)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg sglangRef", err))
+				}
+			}
+			var megatronRef string
+			if inputArgs["megatronRef"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["megatronRef"]), &megatronRef)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg megatronRef", err))
+				}
+			}
+			var imageTag string
+			if inputArgs["imageTag"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["imageTag"]), &imageTag)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg imageTag", err))
+				}
+			}
+			return (*MilesCi).ReleaseLock(&parent, ctx, branch, sglangRef, megatronRef, imageTag)
+		case "Stage":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var name string
+			if inputArgs["name"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["name"]), &name)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg name", err))
+				}
+			}
+			var cadence string
+			if inputArgs["cadence"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["cadence"]), &cadence)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg cadence", err))
+				}
+			}
+			var labels []string
+			if inputArgs["labels"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["labels"]), &labels)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg labels", err))
+				}
+			}
+			var matchAllLabels bool
+			if inputArgs["matchAllLabels"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["matchAllLabels"]), &matchAllLabels)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg matchAllLabels", err))
+				}
+			}
+			var event string
+			if inputArgs["event"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["event"]), &event)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg event", err))
+				}
+			}
+			var schedule string
+			if inputArgs["schedule"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["schedule"]), &schedule)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg schedule", err))
+				}
+			}
+			var prLabelsJson string
+			if inputArgs["prLabelsJson"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prLabelsJson"]), &prLabelsJson)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabelsJson", err))
+				}
+			}
+			return (*MilesCi).Stage(&parent, ctx, name, cadence, labels, matchAllLabels, event, schedule, prLabelsJson)
 		case "Stages":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -318,6 +699,215 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			return (*MilesCi).Stages(&parent, ctx)
+		case "":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var source *dagger.Directory
+			if inputArgs["source"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
+				}
+			}
+			var prBodyFile *dagger.File
+			if inputArgs["prBodyFile"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prBodyFile"]), &prBodyFile)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prBodyFile", err))
+				}
+			}
+			var sglangPr string
+			if inputArgs["sglangPr"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["sglangPr"]), &sglangPr)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg sglangPr", err))
+				}
+			}
+			var megatronPr string
+			if inputArgs["megatronPr"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["megatronPr"]), &megatronPr)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg megatronPr", err))
+				}
+			}
+			var imageTag string
+			if inputArgs["imageTag"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["imageTag"]), &imageTag)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg imageTag", err))
+				}
+			}
+			var prNumber string
+			if inputArgs["prNumber"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prNumber"]), &prNumber)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prNumber", err))
+				}
+			}
+			var headSha string
+			if inputArgs["headSha"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["headSha"]), &headSha)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg headSha", err))
+				}
+			}
+			var fork bool
+			if inputArgs["fork"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["fork"]), &fork)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg fork", err))
+				}
+			}
+			var gpus string
+			if inputArgs["gpus"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["gpus"]), &gpus)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg gpus", err))
+				}
+			}
+			var visibleDevices string
+			if inputArgs["visibleDevices"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["visibleDevices"]), &visibleDevices)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg visibleDevices", err))
+				}
+			}
+			var wandbApiKey *dagger.Secret
+			if inputArgs["wandbApiKey"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["wandbApiKey"]), &wandbApiKey)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg wandbApiKey", err))
+				}
+			}
+			var neonDatabaseUrl *dagger.Secret
+			if inputArgs["neonDatabaseUrl"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["neonDatabaseUrl"]), &neonDatabaseUrl)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg neonDatabaseUrl", err))
+				}
+			}
+			var hfToken *dagger.Secret
+			if inputArgs["hfToken"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["hfToken"]), &hfToken)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg hfToken", err))
+				}
+			}
+			var models *dagger.Directory
+			if inputArgs["models"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["models"]), &models)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg models", err))
+				}
+			}
+			var datasets *dagger.Directory
+			if inputArgs["datasets"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["datasets"]), &datasets)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg datasets", err))
+				}
+			}
+			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets), nil
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
+	case "Release":
+		switch fnName {
+		case "Stage":
+			var parent Release
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var name string
+			if inputArgs["name"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["name"]), &name)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg name", err))
+				}
+			}
+			return (*Release).Stage(&parent, ctx, name)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
+	case "Shard":
+		switch fnName {
+		case "Container":
+			var parent Shard
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*Shard).Container(&parent, ctx)
+		case "Plan":
+			var parent Shard
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*Shard).Plan(&parent, ctx)
+		case "Spec":
+			var parent Shard
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*Shard).Spec(&parent, ctx)
+		case "Test":
+			var parent Shard
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var runId string
+			if inputArgs["runId"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["runId"]), &runId)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg runId", err))
+				}
+			}
+			return (*Shard).Test(&parent, ctx, runId)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
+	case "Stage":
+		switch fnName {
+		case "Plan":
+			var parent Stage
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return (*Stage).Plan(&parent, ctx)
+		case "Shard":
+			var parent Stage
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var id int
+			if inputArgs["id"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["id"]), &id)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg id", err))
+				}
+			}
+			return (*Stage).Shard(&parent, ctx, id)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
+	case "TestRun":
+		switch fnName {
+		case "Assert":
+			var parent TestRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return nil, (*TestRun).Assert(&parent)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

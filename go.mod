@@ -3,6 +3,7 @@ module github.com/radixark/miles-ci
 go 1.26.1
 
 require (
+	dagger.io/dagger v0.21.8
 	github.com/Khan/genqlient v0.8.1
 	github.com/dagger/otel-go v1.43.1-0.20260515012101-af7cd0684887
 	github.com/dagger/querybuilder v0.0.0-20260402040506-574a5e81cb59
@@ -14,6 +15,11 @@ require (
 )
 
 require github.com/google/go-querystring v1.1.0 // indirect
+
+require (
+	github.com/adrg/xdg v0.5.3 // indirect
+	github.com/mitchellh/go-homedir v1.1.0 // indirect
+)
 
 require (
 	github.com/99designs/gqlgen v0.17.89 // indirect
@@ -41,7 +47,7 @@ require (
 	golang.org/x/net v0.51.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.42.0 // indirect
-	golang.org/x/text v0.34.0 // indirect
+	golang.org/x/text v0.34.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20260226221140-a57be14db171 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260226221140-a57be14db171 // indirect
 	google.golang.org/grpc v1.79.3 // indirect

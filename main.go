@@ -1,30 +1,599 @@
-// Miles CI as a Dagger module: what the Miles GitHub Actions pipeline runs, where,
-// and why. Every function runs one miles-ci CLI invocation in-process, so
-// `dagger call plan ...` prints exactly what `miles-ci plan ... --json` prints.
+// Miles CI as a Dagger module: run any stage shard of the Miles CI in its
+// container, from its image, dependency refs and patch, exactly as the
+// workflows do, and answer what CI runs where.
 //
-// This file only turns Dagger arguments into a CLI argv; all planning logic lives
-// in the policy packages behind internal/cli.
+// This file is a thin adapter: it turns typed Dagger arguments into the same
+// requests the miles-ci command builds (internal/runreq), and renders their
+// container spec (package pipeline) on the engine through adapter.go.
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/radixark/miles-ci/internal/cli"
+	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/runreq"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
 )
 
-// MilesCi answers what Miles CI runs where, as the miles-ci command does.
-type MilesCi struct{}
+// MilesCi runs Miles CI stage shards and answers what CI runs where. The
+// constructor takes the checkout and the facts of the run (PR body, dispatch
+// inputs, GPUs, secrets, data folders) that every stage shares.
+type MilesCi struct {
+	// +private
+	Source *dagger.Directory
+	// +private
+	PrBodyFile *dagger.File
+	// +private
+	SglangPr string
+	// +private
+	MegatronPr string
+	// +private
+	ImageTag string
+	// +private
+	PrNumber string
+	// +private
+	HeadSha string
+	// +private
+	Fork bool
+	// +private
+	Gpus string
+	// +private
+	VisibleDevices string
+	// +private
+	WandbApiKey *dagger.Secret
+	// +private
+	NeonDatabaseUrl *dagger.Secret
+	// +private
+	HfToken *dagger.Secret
+	// +private
+	Models *dagger.Directory
+	// +private
+	Datasets *dagger.Directory
+}
+
+// New sets up a run of Miles CI on a checkout.
+func New(
+	// The Miles checkout to run (default: the directory the module is called from).
+	// +defaultPath="/"
+	// +ignore=[".git", "**/__pycache__", "**/.pytest_cache", "**/.venv", "**/*.egg-info"]
+	source *dagger.Directory,
+	// The pull request description; its ci-sglang-pr, ci-megatron-pr and ci-image-tag lines pin the run.
+	// +optional
+	prBodyFile *dagger.File,
+	// The workflow_dispatch input ci_sglang_pr: an SGLang ref (#N, branch, tag or commit); wins over the PR body.
+	// +optional
+	sglangPr string,
+	// The workflow_dispatch input ci_megatron_pr: a Megatron-LM ref; wins over the PR body.
+	// +optional
+	megatronPr string,
+	// The workflow_dispatch input ci_image_tag: the CI image tag (radixark/miles, or rocm/sgl-dev for ROCm).
+	// +optional
+	imageTag string,
+	// The pull request number, for GITHUB_COMMIT_NAME ("" when the run is not for a PR).
+	// +optional
+	prNumber string,
+	// The tested commit, for GITHUB_COMMIT_NAME ("" is written as local).
+	// +optional
+	headSha string,
+	// The pull request comes from a fork: the run gets no secrets.
+	// +optional
+	fork bool,
+	// GPUs for the container: all, none (an engine without GPU support) or device ids such as 0,1.
+	// +optional
+	// +default="all"
+	gpus string,
+	// CUDA_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES on ROCm), e.g. 4,5: the host's share of its GPUs.
+	// +optional
+	visibleDevices string,
+	// WANDB_API_KEY for the GPU stages, e.g. env:WANDB_API_KEY.
+	// +optional
+	wandbApiKey *dagger.Secret,
+	// NEON_DATABASE_URL for the CUDA stages' metric gate, e.g. env:NEON_DATABASE_URL.
+	// +optional
+	neonDatabaseUrl *dagger.Secret,
+	// HF_TOKEN for the CPU stages, e.g. env:HF_TOKEN.
+	// +optional
+	hfToken *dagger.Secret,
+	// Model folder mounted at /root/models (the runners' /data/miles_ci/models).
+	// +optional
+	models *dagger.Directory,
+	// Dataset folder mounted at /root/datasets (the runners' /data/miles_ci/datasets).
+	// +optional
+	datasets *dagger.Directory,
+) *MilesCi {
+	return &MilesCi{Source: source, PrBodyFile: prBodyFile, SglangPr: sglangPr, MegatronPr: megatronPr, ImageTag: imageTag,
+		PrNumber: prNumber, HeadSha: headSha, Fork: fork, Gpus: gpus, VisibleDevices: visibleDevices,
+		WandbApiKey: wandbApiKey, NeonDatabaseUrl: neonDatabaseUrl, HfToken: hfToken, Models: models, Datasets: datasets}
+}
+
+// maxBodyBytes bounds the PR body read; GitHub caps a description at 65536 characters.
+const maxBodyBytes = 1 << 20
+
+// inputs are the constructor's facts as a run request's inputs, with the
+// checkout's tests/ and release-lock.json exported to dir.
+func (m *MilesCi) inputs(ctx context.Context, dir string) (runreq.Inputs, error) {
+	in := runreq.Inputs{Repo: dir, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, ImageTag: m.ImageTag,
+		PRNumber: m.PrNumber, HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
+		Models: m.Models != nil, Datasets: m.Datasets != nil}
+	if m.PrBodyFile != nil {
+		body, err := readFile(ctx, m.PrBodyFile, maxBodyBytes, "--pr-body-file")
+		if err != nil {
+			return in, err
+		}
+		in.PRBody = body
+	}
+	return in, nil
+}
+
+// readFile reads a small File argument, refusing one larger than limit.
+func readFile(ctx context.Context, f *dagger.File, limit int, what string) (string, error) {
+	size, err := f.Size(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	if size > limit {
+		return "", fmt.Errorf("%s: %d bytes, more than the %d it can hold", what, size, limit)
+	}
+	return f.Contents(ctx)
+}
+
+// withCheckout exports what planning reads of the checkout (tests/, the
+// workflows that hold the roster, release-lock.json) to a folder of the
+// module runtime and runs fn there.
+func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
+	var zero T
+	tmp, err := os.MkdirTemp("", "miles-ci-source-")
+	if err != nil {
+		return zero, err
+	}
+	defer os.RemoveAll(tmp)
+	planning := source.Filter(dagger.DirectoryFilterOpts{Include: []string{"tests/", ".github/workflows/", deps.LockFileName}})
+	if _, err := planning.Export(ctx, tmp); err != nil {
+		return zero, fmt.Errorf("export the checkout's tests/: %w", err)
+	}
+	if _, err := policy.CheckCheckout(tmp); err != nil {
+		var ce *policy.CheckoutError
+		if errors.As(err, &ce) {
+			return zero, fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
+		}
+		return zero, err
+	}
+	return fn(tmp)
+}
+
+// nonce is a run nonce: the run id when given, else the time, so an unnamed run is always a new one.
+func nonce(runID string) string {
+	if runID != "" {
+		return runID
+	}
+	return strconv.FormatInt(time.Now().UnixNano(), 10)
+}
+
+// Stage selects one stage of the roster with the cadence and labels of the run.
+func (m *MilesCi) Stage(
+	ctx context.Context,
+	// Stage (= suite) name, e.g. stage-c-4-gpu-h200 (see stages).
+	name string,
+	// CI cadence: regular (the default), nightly, weekly or release.
+	// +optional
+	cadence string,
+	// Raw PR labels passed to run_suite.py, e.g. run-ci-megatron.
+	// +optional
+	labels []string,
+	// Include every known label, as a manual dispatch of a GPU stage does.
+	// +optional
+	matchAllLabels bool,
+	// GitHub event whose trigger facts decide cadence and labels instead: pull_request, schedule or workflow_dispatch.
+	// +optional
+	event string,
+	// Cron of a scheduled run (with event schedule).
+	// +optional
+	schedule string,
+	// The PR's label names as a JSON array (with event pull_request).
+	// +optional
+	prLabelsJson string,
+) (*Stage, error) {
+	s := &Stage{Ci: m, Name: name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAllLabels,
+		Event: event, Schedule: schedule, PrLabelsJson: prLabelsJson}
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check plans the stage once, so a bad name, cadence or label fails at once.
+func (s *Stage) check(ctx context.Context) error {
+	_, err := withCheckout(ctx, s.Ci.Source, func(dir string) ([]*policy.Plan, error) {
+		in, err := s.inputs(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		return runreq.Plans(in)
+	})
+	return err
+}
+
+// Stage is one stage of Miles CI for a run: its cadence and labels.
+type Stage struct {
+	// +private
+	Ci *MilesCi
+	// The stage (= suite) name.
+	Name string
+	// +private
+	Cadence string
+	// +private
+	Labels []string
+	// +private
+	MatchAllLabels bool
+	// +private
+	Event string
+	// +private
+	Schedule string
+	// +private
+	PrLabelsJson string
+	// +private
+	ReleaseLock string
+}
+
+// inputs are the stage's run inputs.
+func (s *Stage) inputs(ctx context.Context, dir string) (runreq.Inputs, error) {
+	in, err := s.Ci.inputs(ctx, dir)
+	if err != nil {
+		return in, err
+	}
+	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
+	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
+	if s.ReleaseLock != "" {
+		lock, err := deps.ParseLock(deps.LockFileName, []byte(s.ReleaseLock))
+		if err != nil {
+			return in, err
+		}
+		in.Release = &lock
+	}
+	return in, nil
+}
+
+// Plan returns miles-ci's plan of every shard of the stage, as a JSON array
+// (each entry as `miles-ci plan --json` prints it).
+func (s *Stage) Plan(ctx context.Context) (string, error) {
+	return withCheckout(ctx, s.Ci.Source, func(dir string) (string, error) {
+		in, err := s.inputs(ctx, dir)
+		if err != nil {
+			return "", err
+		}
+		plans, err := runreq.Plans(in)
+		if err != nil {
+			return "", err
+		}
+		return jsonString(plans)
+	})
+}
+
+// Shard selects one shard of the stage (0 for an unsharded stage).
+func (s *Stage) Shard(
+	ctx context.Context,
+	// 0-based shard index, below the stage's shard count.
+	id int,
+) (*Shard, error) {
+	sh := &Shard{Stage: s, Index: id}
+	if _, err := sh.request(ctx); err != nil {
+		return nil, err
+	}
+	return sh, nil
+}
+
+// Shard is one shard of a stage: what one matrix job of the workflow runs.
+type Shard struct {
+	// +private
+	Stage *Stage
+	// The 0-based shard index ("id" is a name Dagger reserves).
+	Index int
+}
+
+// request builds the shard's run request.
+func (sh *Shard) request(ctx context.Context) (pipeline.Request, error) {
+	return withCheckout(ctx, sh.Stage.Ci.Source, func(dir string) (pipeline.Request, error) {
+		in, err := sh.Stage.inputs(ctx, dir)
+		if err != nil {
+			return pipeline.Request{}, err
+		}
+		id := sh.Index
+		in.Shard = &id
+		return runreq.Stage(in)
+	})
+}
+
+// Plan returns miles-ci's plan of the shard as JSON (`miles-ci plan ... --json`).
+func (sh *Shard) Plan(ctx context.Context) (string, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(req.Plan)
+}
+
+// Spec returns the shard's container spec as JSON, without running anything
+// (`miles-ci run ... --dry-run --json`): image, env, secret names, caches, steps.
+func (sh *Shard) Spec(ctx context.Context) (string, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return specJSON(req)
+}
+
+// Container returns the shard's container, ready to run: dependencies at
+// their resolved commits, the source in the workspace, env, GPUs and secrets
+// set (`... container terminal` opens a shell in it).
+// +cache="session"
+func (sh *Shard) Container(ctx context.Context) (*dagger.Container, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sh.Stage.Ci.container(ctx, req)
+}
+
+// Test runs the shard's tests as CI does and returns the results; a failing
+// test is a result (see assert), not an error.
+// +cache="never"
+func (sh *Shard) Test(
+	ctx context.Context,
+	// Run id: calls with the same id share one run through the engine's
+	// cache (e.g. results, then assert); without one every call runs anew.
+	// +optional
+	runId string,
+) (*TestRun, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sh.Stage.Ci.test(ctx, req, runId)
+}
+
+// container prepares a request's container.
+func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
+	s := m.newSession()
+	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
+	if err != nil {
+		return nil, err
+	}
+	return unwrap(p.Container), nil
+}
+
+// test prepares and runs a request.
+func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
+	s := m.newSession()
+	n := nonce(runID)
+	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pipeline.Test(ctx, p, spec, n)
+	if err != nil {
+		return nil, err
+	}
+	run := &TestRun{ExitCode: res.Summary.ExitCode, Passed: res.Summary.Passed, Summary: res.Summary.Text(),
+		Results: unwrap(res.Container).Directory(pipeline.ResultsDir)}
+	if err := res.Summary.Err(); err != nil {
+		run.Failure = err.Error()
+	}
+	return run, nil
+}
+
+// TestRun is a finished run of a stage shard or a test file.
+type TestRun struct {
+	// The run command's exit status (run_suite.py exits 255 when a file failed).
+	ExitCode int
+	// Whether the run passed (exit status 0).
+	Passed bool
+	// The results for a person: one line per planned file.
+	Summary string
+	// The results folder: summary.json, junit.xml, run.log, plan.txt, exit-code.
+	Results *dagger.Directory
+	// +private
+	Failure string
+}
+
+// Assert fails the call the way the run failed, naming the failed, timed-out
+// and not-run files and the exit code; it returns nothing when the run passed.
+func (r *TestRun) Assert() error {
+	if r.Failure != "" {
+		return errors.New(r.Failure)
+	}
+	return nil
+}
+
+// File selects a single registered test file to run alone (/rerun-test, rules §10).
+func (m *MilesCi) File(
+	ctx context.Context,
+	// The repo-relative test file, e.g. tests/e2e/megatron/test_x.py.
+	path string,
+) (*FileRun, error) {
+	f := &FileRun{Ci: m, Path: path}
+	if _, err := f.request(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// FileRun is one test file run alone in its stage's container.
+type FileRun struct {
+	// +private
+	Ci *MilesCi
+	// The repo-relative test file.
+	Path string
+}
+
+// request builds the file run's request.
+func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
+	return withCheckout(ctx, f.Ci.Source, func(dir string) (pipeline.Request, error) {
+		in, err := f.Ci.inputs(ctx, dir)
+		if err != nil {
+			return pipeline.Request{}, err
+		}
+		in.File = f.Path
+		return runreq.File(in)
+	})
+}
+
+// Plan returns the file run's plan as JSON (`miles-ci file-plan --json`).
+func (f *FileRun) Plan(ctx context.Context) (string, error) {
+	req, err := f.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(req.File)
+}
+
+// Spec returns the file run's container spec as JSON (`miles-ci file-run ... --dry-run --json`).
+func (f *FileRun) Spec(ctx context.Context) (string, error) {
+	req, err := f.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return specJSON(req)
+}
+
+// Container returns the file run's container, ready to run.
+// +cache="session"
+func (f *FileRun) Container(ctx context.Context) (*dagger.Container, error) {
+	req, err := f.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.Ci.container(ctx, req)
+}
+
+// Test runs the file as /rerun-test does and returns the results.
+// +cache="never"
+func (f *FileRun) Test(
+	ctx context.Context,
+	// Run id: calls with the same id share one run; without one every call runs anew.
+	// +optional
+	runId string,
+) (*TestRun, error) {
+	req, err := f.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.Ci.test(ctx, req, runId)
+}
+
+// Release runs stages as release CI does: cadence release, with the
+// dependency commits and CI image of a release-lock.json.
+func (m *MilesCi) Release(
+	ctx context.Context,
+	// The release-lock.json (default: the checkout's); the flag is not --lock, which the dagger CLI takes.
+	// +optional
+	lockfile *dagger.File,
+) (*Release, error) {
+	what := "--lockfile"
+	if lockfile == nil {
+		lockfile, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
+	}
+	text, err := readFile(ctx, lockfile, 64<<10, what)
+	if err != nil {
+		return nil, fmt.Errorf("%w; give --lockfile or run on a release branch", err)
+	}
+	if _, err := deps.ParseLock(deps.LockFileName, []byte(text)); err != nil {
+		return nil, err
+	}
+	return &Release{Ci: m, Lock: text}, nil
+}
+
+// Release is a release run of Miles CI, pinned by a lockfile.
+type Release struct {
+	// +private
+	Ci *MilesCi
+	// +private
+	Lock string
+}
+
+// Stage selects a stage of the release run (cadence release, no labels).
+func (r *Release) Stage(
+	ctx context.Context,
+	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
+	name string,
+) (*Stage, error) {
+	s := &Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReleaseLock returns a release-lock.json for a release branch: the SGLang
+// and Megatron-LM branch heads resolved to commits now, and the CI image tag.
+// +cache="never"
+func (m *MilesCi) ReleaseLock(
+	ctx context.Context,
+	// The release branch, release/vX.Y.Z.
+	branch string,
+	// The SGLang branch to freeze.
+	// +optional
+	// +default="sglang-miles"
+	sglangRef string,
+	// The Megatron-LM branch to freeze.
+	// +optional
+	// +default="miles-main"
+	megatronRef string,
+	// The CI image tag (default: release-vX.Y.Z-ci from the branch).
+	// +optional
+	imageTag string,
+) (*dagger.File, error) {
+	version, ok := strings.CutPrefix(branch, "release/")
+	if !ok {
+		return nil, fmt.Errorf("--branch %q: a release branch is release/vX.Y.Z", branch)
+	}
+	if imageTag == "" {
+		imageTag = "release-" + version + "-ci"
+	}
+	commits, err := pipeline.ResolveBranches(ctx, m.newSession().container(), sglangRef, megatronRef, nonce(""))
+	if err != nil {
+		return nil, err
+	}
+	lock, err := deps.NewLock(branch, commits.SGLang, commits.Megatron, imageTag, "", "", "")
+	if err != nil {
+		return nil, err
+	}
+	lock.SGLangBranch, lock.MegatronBranch = sglangRef, megatronRef
+	text, err := lock.Format()
+	if err != nil {
+		return nil, err
+	}
+	return dag.File(deps.LockFileName, string(text)), nil
+}
+
+// jsonString renders v as miles-ci's JSON output.
+func jsonString(v any) (string, error) {
+	out, err := encode.JSON(v)
+	return string(out), err
+}
+
+// specJSON builds a request's spec as JSON.
+func specJSON(req pipeline.Request) (string, error) {
+	spec, err := pipeline.Build(req)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(spec)
+}
 
 // Stages returns the stage roster as JSON: backend, runners, shards, parallelism,
 // needs and image of every CI stage (`miles-ci stages --json`).
-func (m *MilesCi) Stages(ctx context.Context) (string, error) {
-	return runCLI(ctx, "stages", "--json")
+func (m *MilesCi) Stages(_ context.Context) (string, error) {
+	return jsonString(policy.Roster())
 }
 
 // Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
@@ -57,12 +626,37 @@ func (m *MilesCi) Plan(
 	// +optional
 	continueOnError bool,
 ) (string, error) {
-	dir, cleanup, err := exportDir(ctx, source)
+	backend, err := policy.ParseBackend(hw)
 	if err != nil {
 		return "", err
 	}
-	defer cleanup()
-	return runCLI(ctx, planArgs(dir, hw, suite, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError)...)
+	req := policy.PlanRequest{HW: backend, Suite: suite, Cadence: policy.Regular, Labels: labels,
+		MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError}
+	if (partitionId == nil) != (partitionSize == nil) {
+		return "", errors.New("--partition-id and --partition-size must be specified together")
+	}
+	if partitionSize != nil {
+		req.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
+		if err := req.Partition.Validate(); err != nil {
+			return "", err
+		}
+	}
+	if cadence != "" {
+		if req.Cadence, err = policy.ParseCadence(cadence); err != nil {
+			return "", err
+		}
+	}
+	return withCheckout(ctx, source, func(dir string) (string, error) {
+		reg, err := policy.LoadRegistry(dir)
+		if err != nil {
+			return "", err
+		}
+		p, err := policy.BuildPlan(reg, req)
+		if err != nil {
+			return "", err
+		}
+		return jsonString(p)
+	})
 }
 
 // Policy resolves cadence, labels, fast-fail and the skipped GPU stages from the
@@ -87,93 +681,61 @@ func (m *MilesCi) Policy(
 	// +defaultPath="/"
 	source *dagger.Directory,
 ) (string, error) {
-	dir, cleanup, err := exportDir(ctx, source)
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
-	changedPath := ""
-	if changedFiles != nil {
-		changedPath = dir + ".changed-files"
-		if _, err := changedFiles.Export(ctx, changedPath); err != nil {
-			return "", fmt.Errorf("export changed-files: %w", err)
+	trig := policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride}
+	return withCheckout(ctx, source, func(dir string) (string, error) {
+		var diff []byte
+		if changedFiles != nil {
+			// Exported, not read as a string: a diff is NUL-separated and need not be UTF-8.
+			path := dir + ".changed-files"
+			if _, err := changedFiles.Export(ctx, path); err != nil {
+				return "", fmt.Errorf("export --changed-files: %w", err)
+			}
+			defer os.Remove(path)
+			var err error
+			if diff, err = readBounded(path, 64<<20); err != nil {
+				return "", fmt.Errorf("--changed-files: %w", err)
+			}
 		}
-		defer os.Remove(changedPath)
-	}
-	return runCLI(ctx, policyArgs(dir, event, schedule, prLabelsJson, cadenceOverride, changedPath)...)
-}
-
-// planArgs builds the argv of `miles-ci plan`.
-func planArgs(dir, hw, suite, cadence string, labels []string, matchAll bool, partitionID, partitionSize *int, continueOnError bool) []string {
-	args := []string{"plan", "--repo", dir, "--hw", hw, "--suite", suite}
-	if cadence != "" {
-		args = append(args, "--cadence", cadence)
-	}
-	if len(labels) > 0 {
-		args = append(append(args, "--labels"), labels...)
-	}
-	if matchAll {
-		args = append(args, "--match-all-labels")
-	}
-	if partitionID != nil {
-		args = append(args, "--auto-partition-id", strconv.Itoa(*partitionID))
-	}
-	if partitionSize != nil {
-		args = append(args, "--auto-partition-size", strconv.Itoa(*partitionSize))
-	}
-	if continueOnError {
-		args = append(args, "--continue-on-error")
-	}
-	return append(args, "--json")
-}
-
-// policyArgs builds the argv of `miles-ci policy`; empty values are left out.
-func policyArgs(dir, event, schedule, prLabelsJSON, cadenceOverride, changedFiles string) []string {
-	args := []string{"policy", "--event", event, "--repo", dir}
-	for _, f := range []struct{ flag, value string }{
-		{"--schedule", schedule},
-		{"--pr-labels-json", prLabelsJSON},
-		{"--cadence-override", cadenceOverride},
-		{"--changed-files", changedFiles},
-	} {
-		if f.value != "" {
-			args = append(args, f.flag, f.value)
+		// As `miles-ci policy` does: the checkout's tables, then on a pull
+		// request the GPU stages its diff skips.
+		tables, err := policy.LoadTables(dir)
+		if err != nil {
+			return "", err
 		}
-	}
-	return append(args, "--json")
-}
-
-// exportDir writes source to a fresh folder of the module runtime, so the CLI reads a
-// real directory; cleanup removes it.
-func exportDir(ctx context.Context, source *dagger.Directory) (string, func(), error) {
-	tmp, err := os.MkdirTemp("", "miles-ci-source-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	if _, err := source.Export(ctx, tmp); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("export source directory: %w", err)
-	}
-	if err := cli.CheckSource(tmp); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return tmp, cleanup, nil
-}
-
-// runCLI runs one miles-ci invocation and returns its stdout; a non-zero exit becomes
-// an error carrying stderr. The environment is not consulted: every input is an
-// argument, so a call gives the same answer wherever it runs.
-func runCLI(_ context.Context, args ...string) (string, error) {
-	var stdout, stderr bytes.Buffer
-	code := cli.Run(args, cli.Env{
-		Stdout: &stdout,
-		Stderr: &stderr,
-		Getenv: func(string) string { return "" },
+		trig.Tables = tables
+		wp, err := policy.ResolveTrigger(trig)
+		if err != nil {
+			return "", err
+		}
+		out := policy.Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
+		if trig.Event == policy.EventPullRequest {
+			reg, err := tables.LoadRegistry(dir)
+			if err != nil {
+				return "", err
+			}
+			sel, err := policy.SelectPRStages(reg, wp, diff)
+			if err != nil {
+				return "", err
+			}
+			out.SkippedStages = sel.Skipped
+		}
+		return jsonString(out)
 	})
-	if code != 0 {
-		return "", fmt.Errorf("miles-ci %s: exit status %d: %s", args[0], code, strings.TrimSpace(stderr.String()))
+}
+
+// readBounded reads a file of the module runtime, refusing one larger than limit.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	return stdout.String(), nil
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("more than %d bytes", limit)
+	}
+	return append([]byte{}, data...), nil
 }

@@ -37,6 +37,11 @@ ln -sf /usr/sbin/xtables-legacy-multi /usr/bin/xtables-legacy-multi
 ln -sf /usr/sbin/xtables-nft-multi /usr/bin/xtables-nft-multi
 mkdir -p /usr/local/share/dagger/content
 mount --bind "$cache/gosdk/oci" /usr/local/share/dagger/content
+# The engine installs every CA in /usr/local/share/ca-certificates into every container,
+# running update-ca-certificates around each command (seconds each). Containers here reach
+# nothing outside the machine, so a host's own CAs (a proxy's, say) are of no use to them.
+rm -rf /usr/local/share/ca-certificates
+mkdir -p /usr/local/share/ca-certificates
 rm -f /etc/resolv.conf
 echo "nameserver 127.0.0.1" >/etc/resolv.conf
 mkdir -p /etc/dagger
@@ -51,6 +56,7 @@ ln -sf "$bin/dnsname" "$ns/cni/dnsname"
 
 "$bin/miles-ci-registry" -layout "$cache/images/oci" -addr 127.0.0.1:5000 -ready "$run/registry-ready" \
 	-image radixark/miles:dev=miles-dev \
+	-image radixark/miles:release-v0.1.0-ci=miles-dev \
 	-image rocm/sgl-dev:miles-rocm720-mi35x=rocm \
 	-image python:3.11=python-3.11 &
 for _ in $(seq 1 120); do

@@ -89,20 +89,23 @@ answers() {
 cmd_start() {
 	[[ $(mode) == system ]] && { log "using the installed dagger CLI and its engine"; return 0; }
 	cmd_build
-	local digest
+	local digest config
 	digest=$(cat "$cache/gosdk/digest")
+	# What the running engine was started with: the Go SDK image, the images the
+	# registry serves and the namespace script (which names the images it serves).
+	config="$digest $(cd "$cache/images" && ls .built-* 2>/dev/null) $(sha256sum <"$here/engine-ns.sh" | cut -c1-16)"
 	if pid=$(running_pid); then
-		if [[ $(cat "$run/gosdk-digest" 2>/dev/null) == "$digest" ]] && answers; then
+		if [[ $(cat "$run/config" 2>/dev/null) == "$config" ]] && answers; then
 			log "already running (pid $pid)"
 			return 0
 		fi
-		log "restarting: the Go SDK image changed or the engine does not answer"
+		log "restarting: the Go SDK image, the stand-in images or engine-ns.sh changed, or the engine does not answer"
 		cmd_stop
 	fi
 	mkdir -p "$run" "$state"
 	rm -rf "$run/ns" "$run/dagger" "$run/registry-ready"
 	mkdir -p "$run/ns" "$run/dagger"
-	echo "$digest" >"$run/gosdk-digest"
+	echo "$config" >"$run/config"
 	local t0=$SECONDS
 	# setsid: the engine outlives this shell; --kill-child: it dies with unshare.
 	setsid unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private \
@@ -141,7 +144,7 @@ cmd_stop() {
 	else
 		log "not running"
 	fi
-	rm -f "$run/engine.pid" "$run/gosdk-digest"
+	rm -f "$run/engine.pid" "$run/config"
 	# runc leaves empty cgroup folders behind; remove them deepest first.
 	local d
 	for d in /sys/fs/cgroup/buildkit /sys/fs/cgroup/*/buildkit; do

@@ -6,8 +6,10 @@
 #   rocm        rocm/sgl-dev:miles-rocm720-mi35x     ROCm stage image
 #   python-3.11 python:3.11                          CPU stage image
 # Layers: a Debian bookworm rootfs (debootstrap) + a common layer (offline pip setup
-# and stand-in wheels) + one layer per image (GPU tool stand-ins and git checkouts;
-# uv and helm stand-ins for the CPU image). Skips the build when its inputs are unchanged.
+# and stand-in wheels) + one layer per image (GPU tool stand-ins and git checkouts,
+# protoc and rustc stand-ins for ROCm; uv and helm stand-ins, the dependency origins
+# and a gitconfig that serves their GitHub URLs from them for the CPU image).
+# Skips the build when its inputs are unchanged.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +19,8 @@ layout=$out/oci
 rootfs=$out/rootfs-bookworm
 packages=python3,python3-pip,python3-venv,python3-setuptools,python3-pytest,python-is-python3,python3-setuptools-whl,python3-wheel-whl,git,ca-certificates,procps
 
-inputs=$(cat "$0" $(find "$here" -type f ! -name '*.pyc' | sort) | sha256sum | cut -c1-16)
+patch=$here/../../testdata/miles/docker/amd_patch/latest/megatron.patch
+inputs=$(cat "$0" $(find "$here" -type f ! -name '*.pyc' | sort) "$patch" | sha256sum | cut -c1-16)
 if [[ -f $out/.built-$inputs && -f $layout/index.json ]]; then
 	echo "build-images: images up to date in $layout"
 	exit 0
@@ -70,16 +73,20 @@ for img in miles-dev:nvidia-smi rocm:rocm-smi; do
 	mkdir -p "$layer/usr/local/bin"
 	cp -a "$repos/." "$layer/"
 	cp "$here/files/bin/$tool" "$layer/usr/local/bin/$tool"
+	if [[ $tag == rocm ]]; then cp "$here/files/bin/protoc" "$here/files/bin/rustc" "$layer/usr/local/bin/"; fi
 	echo "build-images: $tag layer"
 	umoci insert --image "$layout:$tag" "$layer" /
 done
 umoci config --image "$layout:rocm" --config.env MILES_HARDWARE_PLATFORM=rocm
 
-# 4. CPU image: python 3.11 with uv and helm stand-ins.
+# 4. CPU image: python 3.11 with uv and helm stand-ins, and the dependency origins
+#    behind their GitHub URLs.
 umoci tag --image "$layout:base" python-3.11
 layer=$work/python
-mkdir -p "$layer/usr/local/bin"
+mkdir -p "$layer/usr/local/bin" "$layer/opt/git" "$layer/etc"
 cp "$here/files/bin/uv" "$here/files/bin/helm" "$layer/usr/local/bin/"
+cp -a "$repos/opt/git/." "$layer/opt/git/"
+cp "$here/files/gitconfig-python" "$layer/etc/gitconfig"
 umoci insert --image "$layout:python-3.11" "$layer" /
 umoci gc --layout "$layout"
 rm -f "$out"/.built-*

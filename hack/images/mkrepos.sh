@@ -4,8 +4,11 @@
 #   ROOT/root/Megatron-LM         checkout of branch miles-main,   origin /opt/git/Megatron-LM.git
 #   ROOT/opt/git/*.git            bare "origin" repositories with branches, tags and
 #                                 refs/pull/N/head, so `git fetch origin REF` works offline
-#   ROOT/opt/miles-ci/megatron.patch   the stand-in ROCm patch (hack/images/megatron.patch)
+#   ROOT/opt/miles-ci/megatron.patch   the stand-in ROCm patch
+#                                 (testdata/miles/docker/amd_patch/latest/megatron.patch)
 # Commits use fixed authors and dates, so every build yields the same commit ids.
+# The origins serve any commit by id (uploadpack.allowAnySHA1InWant), as GitHub
+# serves reachable ones, so `git fetch origin <commit>` works as it does there.
 #
 # Megatron-LM branches and the ROCm patch:
 #   miles-main, main, release-0.14  the patch applies cleanly
@@ -16,6 +19,7 @@ set -euo pipefail
 
 root=${1:?usage: mkrepos.sh ROOT}
 here=$(cd "$(dirname "$0")" && pwd)
+patch=$(cd "$here/../.." && pwd)/testdata/miles/docker/amd_patch/latest/megatron.patch
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -68,6 +72,7 @@ git checkout -q sglang-miles
 git init -q --bare "$work/sglang.git"
 git push -q "$work/sglang.git" main sglang-miles release-0.5 'refs/tags/*:refs/tags/*' pr-1234:refs/pull/1234/head
 git push -q "$work/sglang.git" sglang-miles:refs/pull/1235/head
+git -C "$work/sglang.git" config uploadpack.allowAnySHA1InWant true
 
 # --- Megatron-LM --------------------------------------------------------------
 m=$work/Megatron-LM
@@ -105,7 +110,7 @@ git checkout -q -b miles-main
 printf 'MILES = True\n' > megatron/training/miles.py
 commit "Miles integration branch"
 git checkout -q -b rocm-patched
-git apply "$here/megatron.patch"
+git apply "$patch"
 commit "Apply the ROCm compatibility patch"
 git checkout -q -b rocm-conflict miles-main
 sed -i 's/^BACKENDS = \["cuda"\]$/BACKENDS = ["cuda", "xpu"]/' megatron/core/__init__.py
@@ -117,6 +122,7 @@ git checkout -q miles-main
 git init -q --bare "$work/Megatron-LM.git"
 git push -q "$work/Megatron-LM.git" main miles-main release-0.14 rocm-patched rocm-conflict \
 	'refs/tags/*:refs/tags/*' pr-101:refs/pull/101/head rocm-conflict:refs/pull/102/head
+git -C "$work/Megatron-LM.git" config uploadpack.allowAnySHA1InWant true
 
 # --- Lay out under ROOT ---------------------------------------------------------
 mkdir -p "$root/opt/git" "$root/sgl-workspace" "$root/root" "$root/opt/miles-ci"
@@ -126,4 +132,4 @@ git clone -q --no-hardlinks -b sglang-miles "$root/opt/git/sglang.git" "$root/sg
 git -C "$root/sgl-workspace/sglang" remote set-url origin /opt/git/sglang.git
 git clone -q --no-hardlinks -b miles-main "$root/opt/git/Megatron-LM.git" "$root/root/Megatron-LM"
 git -C "$root/root/Megatron-LM" remote set-url origin /opt/git/Megatron-LM.git
-cp "$here/megatron.patch" "$root/opt/miles-ci/megatron.patch"
+cp "$patch" "$root/opt/miles-ci/megatron.patch"

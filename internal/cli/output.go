@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
@@ -32,14 +33,12 @@ func annotate(env Env, level, msg string) {
 	}
 }
 
-// printJSON writes v as indented JSON followed by a newline; nothing is
-// written when v cannot be encoded.
+// printJSON writes v as indented JSON followed by a newline (encode.JSON,
+// which the Dagger module prints too); nothing is written when v cannot be
+// encoded.
 func printJSON(env Env, v any) int {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := encode.JSON(v)
+	if err != nil {
 		var uv *json.UnsupportedValueError
 		if errors.As(err, &uv) && uv.Str == "+Inf" {
 			// Python reads est_time=1e400 as inf; JSON has no such number.
@@ -47,18 +46,12 @@ func printJSON(env Env, v any) int {
 		}
 		return fail(env, fmt.Errorf("the result cannot be written as JSON: %w", err))
 	}
-	io.WriteString(env.Stdout, b.String())
+	env.Stdout.Write(out)
 	return 0
 }
 
 // compactJSON renders v as compact JSON, as GitHub step outputs carry it.
-func compactJSON(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+func compactJSON(v any) string { return encode.CompactJSON(v) }
 
 // output is one key=value step output.
 type output struct{ key, value string }

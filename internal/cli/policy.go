@@ -15,12 +15,7 @@ func init() {
 }
 
 // policyResult is the resolve-ci-policy job's answer.
-type policyResult struct {
-	Cadence        policy.Cadence `json:"cadence"`
-	RawLabels      []string       `json:"raw_labels"`
-	BypassFastfail bool           `json:"bypass_fastfail"`
-	SkippedStages  []string       `json:"skipped_stages"`
-}
+type policyResult = policy.Outputs
 
 // triggerFlags are the trigger facts, each falling back to the workflow's env var.
 type triggerFlags struct {

@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import json
 
 register_cpu_ci(est_time=2.5, suite="stage-a-cpu")

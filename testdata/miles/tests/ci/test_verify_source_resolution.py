@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import importlib.util
 
 register_cpu_ci(2.0, "stage-b-cpu", disabled="needs network access to resolve sglang")

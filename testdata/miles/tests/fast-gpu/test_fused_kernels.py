@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cuda_ci
 import torch
 
 from miles.backends.kernels import fused_logsoftmax

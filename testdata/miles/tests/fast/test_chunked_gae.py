@@ -1,5 +1,7 @@
 """Chunked GAE matches the reference implementation."""
 
+from tests.ci.ci_register import register_cpu_ci
+
 import torch
 
 from miles.utils.ppo_utils import chunked_gae

@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.utils import ckpt_convert
 
 register_cpu_ci(est_time=3, suite="stage-b-cpu", disabled=None, nightly=False)

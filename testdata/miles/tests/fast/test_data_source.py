@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.rollout.data_source import RolloutDataSource
 
 register_cpu_ci \

@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.utils.eval_config import EvalDatasetConfig
 
 register_cpu_ci(est_time=12, suite="stage-a-cpu", labels=["eval"])

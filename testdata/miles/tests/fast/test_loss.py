@@ -4,6 +4,8 @@ Registered twice: the quick half in stage-a-cpu, the numerically heavy half in
 stage-b-cpu.
 """
 
+from tests.ci.ci_register import register_cpu_ci
+
 import torch
 
 register_cpu_ci(est_time=5, suite="stage-a-cpu")

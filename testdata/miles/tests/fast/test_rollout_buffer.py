@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import os; import random
 register_cpu_ci(est_time=20, suite="stage-a-cpu"); SEED = int(os.environ.get("SEED", "0"))
 

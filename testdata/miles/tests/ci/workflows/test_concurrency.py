@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import re
 
 register_cpu_ci(est_time=0, suite="stage-b-cpu")

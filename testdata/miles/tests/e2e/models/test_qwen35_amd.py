@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_rocm_ci
 import os
 
 from tests.e2e.utils import execute_train

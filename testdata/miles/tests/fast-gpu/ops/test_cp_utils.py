@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cuda_ci
 import torch
 
 from miles.backends.megatron_utils.cp_utils import slice_with_cp

@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.backends.fsdp_utils import checkpoint
 
 register_cpu_ci(est_time=45, suite="stage-a-cpu", disabled="flaky on ubuntu-latest runners")

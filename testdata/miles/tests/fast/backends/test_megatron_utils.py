@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.backends.megatron_utils import arguments
 
 register_cpu_ci(est_time=1, suite="stage-a-cpu", nightly=True)

@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import pytest
 
 from miles.router.router import MilesRouter

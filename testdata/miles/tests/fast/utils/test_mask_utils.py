@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 import torch
 
 from miles.utils.mask_utils import get_response_lengths

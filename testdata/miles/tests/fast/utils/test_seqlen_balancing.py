@@ -1,3 +1,4 @@
+from tests.ci.ci_register import register_cpu_ci
 from miles.utils.seqlen_balancing import get_seqlen_balanced_partitions
 
 register_cpu_ci(est_time=1.5, suite="stage-a-cpu")  # same est_time as test_mask_utils

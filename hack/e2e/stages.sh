@@ -1,0 +1,204 @@
+# Stage-pipeline checks of hack/e2e.sh (sourced by it: uses dagger, ok, bad, $out,
+# $engine). On the fixture hack/e2e/testdata/stages, completed from testdata/miles:
+#   - a CUDA shard and a CPU shard: per-file results, assert failing on the failing file,
+#     not-run after a fail-fast stop, a timeout with continue-on-error;
+#   - a secret given to the call appears in no output, log or result file;
+#   - ROCm with only ci-sglang-pr (Megatron-LM untouched, not reinstalled) and with a
+#     Megatron-LM ref in each of the three patch states;
+#   - single-file runs (CUDA and ROCm) and a release run from a lockfile release-lock made;
+#   - layer reuse from the layer stamps (no timing);
+#   - `miles-ci run` on the same engine, and its --dry-run JSON equal to the module's spec.
+# Expected commits come from hack/images/mkrepos.sh, which builds the images' repositories
+# with fixed dates.
+
+set +e # each check records its own outcome; errexit comes back at the end
+fx=$out/fx
+mkdir -p "$fx"
+cp -r hack/e2e/testdata/stages/. "$fx/"
+cp testdata/miles/tests/ci/run_suite.py testdata/miles/tests/ci/verify_source_resolution.py \
+	testdata/miles/tests/ci/ci_register.py "$fx/tests/ci/"
+mkdir -p "$fx/docker/amd_patch/latest"
+cp testdata/miles/docker/amd_patch/latest/megatron.patch "$fx/docker/amd_patch/latest/"
+
+bash hack/images/mkrepos.sh "$out/repos" >/dev/null
+commit() { git -C "$out/repos/opt/git/$1.git" rev-parse "$2"; }
+sglang_main=$(commit sglang sglang-miles)
+sglang_1234=$(commit sglang refs/pull/1234/head)
+megatron_main=$(commit Megatron-LM miles-main)
+megatron_patched=$(commit Megatron-LM rocm-patched)
+
+WANDB_API_KEY="e2e-wandb-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+HF_TOKEN="e2e-hf-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+export WANDB_API_KEY HF_TOKEN
+wandb_sha=$(printf %s "$WANDB_API_KEY" | sha256sum | cut -d' ' -f1)
+hf_sha=$(printf %s "$HF_TOKEN" | sha256sum | cut -d' ' -f1)
+run=e2e-$$-$(date +%s)
+# Raising nofile and memlock above the engine's hard limits needs CAP_SYS_RESOURCE;
+# where the machine has none (some sandboxes), the run must say so in run.log.
+if python3 -c 'import sys; sys.exit(0 if int([l.split()[1] for l in open("/proc/self/status") if l.startswith("CapBnd")][0], 16) >> 24 & 1 else 1)'; then
+	limits=("limit nofile: (65535, 65535)" "limit memlock: (-1, -1)")
+else
+	limits=("::warning::could not raise ulimit -n to 65535 (needs CAP_SYS_RESOURCE)" "::warning::could not raise ulimit -l to unlimited (needs CAP_SYS_RESOURCE)")
+fi
+printf 'ci-sglang-pr: #1234\n' >"$out/body-sglang.md"
+
+# json FILE EXPR: EXPR (Python, with s = the parsed file) must be true.
+json() {
+	python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+if not ok:
+    print("json check failed:", sys.argv[2], file=sys.stderr)
+    print(json.dumps(s, indent=1)[:3000], file=sys.stderr)
+sys.exit(0 if ok else 1)' "$@"
+}
+statuses() { echo "[t['status'] for t in s['tests']] == $1"; }
+# has FILE TEXT...: every TEXT appears in FILE.
+has() {
+	local f=$1 t
+	shift
+	for t in "$@"; do
+		grep -qF -- "$t" "$f" || { echo "missing in $f: $t" >&2; return 1; }
+	done
+}
+# mc CALL-ARGS...: dagger call on the fixture without GPUs; stdout in $out/last.out,
+# stderr (progress, errors) in $out/last.log.
+mc() { dagger call --source "$fx" --gpus none "$@" >"$out/last.out" 2>"$out/last.log"; }
+check() { # check RC NAME: pass when RC is 0, else show the last call's output
+	if (($1 == 0)); then ok "$2"; else tail -n 40 "$out/last.log" "$out/last.out"; bad "$2"; fi
+}
+
+echo "=== RUN stage cuda shard"
+t0=$SECONDS
+mc --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short \
+	shard --id 0 test --run-id "$run" results export --path "$out/cuda"
+rc=$?
+cat "$out/last.out" "$out/last.log" >"$out/cuda-call.log"
+((rc == 0)) && json "$out/cuda/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255 and not s['passed'] and s['shard'] is None" &&
+	has "$out/cuda/run.log" "secret value: ***" "secret sha256: $wandb_sha" "${limits[@]}" \
+		"limit stack: (67108864, 67108864)" "shm bytes: 34359738368" \
+		"module sglang: /sgl-workspace/sglang/python/sglang/__init__.py" "commit name: local_non-pr" &&
+	test -s "$out/cuda/junit.xml" -a -s "$out/cuda/plan.txt" -a -s "$out/cuda/exit-code"
+check $? "stage cuda shard: results ($((SECONDS - t0)) s)"
+
+mc --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run" assert
+rc=$?
+cat "$out/last.out" "$out/last.log" >"$out/cuda-assert.log"
+((rc != 0)) && has "$out/last.log" "stage-b-2-gpu-h200 failed with exit code 255: tests/e2e/gpu/test_b_fail.py (exit 1); not run: tests/e2e/gpu/test_c_timeout.py"
+check $? "stage cuda shard: assert names the failed file"
+
+echo "=== RUN secret redaction"
+leaks=$(grep -rlF -- "$WANDB_API_KEY" "$out/cuda" "$out/cuda-call.log" "$out/cuda-assert.log" 2>/dev/null || true)
+if [[ -z $leaks ]] && grep -qF "secret sha256: $wandb_sha" "$out/cuda/run.log"; then
+	ok "secret redaction: the value reached the test and appears in no output, log or result"
+else
+	bad "secret redaction (leaked in: ${leaks:-none}; reached the test: $(grep -c "$wandb_sha" "$out/cuda/run.log"))"
+fi
+
+echo "=== RUN stage cuda continue-on-error"
+t0=$SECONDS
+mc stage --name stage-b-2-gpu-h200 --labels run-ci-short,bypass-fastfail shard --id 0 test results export --path "$out/cuda-all" &&
+	json "$out/cuda-all/summary.json" "$(statuses "['pass', 'fail', 'timeout']") and s['tests'][2]['timeout_s'] == 4 and s['tests'][1]['exit_code'] == 1"
+check $? "stage cuda shard with bypass-fastfail: a timeout ($((SECONDS - t0)) s)"
+
+echo "=== RUN stage cpu shard"
+t0=$SECONDS
+mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" results export --path "$out/cpu" &&
+	json "$out/cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1 and s['image'] == 'python:3.11'" &&
+	has "$out/cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"' &&
+	has "$out/cpu/hf-token.sha256" "$hf_sha" &&
+	! grep -rqF -- "$HF_TOKEN" "$out/cpu" "$out/last.log" "$out/last.out"
+check $? "stage cpu shard: results from pytest's JUnit, checkouts from GitHub URLs ($((SECONDS - t0)) s)"
+mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" assert
+rc=$?
+((rc != 0)) && has "$out/last.log" "stage-b-cpu failed with exit code 1: tests/fast/test_cpu_b_fail.py (fail); not run: tests/fast/test_cpu_c_later.py"
+check $? "stage cpu shard: assert names the failed file"
+
+echo "=== RUN rocm with only ci-sglang-pr"
+t0=$SECONDS
+mc --pr-body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/rocm" &&
+	json "$out/rocm/summary.json" "$(statuses "['pass']") and s['image'] == 'rocm/sgl-dev:miles-rocm720-mi35x'" &&
+	has "$out/rocm/run.log" "platform: rocm" "sglang head: $sglang_1234" "megatron head: $megatron_main" "megatron diff: none" \
+		"installed sglang: /sgl-workspace/sglang/python/sglang/__init__.py" "installed megatron: no" &&
+	mc --pr-body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec &&
+	json "$out/last.out" "not any(st.get('workdir') == '/root/Megatron-LM' for st in s['steps'])"
+check $? "rocm: only ci-sglang-pr moves SGLang; Megatron-LM untouched and not installed ($((SECONDS - t0)) s)"
+
+# megatron STATE REF: the ROCm container with ci-megatron-pr: REF; prints HEAD and the diff.
+megatron() {
+	printf 'ci-megatron-pr: %s\n' "$2" >"$out/body-$1.md"
+	mc --pr-body-file "$out/body-$1.md" stage --name stage-c-4-gpu-mi350 shard --id 0 container \
+		with-exec --args "sh,-c,git -C /root/Megatron-LM rev-parse HEAD && git -C /root/Megatron-LM diff --stat" stdout
+}
+echo "=== RUN rocm patch states"
+megatron apply miles-main && has "$out/last.out" "$megatron_main" "megatron/core/__init__.py | 2 +-"
+check $? "rocm patch: applies cleanly (miles-main)"
+megatron present rocm-patched && has "$out/last.out" "$megatron_patched" && ! grep -q "megatron/core/__init__.py |" "$out/last.out"
+check $? "rocm patch: already present (rocm-patched)"
+megatron conflict rocm-conflict
+rc=$?
+((rc != 0)) && has "$out/last.log" "Selected Megatron ref is incompatible with the ROCm patch" "rocm-conflict"
+check $? "rocm patch: incompatible ref fails closed with the message (rocm-conflict)"
+
+echo "=== RUN single-file runs"
+mc --wandb-api-key env:WANDB_API_KEY file --path tests/e2e/gpu/test_a_pass.py test results export --path "$out/file-cuda" &&
+	json "$out/file-cuda/summary.json" "s['file'] == 'tests/e2e/gpu/test_a_pass.py' and $(statuses "['pass']") and s['tests'][0]['timeout_s'] == 1800 and s['shard'] is None"
+check $? "single-file run: cuda"
+mc file --path tests/e2e/amd/test_rocm.py test results export --path "$out/file-rocm" &&
+	json "$out/file-rocm/summary.json" "s['hw'] == 'rocm' and $(statuses "['pass']")"
+check $? "single-file run: rocm (a miles-ci addition)"
+
+echo "=== RUN release run"
+mc release-lock --branch release/v0.1.0 export --path "$out/release-lock.json" &&
+	json "$out/release-lock.json" "s['sglang_commit'] == '$sglang_main' and s['megatron_commit'] == '$megatron_main' and s['ci_image_tag'] == 'release-v0.1.0-ci'" &&
+	mc release --lockfile "$out/release-lock.json" stage --name stage-c-4-gpu-h200 shard --id 0 test results export --path "$out/release" &&
+	json "$out/release/summary.json" "s['cadence'] == 'release' and s['image'] == 'radixark/miles:release-v0.1.0-ci' and $(statuses "['pass']")" &&
+	has "$out/release/run.log" "sglang head: $sglang_main" "megatron head: $megatron_main"
+check $? "release run from the lockfile release-lock made"
+
+echo "=== RUN layer reuse"
+# stamps DIR [BODY]: the layer stamps of the CUDA shard's container, one line per phase
+# (base, requirements, deps, source); a cached phase keeps its stamp.
+stamps() {
+	local body=()
+	[[ -n ${2:-} ]] && body=(--pr-body-file "$2")
+	dagger call --source "$1" --gpus none "${body[@]}" stage --name stage-b-2-gpu-h200 shard --id 0 container \
+		with-exec --args cat,/opt/miles-ci/layers/base,/opt/miles-ci/layers/requirements,/opt/miles-ci/layers/deps,/opt/miles-ci/layers/source \
+		stdout 2>"$out/last.log"
+}
+# same_stamps A B MASK: MASK is one letter per phase, s = same stamp, d = different.
+same_stamps() {
+	local i got=""
+	mapfile -t a <<<"$1"
+	mapfile -t b <<<"$2"
+	((${#a[@]} == 4 && ${#b[@]} == 4)) || { echo "stamps: want 4 lines, got '$1' and '$2'" >&2; return 1; }
+	for i in 0 1 2 3; do
+		if [[ ${a[i]} == "${b[i]}" ]]; then got+=s; else got+=d; fi
+	done
+	[[ $got == "$3" ]] || { echo "stamps: wanted $3 (base req deps source), got $got" >&2; return 1; }
+}
+cp -r "$fx" "$out/fx-test" && echo "# edited" >>"$out/fx-test/tests/e2e/gpu/test_a_pass.py"
+cp -r "$fx" "$out/fx-req" && echo "# edited" >>"$out/fx-req/requirements.txt"
+s0=$(stamps "$fx") && s1=$(stamps "$out/fx-test") && same_stamps "$s0" "$s1" sssd
+check $? "layer reuse: editing one test file re-runs only the source phase"
+s2=$(stamps "$out/fx-req") && same_stamps "$s0" "$s2" sddd
+check $? "layer reuse: editing requirements.txt re-runs requirements, deps and source"
+s3=$(stamps "$fx" "$out/body-sglang.md") && same_stamps "$s0" "$s3" ssdd
+check $? "layer reuse: a ci-sglang-pr directive re-runs deps and source"
+
+echo "=== RUN miles-ci run"
+t0=$SECONDS
+bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
+	--results "$out/cli" --quiet >"$out/last.out" 2>"$out/last.log"
+rc=$?
+((rc == 255)) && json "$out/cli/summary.json" "$(statuses "['pass', 'fail', 'not-run']")" &&
+	has "$out/last.out" "FAIL     tests/e2e/gpu/test_b_fail.py" && test -s "$out/cli/run.log" -a -s "$out/cli/junit.xml"
+check $? "miles-ci run: the same results on the engine through dagger.io/dagger, exit 255 ($((SECONDS - t0)) s)"
+"$out/miles-ci" report --results "$out/cuda" >"$out/last.out" 2>"$out/last.log" &&
+	has "$out/last.out" "FAILED, exit code 255" "not-run" "tests/e2e/gpu/test_c_timeout.py"
+check $? "miles-ci report reads the module's results folder"
+
+same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
+	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
+	--source "$fx" --pr-body-file "$out/body-sglang.md" --gpus none stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec
+set -e

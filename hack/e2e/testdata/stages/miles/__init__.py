@@ -1,0 +1,1 @@
+"""Stand-in Miles package of the end-to-end fixture."""

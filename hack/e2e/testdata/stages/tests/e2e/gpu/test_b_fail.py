@@ -1,0 +1,7 @@
+"""Fails: the run must report it, and stop after it unless continue-on-error."""
+from tests.ci.ci_register import register_cuda_ci
+register_cuda_ci(est_time=30, suite="stage-b-2-gpu-h200", labels=["short"])
+
+if __name__ == "__main__":
+    print("test_b_fail: failing on purpose")
+    raise SystemExit(1)

@@ -1,0 +1,32 @@
+// Package encode holds the output encoders the miles-ci CLI and the Dagger
+// module share, so both print the same bytes for the same answer.
+package encode
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// JSON renders v as indented JSON (two spaces, no HTML escaping) with a final
+// newline: what `miles-ci ... --json` prints and what the module returns.
+func JSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// CompactJSON renders v as one line of JSON with no HTML escaping, the form
+// GitHub step outputs carry.
+func CompactJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // callers pass plain strings and slices, which always encode
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,500 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// Fixed facts of the Miles CI jobs (rules §9).
+const (
+	// CPUImage is the image CPU stages run in: the GitHub-hosted runner's
+	// Python 3.11, as a container.
+	CPUImage = "python:3.11"
+	// HelmVersion is the helm the CPU workflow sets up.
+	HelmVersion = "v4.2.3"
+	// SGLangURL and MegatronURL are the dependency repositories the CPU
+	// workflow checks out (the GPU images' checkouts have them as origin).
+	SGLangURL   = "https://github.com/sgl-project/sglang"
+	MegatronURL = "https://github.com/radixark/Megatron-LM"
+	// SGLangDir and MegatronDir are the dependency checkouts in the GPU images.
+	SGLangDir   = "/sgl-workspace/sglang"
+	MegatronDir = "/root/Megatron-LM"
+	// ShmBytes is the GPU stages' --shm-size=32g.
+	ShmBytes = 32 << 30
+	// TimeoutPerFile is run_suite.py's default per-file timeout, and
+	// RetryTimeoutIncrease what --enable-retry adds to it.
+	TimeoutPerFile       = 1800
+	RetryTimeoutIncrease = 600
+)
+
+// Secret names the stages read (rules §9, §10).
+const (
+	SecretWandb = "WANDB_API_KEY"
+	SecretNeon  = "NEON_DATABASE_URL"
+	SecretHF    = "HF_TOKEN"
+)
+
+// ROCmExtraPackages are what the ROCm workflow installs after Miles itself.
+var ROCmExtraPackages = []string{"polars", "zstandard", "xxhash", "blake3", "numba==0.65.1"}
+
+// gpuUlimits are the GPU jobs' --ulimit options.
+var gpuUlimits = []Ulimit{
+	{Name: "memlock", Flag: "-l", Value: "unlimited"},
+	{Name: "stack", Flag: "-s", Value: "65536"}, // 67108864 bytes, in KiB
+	{Name: "nofile", Flag: "-n", Value: "65535"},
+}
+
+var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// dependency is one of SGLang and Megatron-LM as the stage containers see it.
+type dependency struct {
+	name     string // sglang or megatron
+	url      string // repository the CPU workflow checks out
+	imageDir string // checkout baked into the GPU images
+	cpuDir   string // where the CPU workflow checks it out, relative to the workspace
+	branch   string // the default branch head
+}
+
+var (
+	sglangDependency   = dependency{"sglang", SGLangURL, SGLangDir, "sglang", deps.DefaultSGLangBranch}
+	megatronDependency = dependency{"megatron", MegatronURL, MegatronDir, "Megatron-LM", deps.DefaultMegatronBranch}
+)
+
+// Build turns a request into the stage container's spec (rules §9, §10).
+// A moving dependency ref (a branch, tag or #N) with no commit in
+// req.Commits is fetched by name in the spec and listed in Spec.Resolve; the
+// front ends run Resolve first so the spec they render fetches commits.
+func Build(req Request) (Spec, error) {
+	st := req.Stage
+	if st.Name == "" {
+		return Spec{}, errors.New("no stage given; name one of the roster's stages (miles-ci stages)")
+	}
+	if st.External || len(st.RunsOn) == 0 {
+		return Spec{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick a stage of miles-ci stages", st.Name)
+	}
+	if err := checkRequest(req); err != nil {
+		return Spec{}, err
+	}
+	b := &builder{req: req, spec: Spec{
+		Stage:   st.Name,
+		HW:      st.Backend,
+		Image:   req.Image.Image,
+		Env:     []EnvVar{},
+		RunEnv:  []EnvVar{},
+		Caches:  []Cache{},
+		Secrets: []string{},
+		Ulimits: []Ulimit{},
+		Data:    []DataMount{},
+		Resolve: []ResolveStep{},
+		Tests:   []ExpectedTest{},
+		Skipped: []policy.SkippedTest{},
+	}}
+	if req.Plan != nil {
+		b.spec.Shard, b.spec.Cadence, b.spec.CheckPlan = req.Plan.Partition, req.Plan.Cadence, true
+		b.spec.Skipped = append(b.spec.Skipped, req.Plan.Skipped...)
+	} else {
+		b.spec.File = req.File.File
+	}
+	switch st.Backend {
+	case policy.CPU:
+		b.spec.Image = CPUImage
+		b.cpu()
+	case policy.CUDA:
+		b.cuda()
+	case policy.ROCM:
+		b.rocm()
+	default:
+		return Spec{}, fmt.Errorf("stage %s has unknown backend %q", st.Name, st.Backend)
+	}
+	b.stamps()
+	b.runPhase()
+	return b.spec, nil
+}
+
+// stamps ends each phase before the run with a layer stamp: a step that
+// writes a fresh random id to LayersDir/PHASE. A phase served from the cache
+// keeps its old stamp, so comparing stamps across runs shows which phases
+// really ran (see docs/running.md).
+func (b *builder) stamps() {
+	var out []Step
+	next := 0 // index in Phases of the next phase to stamp
+	stampUpTo := func(p Phase) {
+		for next < len(Phases) && Phases[next] != p {
+			out = append(out, Step{Name: "layer stamp", Phase: Phases[next], Kind: KindExec,
+				Argv: script("stamp", string(Phases[next]))})
+			next++
+		}
+	}
+	for _, s := range b.spec.Steps {
+		stampUpTo(s.Phase)
+		out = append(out, s)
+	}
+	stampUpTo(PhaseRun)
+	b.spec.Steps = out
+}
+
+// checkRequest checks that the parts of a request belong together.
+func checkRequest(req Request) error {
+	st := req.Stage
+	switch {
+	case (req.Plan == nil) == (req.File == nil):
+		return errors.New("give either a plan (a stage run) or a file plan (a single-file run), not both or neither")
+	case req.Plan != nil:
+		p := req.Plan
+		if p.HW != st.Backend || p.Suite != st.Name {
+			return fmt.Errorf("the plan is for %s suite %s, not stage %s (%s)", p.HW, p.Suite, st.Name, st.Backend)
+		}
+		shards := st.ShardsFor(p.Cadence)
+		if shards > 1 && (p.Partition == nil || p.Partition.Size != shards) {
+			return fmt.Errorf("stage %s runs in %d shards; plan one shard of %d (got %v)", st.Name, shards, shards, partitionText(p.Partition))
+		}
+		if shards <= 1 && p.Partition != nil {
+			return fmt.Errorf("stage %s is not sharded; plan it without a partition", st.Name)
+		}
+		if p.Partition != nil {
+			if err := p.Partition.Validate(); err != nil {
+				return fmt.Errorf("stage %s: %w", st.Name, err)
+			}
+		}
+	case req.File != nil:
+		if req.File.HW != st.Backend || req.File.Suite != st.Name {
+			return fmt.Errorf("the file plan of %s runs on %s (%s), not stage %s", req.File.File, req.File.Suite, req.File.HW, st.Name)
+		}
+	}
+	for _, l := range req.Labels {
+		if l == "" || strings.HasPrefix(l, "-") {
+			return fmt.Errorf("label %q would be read as an option of run_suite.py; give PR label names such as run-ci-megatron", l)
+		}
+	}
+	if !req.Deps.Install && st.Backend != policy.ROCM {
+		return fmt.Errorf("no dependency decision for %s stage %s; resolve it with deps.Resolve", st.Backend, st.Name)
+	}
+	if st.Backend != policy.CPU && !strings.Contains(req.Image.Image, ":") {
+		return fmt.Errorf("no image for %s stage %s; resolve it with deps.ResolveImage", st.Backend, st.Name)
+	}
+	if err := CheckVisibleDevices(req.VisibleDevices); err != nil {
+		return err
+	}
+	if st.Backend == policy.CPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
+		return fmt.Errorf("stage %s is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only", st.Name)
+	}
+	if st.Backend == policy.ROCM && len(req.GPUs.Devices) > 0 {
+		return fmt.Errorf("--gpus %s: device ids select NVIDIA GPUs only; for ROCm give --gpus all and --visible-devices (HIP_VISIBLE_DEVICES)", req.GPUs)
+	}
+	return nil
+}
+
+func partitionText(p *policy.Partition) string {
+	if p == nil {
+		return "no partition"
+	}
+	return fmt.Sprintf("shard %d of %d", p.ID, p.Size)
+}
+
+// builder accumulates a spec.
+type builder struct {
+	req  Request
+	spec Spec
+}
+
+func (b *builder) env(name, value string) { b.spec.Env = append(b.spec.Env, EnvVar{name, value}) }
+
+func (b *builder) cache(key, path string, sharing CacheSharing) {
+	b.spec.Caches = append(b.spec.Caches, Cache{Key: key, Path: path, Sharing: sharing})
+}
+
+func (b *builder) step(s Step) {
+	if s.Kind == "" {
+		s.Kind = KindExec
+	}
+	b.spec.Steps = append(b.spec.Steps, s)
+}
+
+// githubEnv is what every GitHub Actions step sees.
+func (b *builder) githubEnv() {
+	b.env("CI", "true")
+	b.env("GITHUB_ACTIONS", "true")
+	b.env("GITHUB_WORKSPACE", Workspace)
+}
+
+// hfCache mounts the Hugging Face cache volume where the GPU jobs mount
+// /data/miles_ci/hf_cache.
+func (b *builder) hfCache(paths ...string) {
+	for _, p := range paths {
+		b.cache("miles-ci:hf", p, Shared)
+	}
+}
+
+func (b *builder) cuda() {
+	b.githubEnv()
+	sglangRoot := SGLangDir + "/python"
+	b.env("SGLANG_SOURCE_ROOT", sglangRoot)
+	b.env("MEGATRON_SOURCE_ROOT", MegatronDir)
+	b.env("PYTHONPATH", Workspace+":"+sglangRoot+":"+MegatronDir)
+	b.env("MILES_TEST_ENABLE_INFINITE_RUN", "false")
+	b.cache("miles-ci:pip", "/root/.cache/pip", Shared)
+	b.hfCache("/root/.cache/huggingface", "/data/miles_ci/hf_cache")
+
+	b.step(Step{Name: "install requirements.txt (keeping the image's cudnn)", Phase: PhaseRequirements, Workdir: Workspace,
+		Files: []SourceFile{{Path: "requirements.txt", Dest: Workspace + "/requirements.txt"}},
+		Argv:  script("reconcile", Workspace+"/requirements.txt")})
+	b.imageSync(sglangDependency, b.req.Deps.SGLang, b.req.Commits.SGLang)
+	b.imageSync(megatronDependency, b.req.Deps.Megatron, b.req.Commits.Megatron)
+	b.source()
+	b.verifySources()
+}
+
+func (b *builder) rocm() {
+	b.githubEnv()
+	b.env("PYTHONPATH", Workspace)
+	b.env("MILES_HARDWARE_PLATFORM", "rocm")
+	b.cache("miles-ci:pip", "/root/.cache/pip", Shared)
+	b.hfCache("/root/.cache/huggingface", "/data/miles_ci/hf_cache")
+	d := b.req.Deps
+	if d.Install {
+		b.cache("miles-ci:apt-cache", "/var/cache/apt", Locked)
+		b.cache("miles-ci:apt-lists", "/var/lib/apt/lists", Locked)
+		b.step(Step{Name: "toolchain for dependency builds (rustup, protoc)", Phase: PhaseDeps, Argv: script("rocm-toolchain")})
+	}
+	if d.SGLang.Source != deps.FromBaked {
+		b.imageSync(sglangDependency, d.SGLang, b.req.Commits.SGLang)
+		b.step(Step{Name: "install sglang", Phase: PhaseDeps, Workdir: SGLangDir,
+			Argv: []string{"pip", "install", "-e", "python", "--no-deps", "--break-system-packages"}})
+	}
+	if deps.NeedsROCmPatch(policy.ROCM, d) {
+		b.imageSync(megatronDependency, d.Megatron, b.req.Commits.Megatron)
+		patch := deps.NewPatchPlan(Workspace + "/" + deps.ROCmPatchPath)
+		b.step(Step{Name: "ROCm patch for Megatron-LM (rules §8)", Phase: PhaseDeps, Kind: KindPatch, Workdir: MegatronDir,
+			Files: []SourceFile{{Path: deps.ROCmPatchPath, Dest: patch.Patch}},
+			Patch: &PatchStep{Ref: d.Megatron.Ref, Patch: patch.Patch, Check: patch.Check, ReverseCheck: patch.ReverseCheck, Apply: patch.Apply}})
+		b.step(Step{Name: "install megatron", Phase: PhaseDeps, Workdir: MegatronDir,
+			Argv: []string{"pip", "install", "-e", ".", "--no-deps", "--break-system-packages"}})
+	}
+	// The workflow installs these after Miles; they do not depend on it, so
+	// they come before the source and stay cached when a test file changes.
+	b.step(Step{Name: "install the packages the ROCm workflow adds", Phase: PhaseDeps,
+		Argv: append(append([]string{"pip", "install"}, ROCmExtraPackages...), "--break-system-packages")})
+	b.source()
+	b.step(Step{Name: "install miles", Phase: PhaseSource, Workdir: Workspace,
+		Argv: []string{"pip", "install", "-e", ".", "--no-deps", "--break-system-packages"}})
+}
+
+func (b *builder) cpu() {
+	b.githubEnv()
+	sglang, megatron := Workspace+"/"+sglangDependency.cpuDir, Workspace+"/"+megatronDependency.cpuDir
+	b.env("SGLANG_SOURCE_ROOT", sglang+"/python")
+	b.env("MEGATRON_SOURCE_ROOT", megatron)
+	b.env("PYTHONPATH", Workspace+":"+sglang+"/python:"+megatron)
+	b.env("UV_SYSTEM_PYTHON", "1")
+	b.cache("miles-ci:pip", "/root/.cache/pip", Shared)
+	b.cache("miles-ci:uv", "/root/.cache/uv", Shared)
+	b.hfCache("/root/.cache/huggingface")
+
+	b.step(Step{Name: "set up uv and helm " + HelmVersion, Phase: PhaseBase, Argv: script("cpu-tools", HelmVersion)})
+	b.step(Step{Name: "install requirements", Phase: PhaseRequirements, Workdir: Workspace,
+		Files: []SourceFile{
+			{Path: "requirements.txt", Dest: Workspace + "/requirements.txt"},
+			{Path: "tests/ci/requirements-ci-cpu.txt", Dest: Workspace + "/tests/ci/requirements-ci-cpu.txt"},
+		},
+		Argv: []string{"uv", "pip", "install", "-r", "requirements.txt", "-r", "tests/ci/requirements-ci-cpu.txt"}})
+	b.cpuCheckout(sglangDependency, b.req.Deps.SGLang, b.req.Commits.SGLang)
+	b.cpuCheckout(megatronDependency, b.req.Deps.Megatron, b.req.Commits.Megatron)
+	b.source()
+	b.verifySources()
+}
+
+// target is what a dependency checkout fetches: the resolved commit, else
+// the ref itself, listing an ls-remote step when it is a moving ref.
+func (b *builder) target(dep dependency, ref deps.Ref, commit, workdir, remote string) string {
+	if commit != "" {
+		return commit
+	}
+	if fullCommit.MatchString(ref.Fetch) {
+		return ref.Fetch
+	}
+	b.spec.Resolve = append(b.spec.Resolve, ResolveStep{
+		Dependency: dep.name, Ref: ref.Ref, Origin: ref.Origin(), Fetch: ref.Fetch, Workdir: workdir,
+		Argv: []string{"git", "ls-remote", remote, ref.Fetch},
+	})
+	return ref.Fetch
+}
+
+// imageSync moves a GPU image's dependency checkout to the decided commit,
+// with the workflows' own argv (deps.SyncSteps).
+func (b *builder) imageSync(dep dependency, ref deps.Ref, commit string) {
+	target := b.target(dep, ref, commit, dep.imageDir, "origin")
+	steps := deps.SyncSteps(deps.Ref{Ref: ref.Ref, Fetch: target, Source: ref.Source})
+	steps = append(steps, []string{"git", "log", "--oneline", "-1"})
+	for _, argv := range steps {
+		b.step(Step{Name: fmt.Sprintf("sync %s to %s (%s)", dep.name, ref.Ref, ref.Origin()), Phase: PhaseDeps,
+			Workdir: dep.imageDir, Argv: argv})
+	}
+}
+
+// cpuCheckout checks a dependency out into the workspace at the decided
+// commit, as the CPU workflow's actions/checkout does (one commit deep).
+func (b *builder) cpuCheckout(dep dependency, ref deps.Ref, commit string) {
+	dir := Workspace + "/" + dep.cpuDir
+	target := b.target(dep, ref, commit, "", dep.url)
+	for _, argv := range [][]string{
+		{"git", "init", "-q", dir},
+		{"git", "-C", dir, "remote", "add", "origin", dep.url},
+		{"git", "-C", dir, "fetch", "--depth=1", "origin", target},
+		{"git", "-C", dir, "checkout", "-q", "-f", "FETCH_HEAD"},
+		{"git", "-C", dir, "log", "--oneline", "-1"},
+	} {
+		b.step(Step{Name: fmt.Sprintf("check out %s at %s (%s)", dep.name, ref.Ref, ref.Origin()), Phase: PhaseDeps, Argv: argv})
+	}
+}
+
+func (b *builder) source() {
+	b.step(Step{Name: "copy the Miles checkout to the workspace", Phase: PhaseSource, Kind: KindSource, Workdir: Workspace})
+}
+
+func (b *builder) verifySources() {
+	b.step(Step{Name: "verify source resolution", Phase: PhaseSource, Workdir: Workspace,
+		Argv: []string{"python", "tests/ci/verify_source_resolution.py"}})
+}
+
+// runPhase adds the per-run parts: GPUs, env, data, shm, limits, secrets and
+// the gpu-wait, plan and run steps.
+func (b *builder) runPhase() {
+	req, st := b.req, b.req.Stage
+	gpuStage := st.Backend != policy.CPU
+	b.spec.GPU = GPU{Kind: NoGPU, Devices: []string{}}
+	switch {
+	case st.Backend == policy.CUDA && !req.GPUs.None:
+		b.spec.GPU = GPU{Kind: NVIDIA, Devices: append([]string{}, req.GPUs.Devices...)}
+	case st.Backend == policy.ROCM && !req.GPUs.None:
+		b.spec.GPU = GPU{Kind: AMD, Devices: []string{}}
+	}
+	switch st.Backend {
+	case policy.CUDA:
+		b.spec.GPU.VisibleEnv = "CUDA_VISIBLE_DEVICES"
+	case policy.ROCM:
+		b.spec.GPU.VisibleEnv = "HIP_VISIBLE_DEVICES"
+	}
+	b.spec.GPU.Visible = req.VisibleDevices
+
+	sha, pr := req.HeadSHA, req.PRNumber
+	if sha == "" {
+		sha = "local"
+	}
+	if pr == "" {
+		pr = "non-pr"
+	}
+	b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{"GITHUB_COMMIT_NAME", sha + "_" + pr},
+		EnvVar{"GITHUB_STEP_SUMMARY", ResultsDir + "/step-summary.md"})
+	if req.VisibleDevices != "" {
+		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, req.VisibleDevices})
+	}
+	if gpuStage {
+		b.spec.ShmBytes = ShmBytes
+		b.spec.Ulimits = append(b.spec.Ulimits, gpuUlimits...)
+		if req.Models {
+			b.spec.Data = append(b.spec.Data, DataMount{Models, []string{"/root/models", "/data/miles_ci/models"}})
+		}
+		if req.Datasets {
+			b.spec.Data = append(b.spec.Data, DataMount{Datasets, []string{"/root/datasets", "/data/miles_ci/datasets"}})
+		}
+	}
+	secrets := stageSecrets(st.Backend, req.File != nil)
+	if req.Fork {
+		b.spec.SecretsWithheld = "a pull request from a fork gets no secrets: " + strings.Join(secrets, ", ")
+	} else {
+		b.spec.Secrets = secrets
+	}
+
+	if b.spec.GPU.Kind != NoGPU {
+		b.step(Step{Name: "wait for the GPUs", Phase: PhaseRun, Role: RoleGPUWait, Privileged: true,
+			Argv: script("gpu-wait", string(b.spec.GPU.Kind))})
+	}
+	var command []string
+	if req.Plan != nil {
+		command = b.suiteCommand()
+		b.step(Step{Name: "plan (run_suite.py --list-only)", Phase: PhaseRun, Role: RolePlan, Workdir: Workspace,
+			Argv: script("plan", append(command, "--list-only")...)})
+		base := TimeoutPerFile
+		if st.Backend == policy.ROCM {
+			base += RetryTimeoutIncrease
+		}
+		for _, t := range req.Plan.Enabled {
+			var timeout *int
+			if gpuStage {
+				timeout = intPtr(max(base, scaledTimeout(t.EstTime)))
+			}
+			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: timeout})
+		}
+	} else {
+		f := req.File
+		command = append([]string{"timeout", "--signal=TERM", "--kill-after=30s", strconv.Itoa(f.TimeoutSeconds) + "s"}, f.Command...)
+		b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: f.File, TimeoutS: intPtr(f.TimeoutSeconds)})
+	}
+	var opts []string
+	for _, u := range b.spec.Ulimits {
+		opts = append(opts, "--ulimit", u.Flag, u.Value)
+	}
+	for _, s := range b.spec.Secrets {
+		opts = append(opts, "--mask", s)
+	}
+	if b.spec.GPU.Kind == AMD {
+		opts = append(opts, "--rocm-devices")
+	}
+	run := Step{Name: "run the tests", Phase: PhaseRun, Role: RoleRun, Workdir: Workspace, Privileged: gpuStage,
+		Argv: script("run", append(append(opts, "--"), command...)...)}
+	if st.Backend == policy.CPU {
+		run.Env = []EnvVar{{"PYTEST_ADDOPTS", "--junitxml=" + JUnitPath}}
+	}
+	b.step(run)
+}
+
+// suiteCommand is the workflow's run_suite.py command line for the shard (rules §1).
+func (b *builder) suiteCommand() []string {
+	req, st, p := b.req, b.req.Stage, b.req.Plan
+	argv := []string{"python", "tests/ci/run_suite.py", "--hw", string(st.Backend), "--suite", st.Name}
+	if p.Partition != nil {
+		argv = append(argv, "--auto-partition-id", strconv.Itoa(p.Partition.ID), "--auto-partition-size", strconv.Itoa(p.Partition.Size))
+	}
+	argv = append(argv, "--cadence", string(p.Cadence), "--labels")
+	argv = append(argv, req.Labels...)
+	if req.MatchAllLabels {
+		argv = append(argv, "--match-all-labels")
+	}
+	if st.Backend == policy.ROCM {
+		argv = append(argv, "--enable-retry", "--max-attempts", "2")
+	}
+	return argv
+}
+
+// stageSecrets are the secrets a job reads (rules §9, §10): a single-file
+// GPU run gets WANDB_API_KEY only.
+func stageSecrets(b policy.Backend, fileRun bool) []string {
+	switch {
+	case b == policy.CPU:
+		return []string{SecretHF}
+	case b == policy.CUDA && !fileRun:
+		return []string{SecretWandb, SecretNeon}
+	}
+	return []string{SecretWandb}
+}
+
+// maxTimeout caps a scaled estimate so a silly est_time cannot overflow.
+const maxTimeout = 7 * 24 * 3600
+
+// scaledTimeout is int(est_time × 1.25), as run_suite.py computes it.
+func scaledTimeout(est float64) int {
+	s := est * 1.25
+	if math.IsNaN(s) || s < 0 {
+		return 0
+	}
+	return int(min(s, maxTimeout))
+}
+
+func intPtr(n int) *int { return &n }

@@ -1,0 +1,161 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	. "github.com/radixark/miles-ci/pipeline"
+)
+
+// fake is a recording pipeline.Container: each With method returns a new
+// value with one more op, so a container is the list of ops that made it.
+// Evaluating a container replays its execs through the engine's handler.
+type fake struct {
+	eng *fakeEngine
+	ops []string
+	// execs are the commands in order, with the files and state they see.
+	execs []fakeExec
+	files map[string]string
+	env   map[string]string
+	dir   string
+}
+
+type fakeExec struct {
+	argv []string
+	env  map[string]string
+	dir  string
+	opts ExecOptions
+}
+
+// fakeEngine answers commands: handler returns stdout, exit code and the
+// files the command writes.
+type fakeEngine struct {
+	handler func(e fakeExec, files map[string]string) (stdout string, code int, writes map[string]string)
+	// ran counts every command evaluated, by its joined argv.
+	ran []string
+}
+
+func newFake(h func(e fakeExec, files map[string]string) (string, int, map[string]string)) *fake {
+	return &fake{eng: &fakeEngine{handler: h}, files: map[string]string{}, env: map[string]string{}}
+}
+
+func (f *fake) clone(op string) *fake {
+	n := &fake{eng: f.eng, ops: append(slices.Clone(f.ops), op), execs: slices.Clone(f.execs),
+		files: map[string]string{}, env: map[string]string{}, dir: f.dir}
+	for k, v := range f.files {
+		n.files[k] = v
+	}
+	for k, v := range f.env {
+		n.env[k] = v
+	}
+	return n
+}
+
+func (f *fake) From(image string) Container { return f.clone("from " + image) }
+func (f *fake) WithEnvVariable(name, value string) Container {
+	n := f.clone("env " + name + "=" + value)
+	n.env[name] = value
+	return n
+}
+func (f *fake) WithoutEnvVariable(name string) Container {
+	n := f.clone("unset " + name)
+	delete(n.env, name)
+	return n
+}
+func (f *fake) WithWorkdir(path string) Container {
+	n := f.clone("workdir " + path)
+	n.dir = path
+	return n
+}
+func (f *fake) WithMountedCache(path, key string, sharing CacheSharing) Container {
+	return f.clone(fmt.Sprintf("cache %s %s %s", key, path, sharing))
+}
+func (f *fake) WithMountedTemp(path string, size int64) Container {
+	return f.clone(fmt.Sprintf("tmpfs %s %d", path, size))
+}
+func (f *fake) WithSourceFile(path, rel string) Container {
+	n := f.clone("file " + rel + " " + path)
+	n.files[path] = "source:" + rel
+	return n
+}
+func (f *fake) WithSourceDirectory(path string) Container { return f.clone("source " + path) }
+func (f *fake) WithDataDirectory(path string, name DataName) Container {
+	return f.clone(fmt.Sprintf("data %s %s", name, path))
+}
+func (f *fake) WithSecretVariable(name string) Container { return f.clone("secret " + name) }
+func (f *fake) WithGPUs(devices []string) Container {
+	return f.clone("gpus " + strings.Join(devices, ","))
+}
+func (f *fake) WithExec(argv []string, opts ExecOptions) Container {
+	name := argv[0]
+	if len(argv) > 3 && argv[0] == "bash" && argv[1] == "-c" {
+		name = "<" + argv[3] + ">"
+		argv = append([]string{name}, argv[4:]...)
+	}
+	n := f.clone("exec " + strings.Join(argv, " "))
+	env := map[string]string{}
+	for k, v := range f.env {
+		env[k] = v
+	}
+	n.execs = append(n.execs, fakeExec{argv: argv, env: env, dir: f.dir, opts: opts})
+	return n
+}
+func (f *fake) WithNewFile(path, contents string) Container {
+	n := f.clone("newfile " + path)
+	n.files[path] = contents
+	return n
+}
+
+// eval replays the execs; an exit status other than 0 without AnyExitCode is an error.
+func (f *fake) eval() (stdout string, code int, files map[string]string, err error) {
+	files = map[string]string{}
+	for k, v := range f.files {
+		files[k] = v
+	}
+	for _, e := range f.execs {
+		f.eng.ran = append(f.eng.ran, strings.Join(e.argv, " "))
+		out, c, writes := f.eng.handler(e, files)
+		for k, v := range writes {
+			files[k] = v
+		}
+		stdout, code = out, c
+		if c != 0 && !e.opts.AnyExitCode {
+			return "", c, nil, fmt.Errorf("exec %s: exit code %d", strings.Join(e.argv, " "), c)
+		}
+	}
+	return stdout, code, files, nil
+}
+
+func (f *fake) Stdout(context.Context) (string, error) {
+	out, _, _, err := f.eval()
+	return out, err
+}
+func (f *fake) Stderr(context.Context) (string, error) {
+	_, _, _, err := f.eval()
+	return "", err
+}
+func (f *fake) ExitCode(context.Context) (int, error) {
+	_, code, _, err := f.eval()
+	return code, err
+}
+func (f *fake) Exists(_ context.Context, path string) (bool, error) {
+	_, _, files, err := f.eval()
+	_, ok := files[path]
+	return ok, err
+}
+func (f *fake) ReadFile(_ context.Context, path string, limit int) (string, error) {
+	_, _, files, err := f.eval()
+	if err != nil {
+		return "", err
+	}
+	data, ok := files[path]
+	if !ok {
+		return "", fmt.Errorf("%s: no such file", path)
+	}
+	if len(data) > limit {
+		return "", fmt.Errorf("%s: too large", path)
+	}
+	return data, nil
+}

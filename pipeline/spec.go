@@ -1,0 +1,291 @@
+package pipeline
+
+import "github.com/radixark/miles-ci/policy"
+
+// Phase groups the steps of a stage container by how often their inputs
+// change; the phases run in this order, so a change to a later phase's input
+// re-runs no step of an earlier phase.
+type Phase string
+
+// The phases of a stage container, in layer order.
+const (
+	// PhaseBase is the image, its static environment, the cache volumes and
+	// the tools every run needs.
+	PhaseBase Phase = "base"
+	// PhaseRequirements copies the requirements files alone and installs them.
+	PhaseRequirements Phase = "requirements"
+	// PhaseDeps moves the SGLang and Megatron-LM checkouts to resolved commit
+	// ids, patches and installs them.
+	PhaseDeps Phase = "deps"
+	// PhaseSource copies the Miles checkout in and runs what reads it.
+	PhaseSource Phase = "source"
+	// PhaseRun is per run: GPUs, secrets, a run nonce, the plan and the run.
+	PhaseRun Phase = "run"
+)
+
+// Phases lists the phases in layer order.
+var Phases = []Phase{PhaseBase, PhaseRequirements, PhaseDeps, PhaseSource, PhaseRun}
+
+// StepKind says what a step does to the container.
+type StepKind string
+
+// The step kinds.
+const (
+	// KindExec runs Argv.
+	KindExec StepKind = "exec"
+	// KindSource copies the whole Miles checkout to the workspace.
+	KindSource StepKind = "source"
+	// KindPatch is the ROCm patch decision of rules §8: Patch.Check, then
+	// Patch.ReverseCheck, then Patch.Apply or an error.
+	KindPatch StepKind = "patch"
+)
+
+// Role marks the run-phase steps a test run drives itself.
+type Role string
+
+// The roles of run-phase steps.
+const (
+	// RoleGPUWait waits until the GPUs answer; it runs on every test run.
+	RoleGPUWait Role = "gpu-wait"
+	// RolePlan prints the in-container plan (run_suite.py --list-only) to PlanPath.
+	RolePlan Role = "plan"
+	// RoleRun runs the tests; it always exits 0 and writes ResultsDir.
+	RoleRun Role = "run"
+)
+
+// Paths inside a stage container.
+const (
+	// Workspace is where the Miles checkout goes, as in a GitHub container job.
+	Workspace = "/__w/miles/miles"
+	// ResultsDir holds what a run leaves behind: run.log, exit-code,
+	// status.log, plan.txt and, for CPU stages, pytest's junit.xml.
+	ResultsDir = "/results"
+	// PlanPath is the in-container plan text.
+	PlanPath = ResultsDir + "/plan.txt"
+	// RunLogPath is the run's combined output, secrets masked.
+	RunLogPath = ResultsDir + "/run.log"
+	// ExitCodePath holds the run command's exit status.
+	ExitCodePath = ResultsDir + "/exit-code"
+	// ElapsedPath holds the run command's whole seconds.
+	ElapsedPath = ResultsDir + "/elapsed"
+	// StatusLogPath holds the run log's per-file status lines ([i/n] FILE STATUS ...).
+	StatusLogPath = ResultsDir + "/status.log"
+	// JUnitPath is the JUnit XML report (pytest writes it for CPU stages).
+	JUnitPath = ResultsDir + "/junit.xml"
+	// SummaryPath is the JSON summary miles-ci writes.
+	SummaryPath = ResultsDir + "/summary.json"
+	// LayersDir holds one layer stamp per phase (a random id written when
+	// the phase really ran; a cached phase keeps its old one).
+	LayersDir = "/opt/miles-ci/layers"
+	// RunIDEnv carries the run nonce: it changes per test run, so the run
+	// steps after it never come from the cache.
+	RunIDEnv = "MILES_CI_RUN_ID"
+)
+
+// Step is one ordered step of a stage container.
+type Step struct {
+	// Name says what the step is for, e.g. "sync sglang: git fetch".
+	Name string `json:"name"`
+	// Phase is the layer group the step belongs to.
+	Phase Phase `json:"phase"`
+	// Kind is exec, source or patch.
+	Kind StepKind `json:"kind"`
+	// Role marks the run-phase steps (gpu-wait, plan, run); "" otherwise.
+	Role Role `json:"role,omitempty"`
+	// Workdir is the working directory of the command.
+	Workdir string `json:"workdir,omitempty"`
+	// Argv is the command; never a shell string built from user input (the
+	// fixed scripts take their data as positional arguments).
+	Argv []string `json:"argv,omitempty"`
+	// Env is set for this step only.
+	Env []EnvVar `json:"env,omitempty"`
+	// Files are files of the Miles checkout copied in, alone, before the step
+	// runs, so the step's cache key depends on them and nothing else.
+	Files []SourceFile `json:"files,omitempty"`
+	// Privileged runs the command with all root capabilities (docker --privileged).
+	Privileged bool `json:"privileged,omitempty"`
+	// Patch is the §8 decision of a patch step.
+	Patch *PatchStep `json:"patch,omitempty"`
+}
+
+// PatchStep is the ROCm patch decision: the argv lists come from deps.NewPatchPlan.
+type PatchStep struct {
+	// Ref names the Megatron-LM ref in messages.
+	Ref string `json:"ref"`
+	// Patch is the patch file as git is given it.
+	Patch string `json:"patch"`
+	// Check is `git apply --check PATCH`.
+	Check []string `json:"check"`
+	// ReverseCheck is `git apply --reverse --check PATCH`.
+	ReverseCheck []string `json:"reverse_check"`
+	// Apply is `git apply PATCH`, run when Check passed.
+	Apply []string `json:"apply"`
+}
+
+// SourceFile copies one file of the Miles checkout into the container.
+type SourceFile struct {
+	// Path is the repo-relative file.
+	Path string `json:"path"`
+	// Dest is where it goes in the container.
+	Dest string `json:"dest"`
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	// Name is the variable name.
+	Name string `json:"name"`
+	// Value is its value.
+	Value string `json:"value"`
+}
+
+// CacheSharing is how concurrent runs share a cache volume.
+type CacheSharing string
+
+// The sharing modes of Dagger cache volumes.
+const (
+	// Shared lets concurrent runs use the volume at once.
+	Shared CacheSharing = "SHARED"
+	// Locked lets one run at a time use the volume (apt takes its own lock
+	// and fails when it is contended).
+	Locked CacheSharing = "LOCKED"
+)
+
+// Cache is a cache volume mounted for every step.
+type Cache struct {
+	// Key names the volume; runs with the same key share its contents.
+	Key string `json:"key"`
+	// Path is the mount point.
+	Path string `json:"path"`
+	// Sharing is SHARED or LOCKED.
+	Sharing CacheSharing `json:"sharing"`
+}
+
+// GPUKind is the GPU vendor of a stage.
+type GPUKind string
+
+// The GPU kinds.
+const (
+	// NoGPU is a CPU stage, or a GPU stage run with --gpus none.
+	NoGPU GPUKind = "none"
+	// NVIDIA GPUs are given to the container by the engine's GPU support.
+	NVIDIA GPUKind = "nvidia"
+	// AMD GPUs are device nodes (/dev/kfd, /dev/dri) the run steps create.
+	AMD GPUKind = "amd"
+)
+
+// GPU is how the container sees GPUs.
+type GPU struct {
+	// Kind is nvidia, amd or none.
+	Kind GPUKind `json:"kind"`
+	// Devices are the engine-side device ids given to the container; empty
+	// means all (--gpus all).
+	Devices []string `json:"devices"`
+	// VisibleEnv is CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES.
+	VisibleEnv string `json:"visible_env,omitempty"`
+	// Visible is its value, "" when not set (the host's split of the GPUs).
+	Visible string `json:"visible,omitempty"`
+}
+
+// Ulimit is one resource limit of §9 (docker --ulimit NAME=SOFT:HARD).
+type Ulimit struct {
+	// Name is the docker name: memlock, stack or nofile.
+	Name string `json:"name"`
+	// Flag is the bash ulimit flag that sets it (-l, -s, -n).
+	Flag string `json:"flag"`
+	// Value is the bash ulimit value (unlimited, KiB for stack, a count).
+	Value string `json:"value"`
+}
+
+// DataName names a host data folder a GPU stage mounts.
+type DataName string
+
+// The data folders of /data/miles_ci.
+const (
+	// Models is /data/miles_ci/models.
+	Models DataName = "models"
+	// Datasets is /data/miles_ci/datasets.
+	Datasets DataName = "datasets"
+)
+
+// DataMount mounts a data folder (a Directory argument) at each of Paths.
+type DataMount struct {
+	// Name is models or datasets.
+	Name DataName `json:"name"`
+	// Paths are the mount points.
+	Paths []string `json:"paths"`
+}
+
+// ResolveStep finds the commit a moving dependency ref names, with an
+// uncached `git ls-remote`, before the cached chain is built.
+type ResolveStep struct {
+	// Dependency is sglang or megatron.
+	Dependency string `json:"dependency"`
+	// Ref is the ref as named, and Origin where it was named (e.g. "pr-body line 5").
+	Ref    string `json:"ref"`
+	Origin string `json:"origin"`
+	// Fetch is the ref as git fetch would be given it.
+	Fetch string `json:"fetch"`
+	// Workdir is where the command runs.
+	Workdir string `json:"workdir,omitempty"`
+	// Argv is `git ls-remote REMOTE FETCH`.
+	Argv []string `json:"argv"`
+}
+
+// ExpectedTest is a test file the run should report on.
+type ExpectedTest struct {
+	// File is the repo-relative test file.
+	File string `json:"file"`
+	// TimeoutS is the file's timeout in seconds; nil when the runner has none
+	// per file (CPU stages run one pytest).
+	TimeoutS *int `json:"timeout_s"`
+}
+
+// Spec is a stage shard's container, as data: everything the renderer needs
+// and everything `miles-ci run --dry-run` shows.
+type Spec struct {
+	// Stage is the stage (= suite) name.
+	Stage string `json:"stage"`
+	// HW is the backend.
+	HW policy.Backend `json:"hw"`
+	// Shard is the shard, nil when the stage is not sharded.
+	Shard *policy.Partition `json:"shard"`
+	// Cadence is the run's cadence.
+	Cadence policy.Cadence `json:"cadence"`
+	// File is the test file of a single-file run, "" for a stage run.
+	File string `json:"file,omitempty"`
+	// Image is the image the container starts from.
+	Image string `json:"image"`
+	// Env is the static environment, set right after the image.
+	Env []EnvVar `json:"env"`
+	// RunEnv is the per-run environment, set in the run phase.
+	RunEnv []EnvVar `json:"run_env"`
+	// Caches are mounted right after the static environment.
+	Caches []Cache `json:"caches"`
+	// Secrets are the secret names the run step reads, as env variables.
+	Secrets []string `json:"secrets"`
+	// SecretsWithheld says why Secrets is empty when the stage has some (a fork PR).
+	SecretsWithheld string `json:"secrets_withheld,omitempty"`
+	// GPU is how the container sees GPUs.
+	GPU GPU `json:"gpu"`
+	// ShmBytes is the size of /dev/shm.
+	ShmBytes int64 `json:"shm_bytes"`
+	// Ulimits are raised by the run steps' wrapper.
+	Ulimits []Ulimit `json:"ulimits"`
+	// Data are the optional data folders.
+	Data []DataMount `json:"data"`
+	// Resolve are the ls-remote steps still to run; empty once every moving
+	// ref is resolved to a commit.
+	Resolve []ResolveStep `json:"resolve"`
+	// Steps are the container's steps in order.
+	Steps []Step `json:"steps"`
+	// Tests are the files the run reports on (miles-ci's own plan).
+	Tests []ExpectedTest `json:"tests"`
+	// Skipped are the plan's disabled tests, with their reasons.
+	Skipped []policy.SkippedTest `json:"skipped"`
+	// CheckPlan is set when the in-container plan must list exactly Tests.
+	CheckPlan bool `json:"check_plan"`
+}
+
+// SourceExclude are the paths of a Miles checkout never copied into a stage
+// container: git metadata and local build and cache folders.
+var SourceExclude = []string{".git", "**/__pycache__", "**/.pytest_cache", "**/.venv", "**/*.egg-info"}

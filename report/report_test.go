@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/policy"
+)
+
+func TestParseStatusLines(t *testing.T) {
+	log := strings.Join([]string{
+		"::group::tests/e2e/a.py  (1/3 est=60s attempt=1)",
+		"[1/3] tests/e2e/a.py  PASS  elapsed=61s",
+		"[2/3] tests/e2e/b.py  FAIL  elapsed=12s exit=1",
+		"[2/3] tests/e2e/b.py  PASS  elapsed=10s retry_of=attempt=1",
+		"[3/3] tests/e2e/c d.py  TIMEOUT  elapsed=1800s timeout_after=1800s",
+		"[4/3] tests/e2e/x.py  PASS  elapsed=1s trailing",      // not a full match
+		"[1/1] tests/e2e/\\nnl.py  FAIL  elapsed=0s exit=-9\r", // escaped newline, CRLF
+		"a test printing [1/3] something",
+	}, "\n")
+	got, err := ParseStatusLines(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, minus9, t1800 := 1, -9, 1800
+	want := []StatusLine{
+		{Index: 1, Total: 3, File: "tests/e2e/a.py", Status: Pass, ElapsedS: 61},
+		{Index: 2, Total: 3, File: "tests/e2e/b.py", Status: Fail, ElapsedS: 12, Exit: &one},
+		{Index: 2, Total: 3, File: "tests/e2e/b.py", Status: Pass, ElapsedS: 10, RetryOf: 1},
+		{Index: 3, Total: 3, File: "tests/e2e/c d.py", Status: Timeout, ElapsedS: 1800, TimeoutAfter: &t1800},
+		{Index: 1, Total: 1, File: "tests/e2e/\nnl.py", Status: Fail, Exit: &minus9},
+	}
+	if fmt.Sprint(lines(got)) != fmt.Sprint(lines(want)) {
+		t.Fatalf("wanted\n%v\ngot\n%v", lines(want), lines(got))
+	}
+}
+
+func lines(ls []StatusLine) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Line())
+	}
+	return out
+}
+
+func FuzzParseStatusLines(f *testing.F) {
+	f.Add("[1/2] tests/a.py  FAIL  elapsed=3s exit=1 timeout_after=4s retry_of=attempt=1\n")
+	f.Add("[99999999999/1] x  PASS  elapsed=1s")
+	f.Fuzz(func(t *testing.T, log string) {
+		got, err := ParseStatusLines(log)
+		if err != nil {
+			return
+		}
+		for _, l := range got {
+			again, _ := ParseStatusLines(l.Line())
+			if len(again) != 1 || again[0].Line() != l.Line() {
+				t.Fatalf("line %q does not read back", l.Line())
+			}
+		}
+	})
+}
+
+// TestParseListOnly reads the plans miles-ci renders (the same text as
+// run_suite.py --list-only) back to their enabled files.
+func TestParseListOnly(t *testing.T) {
+	reg, err := policy.LoadRegistry("../testdata/miles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range policy.Roster() {
+		for _, cadence := range []policy.Cadence{policy.Regular, policy.Weekly} {
+			p, err := policy.BuildPlan(reg, policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: cadence})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseListOnly(p.Text())
+			if err != nil {
+				t.Fatalf("%s %s: %v", st.Name, cadence, err)
+			}
+			var want []string
+			for _, e := range p.Enabled {
+				want = append(want, e.File)
+			}
+			if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Errorf("%s %s: wanted %v, got %v", st.Name, cadence, want, got)
+			}
+		}
+	}
+	if _, err := ParseListOnly("Traceback (most recent call last):\n"); err == nil ||
+		err.Error() != `plan output has neither an "Enabled N test(s)" nor a "No tests found" line; is this run_suite.py --list-only output?` {
+		t.Errorf("wanted an error for output that is not a plan, got %v", err)
+	}
+}
+
+func FuzzParseListOnly(f *testing.F) {
+	f.Add("Enabled 1 test(s) (est total 1s):\n  - tests/a.py (est_time=1.0s) [implicit]\n")
+	f.Add("No tests found for hw=CPU, suite=s, cadence=regular\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		files, err := ParseListOnly(text)
+		if err == nil && files == nil {
+			t.Fatalf("nil files without an error")
+		}
+	})
+}
+
+func TestCheckPlan(t *testing.T) {
+	if err := CheckPlan([]string{"a", "b"}, []string{"a", "b"}); err != nil {
+		t.Fatalf("wanted equal plans to pass, got %v", err)
+	}
+	want := "plan drift: the checkout's run_suite.py --list-only and miles-ci plan different files for this shard; update miles-ci's tables or the checkout's tests/ci so they agree\n" +
+		"run_suite.py --list-only in the container (2):\n    a\n  * c\nmiles-ci plan (2):\n    a\n  * b\n(* = only in one list)"
+	if err := CheckPlan([]string{"a", "c"}, []string{"a", "b"}); err == nil || err.Error() != want {
+		t.Errorf("wanted %q, got %v", want, err)
+	}
+}
+
+const pytestJUnit = `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="1" skipped="1" tests="4" time="0.9">
+<testcase classname="tests.fast.test_loss" name="test_ok" time="0.25" />
+<testcase classname="tests.fast.test_loss.TestClip" name="test_clip" time="0.5"><failure message="assert 1 == 2">boom</failure></testcase>
+<testcase classname="tests.fast.test_lossy" name="test_other" time="0.1" />
+<testcase classname="tests.fast.test_skip" name="test_s" time="0.0"><skipped message="no gpu" /></testcase>
+</testsuite></testsuites>`
+
+func TestSummarizeCPU(t *testing.T) {
+	cases, err := ParseJUnit([]byte(pytestJUnit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(Input{HW: policy.CPU, Suite: "stage-b-cpu", Cadence: policy.Regular, Image: "python:3.11", ExitCode: 1,
+		Tests: []Expected{{File: "tests/fast/test_loss.py"}, {File: "tests/fast/test_lossy.py"}, {File: "tests/fast/test_skip.py"}, {File: "tests/fast/test_z.py"}},
+		JUnit: cases, HaveJUnit: true})
+	got := []string{}
+	for _, tr := range s.Tests {
+		got = append(got, fmt.Sprintf("%s %s %g", tr.File, tr.Status, tr.ElapsedS))
+	}
+	want := []string{"tests/fast/test_loss.py fail 0.75", "tests/fast/test_lossy.py pass 0.1", "tests/fast/test_skip.py pass 0", "tests/fast/test_z.py not-run 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wanted %v, got %v", want, got)
+	}
+	if err := s.Err(); err == nil || err.Error() != "stage-b-cpu failed with exit code 1: tests/fast/test_loss.py (fail); not run: tests/fast/test_z.py; see results/run.log" {
+		t.Errorf("wanted the failed and not-run files named, got %v", err)
+	}
+}
+
+func TestParseJUnitErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "junit.xml is empty"},
+		{"<testsuites><testcase", "junit.xml: XML syntax error on line 1: unexpected EOF"},
+	} {
+		if _, err := ParseJUnit([]byte(tc.in)); err == nil || err.Error() != tc.want {
+			t.Errorf("wanted %q, got %v", tc.want, err)
+		}
+	}
+}
+
+func FuzzParseJUnit(f *testing.F) {
+	f.Add([]byte(pytestJUnit))
+	f.Add([]byte(`<testsuite><testsuite><testcase file="a.py"/></testsuite></testsuite>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ParseJUnit(data)
+	})
+}
+
+// TestSummarizeGPU checks a GPU shard: a retry counts attempts, a timeout
+// keeps its timeout, and files after a fail-fast stop are not run.
+func TestSummarizeGPU(t *testing.T) {
+	status, _ := ParseStatusLines(strings.Join([]string{
+		"[1/4] tests/e2e/a.py  FAIL  elapsed=20s exit=1",
+		"[1/4] tests/e2e/a.py  PASS  elapsed=30s retry_of=attempt=1",
+		"[2/4] tests/e2e/b.py  TIMEOUT  elapsed=2400s timeout_after=2400s",
+		"[3/4] tests/e2e/c.py  FAIL  elapsed=4s exit=-9",
+	}, "\n"))
+	t2400 := 2400
+	s := Summarize(Input{HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", Shard: &policy.Partition{ID: 0, Size: 2}, Cadence: policy.Regular,
+		Image: "rocm/sgl-dev:miles-rocm720-mi35x", ExitCode: 255, Status: status,
+		Tests:   []Expected{{"tests/e2e/a.py", &t2400}, {"tests/e2e/b.py", &t2400}, {"tests/e2e/c.py", &t2400}, {"tests/e2e/d.py", &t2400}},
+		Skipped: []policy.SkippedTest{{File: "tests/e2e/e.py", Reason: "FIXME"}}})
+	wantText := `stage-c-4-gpu-mi350 shard 1/2 (rocm, rocm/sgl-dev:miles-rocm720-mi35x, cadence regular): FAILED (exit code 255)
+  PASS     tests/e2e/a.py  50s  (2 attempts)
+  TIMEOUT  tests/e2e/b.py  2400s  timeout after 2400s
+  FAIL     tests/e2e/c.py  4s  exit -9
+  NOT-RUN  tests/e2e/d.py
+  SKIPPED  tests/e2e/e.py  (FIXME)
+`
+	if s.Text() != wantText {
+		t.Errorf("wanted\n%s\ngot\n%s", wantText, s.Text())
+	}
+	wantErr := "stage-c-4-gpu-mi350 shard 1/2 failed with exit code 255: tests/e2e/b.py (timeout after 2400s), tests/e2e/c.py (exit -9); not run: tests/e2e/d.py; see results/run.log"
+	if err := s.Err(); err == nil || err.Error() != wantErr {
+		t.Errorf("wanted %q, got %v", wantErr, err)
+	}
+	junit := string(JUnit(s))
+	for _, want := range []string{
+		`<testsuite name="stage-c-4-gpu-mi350 shard 1/2" tests="5" failures="2" errors="0" skipped="2" time="2454">`,
+		`<testcase classname="stage-c-4-gpu-mi350" name="tests/e2e/c.py" time="4">`,
+		`<failure message="exit -9"></failure>`,
+		`<skipped message="not run: the suite stopped before this file"></skipped>`,
+		`<skipped message="disabled: FIXME"></skipped>`,
+	} {
+		if !strings.Contains(junit, want) {
+			t.Errorf("wanted %q in\n%s", want, junit)
+		}
+	}
+	if cases, err := ParseJUnit(JUnit(s)); err != nil || len(cases) != 5 {
+		t.Errorf("wanted the written JUnit to read back with 5 cases, got %d (%v)", len(cases), err)
+	}
+}
+
+// TestSummarizeFileRun checks single-file outcomes from the exit status.
+func TestSummarizeFileRun(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want Status
+	}{{0, Pass}, {1, Fail}, {124, Timeout}, {137, Timeout}} {
+		s := Summarize(Input{HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", File: "tests/e2e/a.py", ExitCode: tc.code, ElapsedS: 9,
+			Tests: []Expected{{File: "tests/e2e/a.py"}}})
+		if s.Tests[0].Status != tc.want || s.Tests[0].ElapsedS != 9 || s.Passed != (tc.code == 0) {
+			t.Errorf("exit %d: wanted %s, got %+v", tc.code, tc.want, s.Tests[0])
+		}
+	}
+}
