@@ -26,10 +26,18 @@ const (
 
 // addGitHubFlags declares the GitHub flags.
 func addGitHubFlags(fs *flagSet) *githubFlags {
+	g := addPRFlags(fs)
+	g.summary = fs.String("github-step-summary", "FILE", summaryHelp)
+	return g
+}
+
+// addPRFlags declares --pr and --github-repo only, for a command that writes
+// no step summary of its own (run, file-run).
+func addPRFlags(fs *flagSet) *githubFlags {
 	return &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
-		summary: fs.String("github-step-summary", "FILE", summaryHelp),
+		summary: new(string),
 		given:   fs.Given,
 	}
 }
