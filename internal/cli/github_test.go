@@ -178,10 +178,10 @@ func TestRunWithPR(t *testing.T) {
 	defer s.Close()
 	vars := map[string]string{"GITHUB_API_URL": s.URL}
 	type spec struct {
-		Cadence         string `json:"cadence"`
-		SecretsWithheld string `json:"secrets_withheld"`
+		Cadence         string                         `json:"cadence"`
+		SecretsWithheld string                         `json:"secrets_withheld"`
 		RunEnv          []struct{ Name, Value string } `json:"run_env"`
-		Steps           []struct{ Argv []string } `json:"steps"`
+		Steps           []struct{ Argv []string }      `json:"steps"`
 	}
 	tests := []struct {
 		name                string
