@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,10 +27,24 @@ const (
 
 // addGitHubFlags declares the GitHub flags.
 func addGitHubFlags(fs *flagSet) *githubFlags {
+	g := addPRFlags(fs)
+	g.summary = fs.String("github-step-summary", "FILE", summaryHelp)
+	return g
+}
+
+// addPRFlags declares --pr and --github-repo only, for a command that writes
+// no step summary of its own (run, file-run).
+func addPRFlags(fs *flagSet) *githubFlags {
+	fs.check(func() error {
+		if fs.Given("github-repo") && !fs.Given("pr") {
+			return errors.New("--github-repo names the repository of --pr; give --pr N too")
+		}
+		return nil
+	})
 	return &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
-		summary: fs.String("github-step-summary", "FILE", summaryHelp),
+		summary: new(string),
 		given:   fs.Given,
 	}
 }
@@ -65,9 +80,6 @@ func (g *githubFlags) client(env Env) (*github.Client, error) {
 // payload at GITHUB_EVENT_PATH is that same PR, its facts come from the
 // payload and only the changed files (when needed) from the API.
 func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
-	if g.given("github-repo") && !g.active() {
-		return nil, fmt.Errorf("--github-repo names the repository of --pr; give --pr N too")
-	}
 	n, err := github.ParseNumber(*g.pr)
 	if err != nil {
 		return nil, err

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
 
@@ -27,6 +29,7 @@ type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
 	gpus, visible, models, datasets, runID, results             *string
 	fork, dryRun, asJSON, quiet                                 *bool
+	gh                                                          *githubFlags
 }
 
 func addRunFlags(fs *flagSet) runFlags {
@@ -48,11 +51,14 @@ func addRunFlags(fs *flagSet) runFlags {
 		dryRun:   fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
 		asJSON:   fs.Bool("json", "with --dry-run, print the spec as JSON"),
 		quiet:    fs.Bool("quiet", "do not stream the engine's progress to stderr"),
+		gh:       addPRFlags(fs),
 	}
 }
 
-// inputs fills the run inputs the shared flags give.
-func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
+// inputs fills the run inputs the shared flags give. With --pr, the pull
+// request (returned too) gives the body, number, head and fork flag that
+// the command line does not; a fork PR stays one whatever --fork says.
+func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, *github.PR, error) {
 	in := runreq.Inputs{
 		Repo:           *f.repo,
 		SGLangInput:    *f.sglang,
@@ -66,15 +72,26 @@ func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
 	}
+	var pr *github.PR
 	var err error
-	in.PRBody, err = readBody(fs, *f.prBody)
-	return in, err
+	if in.PRBody, pr, err = readBodyOrPR(fs, f.gh, *f.prBody); err != nil || pr == nil {
+		return in, pr, err
+	}
+	if !fs.Given("pr-number") {
+		in.PRNumber = strconv.Itoa(pr.Number)
+	}
+	if !fs.Given("head-sha") {
+		in.HeadSHA = pr.HeadSHA
+	}
+	in.Fork = in.Fork || pr.Fork
+	return in, pr, nil
 }
 
 func runStage(args []string, env Env) int {
 	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
-		"    [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
+		"    [--pr-number N] [--head-sha SHA] [--fork]\n"+
 		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
 		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
@@ -91,11 +108,30 @@ func runStage(args []string, env Env) int {
 	if *sf.continueOnError {
 		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
 	}
-	in, err := rf.inputs(fs)
+	for _, name := range []string{"event", "schedule", "pr-labels-json", "release-lock"} {
+		if rf.gh.active() && fs.Given(name) {
+			return fs.usageError("--%s conflicts with --pr: the pull request is the trigger; give one or the other", name)
+		}
+	}
+	in, pr, err := rf.inputs(fs)
 	if err != nil {
 		return fail(env, err)
 	}
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
+	if pr != nil {
+		// The PR decides cadence and labels as the workflow would, unless
+		// the command line names them (as in plan).
+		wp, err := policy.ResolveTrigger(pr.Trigger())
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !*sf.nightly {
+			in.Cadence = string(wp.Cadence)
+		}
+		if !fs.Given("labels") {
+			in.Labels = wp.RawLabels
+		}
+	}
 	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
 		id := shard.Value
@@ -127,15 +163,16 @@ func runStage(args []string, env Env) int {
 }
 
 func runFile(args []string, env Env) int {
-	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
-		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R]\n"+
+		"    [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
 		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	in, err := rf.inputs(fs)
+	in, _, err := rf.inputs(fs)
 	if err != nil {
 		return fail(env, err)
 	}
