@@ -2,36 +2,23 @@ package actions
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // golden compares got with testdata/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("%s: wanted\n%s\ngot\n%s", name, want, got)
-	}
+	testfiles.Golden(t, filepath.Join("testdata", name), got)
 }
 
 func TestAnnotations(t *testing.T) {
@@ -178,4 +165,35 @@ func FuzzParseResults(f *testing.F) {
 			t.Fatal("rendered no heading")
 		}
 	})
+}
+
+// TestReadResultsRefusesWhatCannotBeRead: summary.json is read like every
+// other outside file, so a FIFO there fails at once instead of hanging, and a
+// missing one is named with the fix.
+func TestReadResultsRefusesWhatCannotBeRead(t *testing.T) {
+	fifoDir, missingDir := t.TempDir(), t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifoDir, "summary.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, dir, want string }{
+		{"fifo", fifoDir, "--results: " + filepath.Join(fifoDir, "summary.json") + " is a named pipe (FIFO), not a regular file; give the results folder a test run wrote"},
+		{"missing", missingDir, "--results: " + filepath.Join(missingDir, "summary.json") + " does not exist; give the results folder a test run wrote"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := ReadResults(tt.dir)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || err.Error() != tt.want {
+					t.Fatalf("wanted %q, got %v", tt.want, err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("ReadResults blocked")
+			}
+		})
+	}
 }

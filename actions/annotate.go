@@ -8,10 +8,9 @@ package actions
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -55,15 +54,11 @@ func ErrorAnnotations(err error) string {
 }
 
 // AppendStepSummary appends Markdown to the step-summary file at path
-// (GITHUB_STEP_SUMMARY), creating it when missing.
+// (GITHUB_STEP_SUMMARY), creating it when missing; a FIFO that nothing reads
+// fails at once (fsinput.Append).
 func AppendStepSummary(path, markdown string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening --github-step-summary %s: %w", path, err)
+	if err := fsinput.Append(path, markdown); err != nil {
+		return fmt.Errorf("--github-step-summary %w; give the step's $GITHUB_STEP_SUMMARY file", err)
 	}
-	if _, err := io.WriteString(f, markdown); err != nil {
-		f.Close()
-		return fmt.Errorf("writing --github-step-summary %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }

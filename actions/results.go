@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -85,23 +84,14 @@ func ParseResults(name string, data []byte) (*Results, error) {
 	return &r, nil
 }
 
-// ReadResults reads DIR/summary.json, up to MaxResultsSize.
+// ReadResults reads DIR/summary.json, a regular file of at most
+// MaxResultsSize bytes (read through fsinput, so a FIFO or device there fails
+// at once).
 func ReadResults(dir string) (*Results, error) {
 	name := filepath.Join(dir, "summary.json")
-	f, err := os.Open(name)
+	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: MaxResultsSize})
 	if err != nil {
 		return nil, fmt.Errorf("--results: %w; give the results folder a test run wrote", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("--results: %s is not a regular file", name)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxResultsSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("--results: %s: %w", name, err)
-	}
-	if len(data) > MaxResultsSize {
-		return nil, fmt.Errorf("--results: %s is larger than %d bytes; it is not a summary.json", name, MaxResultsSize)
 	}
 	return ParseResults(name, data)
 }

@@ -101,6 +101,50 @@ func CheckTestPath(root, rel string) error {
 	return nil
 }
 
+// checkNoSymlinkedTests refuses, as file_run.py does, a discovery root, a
+// folder below one, or a test_*.py file below one that is a symlink: a
+// single-file run reads the whole registry and follows no link, so one such
+// entry anywhere fails every file's run.
+func checkNoSymlinkedTests(root string) error {
+	refuse := func(rel string) error {
+		return fmt.Errorf("%s is a symlink: a single-file run, like file_run.py, reads no symlinked test file or folder below %s; replace it with the real file or folder", rel, strings.Join(policy.DiscoveryRoots, ", "))
+	}
+	for _, r := range policy.DiscoveryRoots {
+		parts := strings.Split(r, "/")
+		for i := range parts {
+			rel := strings.Join(parts[:i+1], "/")
+			if info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+				return refuse(rel)
+			}
+		}
+		base := filepath.Join(root, filepath.FromSlash(r))
+		err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if path == base && errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return fmt.Errorf("reading the test tree: %w", err)
+			}
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			if !policy.IsTestFileName(d.Name()) {
+				// file_run.py's os.walk lists a link to a folder among the
+				// folders; a link to anything else matters only as a test file.
+				if info, err := os.Stat(path); err != nil || !info.IsDir() {
+					return nil
+				}
+			}
+			rel, _ := filepath.Rel(root, path)
+			return refuse(filepath.ToSlash(rel))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PlanFile resolves a single-file run (rules §10): the file's one CPU or CUDA
 // registration (or, a miles-ci addition, its one ROCm registration of a stage
 // miles-ci runs when it has no CPU or CUDA one), its runner, image, timeout
@@ -118,6 +162,9 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		return FilePlan{}, err
 	}
 	if err := CheckTestPath(root, req.File); err != nil {
+		return FilePlan{}, err
+	}
+	if err := checkNoSymlinkedTests(root); err != nil {
 		return FilePlan{}, err
 	}
 	registry, err := lookup(root)

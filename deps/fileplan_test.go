@@ -222,3 +222,32 @@ func TestPlanFileRegistry(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFileRefusesSymlinksElsewhere: like file_run.py, a single-file run
+// reads the whole registry without following a symlink, so a symlinked test
+// file or folder anywhere below the discovery roots fails every file's run,
+// not only its own.
+func TestPlanFileRefusesSymlinksElsewhere(t *testing.T) {
+	const f = "tests/fast/test_ok.py"
+	lookup := lookupOf(policy.Registration{File: f, Backend: policy.CPU, Suite: "stage-a-cpu", EstTime: 1})
+	tests := []struct{ name, link, target, want string }{
+		{"file", "tests/e2e/test_link.py", "real/test_a.py",
+			"tests/e2e/test_link.py is a symlink: a single-file run, like file_run.py, reads no symlinked test file or folder below tests/fast, tests/fast-gpu, tests/e2e, tests/ci; replace it with the real file or folder"},
+		{"folder", "tests/e2e/linked", "real",
+			"tests/e2e/linked is a symlink: a single-file run, like file_run.py, reads no symlinked test file or folder below tests/fast, tests/fast-gpu, tests/e2e, tests/ci; replace it with the real file or folder"},
+		{"discovery root", "tests/ci", "real",
+			"tests/ci is a symlink: a single-file run, like file_run.py, reads no symlinked test file or folder below tests/fast, tests/fast-gpu, tests/e2e, tests/ci; replace it with the real file or folder"},
+		// Only test_*.py files count, as in file_run.py.
+		{"other file", "tests/e2e/conftest.py", "real/test_a.py", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := fileRepo(t, f, "real/test_a.py", "tests/e2e/test_b.py")
+			if err := os.Symlink(filepath.Join(root, filepath.FromSlash(tt.target)), filepath.Join(root, filepath.FromSlash(tt.link))); err != nil {
+				t.Skipf("symlinks unsupported: %v", err)
+			}
+			_, err := PlanFile(FileRequest{Root: root, File: f}, lookup)
+			checkErr(t, err, tt.want)
+		})
+	}
+}

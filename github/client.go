@@ -65,6 +65,11 @@ func NewClient(o Options) (*Client, error) {
 		base += "/"
 	}
 	u, err := url.Parse(base)
+	if err == nil && u.User != nil {
+		// go-github's errors print the request URL, password included.
+		u.User = nil
+		return nil, fmt.Errorf("GitHub API URL %s carries credentials; set GITHUB_TOKEN or GH_TOKEN instead and drop them from GITHUB_API_URL", u)
+	}
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL; set GITHUB_API_URL to e.g. %s or unset it", o.APIURL, DefaultAPIURL)
 	}

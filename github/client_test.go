@@ -220,3 +220,19 @@ func TestLookupDependencyPRs(t *testing.T) {
 		t.Errorf("wanted one failed lookup of #777, got %+v", failed)
 	}
 }
+
+// TestAPIURLCarriesNoCredentials: a password in GITHUB_API_URL would be
+// printed in every error that names a request URL, so it is refused before
+// any request, and the refusal does not print it either.
+func TestAPIURLCarriesNoCredentials(t *testing.T) {
+	for _, u := range []string{"https://user:s3cret@api.example.com/", "https://s3cret@api.example.com/"} {
+		_, err := NewClient(Options{APIURL: u})
+		want := "GitHub API URL https://api.example.com/ carries credentials; set GITHUB_TOKEN or GH_TOKEN instead and drop them from GITHUB_API_URL"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: wanted %q, got %v", u, want, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error shows the secret: %v", u, err)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // badFileHome places each testdata/bad file in a repository: the fast_ ones
@@ -65,8 +67,8 @@ func TestBadFiles(t *testing.T) {
 			}
 			root := t.TempDir()
 			// A valid neighbour: the error must come from the bad file alone.
-			writeFile(t, root, "tests/e2e/test_aaa_ok.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
-			writeFile(t, root, badFileHome(tc.file), string(src))
+			testfiles.Write(t, root, "tests/e2e/test_aaa_ok.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
+			testfiles.Write(t, root, badFileHome(tc.file), string(src))
 			_, err = LoadRegistry(root)
 			if err == nil {
 				t.Fatalf("wanted error %q, got none", tc.want)
@@ -75,16 +77,5 @@ func TestBadFiles(t *testing.T) {
 				t.Errorf("wanted %q,\n got %q", tc.want, err.Error())
 			}
 		})
-	}
-}
-
-func writeFile(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // writeBenchTree writes a Miles-sized tree: ~400 test files, ~3 MB of Python
@@ -62,13 +64,7 @@ func copyTables(tb testing.TB, root string) {
 		files[rel] = string(data)
 	}
 	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		testfiles.Write(tb, root, rel, content)
 	}
 }
 

@@ -112,7 +112,7 @@ func walkTests(dir, rel string, hops int) ([]string, error) {
 			continue
 		}
 		childRel := rel + "/" + name
-		if isTestName(name) {
+		if IsTestFileName(name) {
 			out = append(out, childRel)
 		}
 		childHops := hops
@@ -134,8 +134,8 @@ func walkTests(dir, rel string, hops int) ([]string, error) {
 	return out, nil
 }
 
-// isTestName matches the glob pattern test_*.py.
-func isTestName(name string) bool {
+// IsTestFileName matches the glob pattern test_*.py of the files discovery reads.
+func IsTestFileName(name string) bool {
 	return strings.HasPrefix(name, "test_") && strings.HasSuffix(name, ".py") && len(name) >= len("test_.py")
 }
 

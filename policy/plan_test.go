@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // TestPlanTextSpecExample renders the example of rules §5 exactly.
@@ -55,10 +57,10 @@ No tests to run. Exiting with success.
 
 func TestBuildPlan(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "tests/e2e/test_a.py", `register_cuda_ci(600, "stage-c-2-gpu-h200", labels=["megatron"], disabled="")`+"\n")
-	writeFile(t, root, "tests/e2e/test_b.py", `register_cuda_ci(60.5, "stage-c-2-gpu-h200", labels=["megatron"]); register_cuda_ci(1e-5, "stage-c-2-gpu-h200", labels=["sglang"])`+"\n")
-	writeFile(t, root, "tests/e2e/test_c.py", `register_cuda_ci(900, "stage-c-2-gpu-h200", labels=["megatron", "long"], nightly=True)`+"\n")
-	writeFile(t, root, "tests/fast/test_d.py", "def test(): pass\n")
+	testfiles.Write(t, root, "tests/e2e/test_a.py", `register_cuda_ci(600, "stage-c-2-gpu-h200", labels=["megatron"], disabled="")`+"\n")
+	testfiles.Write(t, root, "tests/e2e/test_b.py", `register_cuda_ci(60.5, "stage-c-2-gpu-h200", labels=["megatron"]); register_cuda_ci(1e-5, "stage-c-2-gpu-h200", labels=["sglang"])`+"\n")
+	testfiles.Write(t, root, "tests/e2e/test_c.py", `register_cuda_ci(900, "stage-c-2-gpu-h200", labels=["megatron", "long"], nightly=True)`+"\n")
+	testfiles.Write(t, root, "tests/fast/test_d.py", "def test(): pass\n")
 	reg, err := LoadRegistry(root)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 func TestParseFile(t *testing.T) {
@@ -53,14 +55,14 @@ func TestParseFile(t *testing.T) {
 
 func TestLoadRegistryDiscovery(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "tests/fast/test_b.py", "x = 1\n")
-	writeFile(t, root, "tests/fast/sub/test_a.py", `register_cpu_ci(2, "stage-b-cpu")`+"\n")
-	writeFile(t, root, "tests/fast/.hidden/test_h.py", "this is not python (\n")
-	writeFile(t, root, "tests/fast/helper.py", "not a test (\n")
-	writeFile(t, root, "tests/e2e/test_Z.py", `register_cuda_ci(5, "stage-c-2-gpu-h200", labels=["eval"])`+"\n")
-	writeFile(t, root, "tests/ci/test_ci.py", `register_cpu_ci(1, "stage-a-cpu")`+"\n")
-	writeFile(t, root, "tests/other/test_o.py", "not scanned (\n")
-	writeFile(t, root, "tests/fast-gpu/deep/er/test_g.py", `register_cuda_ci(5, "stage-b-2-gpu-h200", labels=["fsdp"])`+"\n")
+	testfiles.Write(t, root, "tests/fast/test_b.py", "x = 1\n")
+	testfiles.Write(t, root, "tests/fast/sub/test_a.py", `register_cpu_ci(2, "stage-b-cpu")`+"\n")
+	testfiles.Write(t, root, "tests/fast/.hidden/test_h.py", "this is not python (\n")
+	testfiles.Write(t, root, "tests/fast/helper.py", "not a test (\n")
+	testfiles.Write(t, root, "tests/e2e/test_Z.py", `register_cuda_ci(5, "stage-c-2-gpu-h200", labels=["eval"])`+"\n")
+	testfiles.Write(t, root, "tests/ci/test_ci.py", `register_cpu_ci(1, "stage-a-cpu")`+"\n")
+	testfiles.Write(t, root, "tests/other/test_o.py", "not scanned (\n")
+	testfiles.Write(t, root, "tests/fast-gpu/deep/er/test_g.py", `register_cuda_ci(5, "stage-b-2-gpu-h200", labels=["fsdp"])`+"\n")
 	reg, err := LoadRegistry(root)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +79,8 @@ func TestLoadRegistryDiscovery(t *testing.T) {
 
 func TestLoadRegistryReportsFirstFaultInFileOrder(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "tests/e2e/test_b.py", "def f(:\n")
-	writeFile(t, root, "tests/e2e/test_a.py", "x = 1\n")
+	testfiles.Write(t, root, "tests/e2e/test_b.py", "def f(:\n")
+	testfiles.Write(t, root, "tests/e2e/test_a.py", "x = 1\n")
 	_, err := LoadRegistry(root)
 	if err == nil || !strings.HasPrefix(err.Error(), "tests/e2e/test_a.py: No CI registry found in tests/e2e/test_a.py") {
 		t.Errorf("wanted the fault of test_a.py first, got %v", err)
@@ -114,7 +116,7 @@ func FuzzParseFile(f *testing.F) {
 
 func TestDiscoverFollowsFolderLinksWithoutLooping(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "shared/test_linked.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
+	testfiles.Write(t, root, "shared/test_linked.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
 	if err := os.MkdirAll(filepath.Join(root, "tests", "e2e"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestLoadRegistryRefusesAWrongCheckout(t *testing.T) {
 		})
 	}
 	t.Run("empty means the current folder", func(t *testing.T) {
-		writeFile(t, root, "tests/fast/test_a.py", "x = 1\n")
+		testfiles.Write(t, root, "tests/fast/test_a.py", "x = 1\n")
 		t.Chdir(root)
 		for _, r := range []string{"", "."} {
 			reg, err := LoadRegistry(r)
@@ -205,7 +207,7 @@ func TestLoadRegistryBoundedReads(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			writeFile(t, root, "tests/e2e/test_a.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
+			testfiles.Write(t, root, "tests/e2e/test_a.py", `register_cpu_ci(1, "stage-b-cpu")`+"\n")
 			tt.make(t, filepath.Join(root, "tests", "e2e", "test_x.py"))
 			done := make(chan error, 1)
 			go func() {

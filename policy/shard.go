@@ -14,10 +14,18 @@ type Partition struct {
 	Size int `json:"size"`
 }
 
-// Validate checks 0 <= ID < Size.
+// MaxShards is the most shards a stage can have: GitHub Actions runs at most
+// 256 jobs from one matrix. It bounds every shard count miles-ci reads (flags,
+// the checkout's workflows), so none can make it plan without bound.
+const MaxShards = 256
+
+// Validate checks 0 <= ID < Size <= MaxShards.
 func (p Partition) Validate() error {
 	if p.Size <= 0 {
 		return fmt.Errorf("--auto-partition-size must be positive (got %d)", p.Size)
+	}
+	if p.Size > MaxShards {
+		return fmt.Errorf("--auto-partition-size must be at most %d (got %d): GitHub Actions runs at most %d jobs from one matrix", MaxShards, p.Size, MaxShards)
 	}
 	if p.ID < 0 || p.ID >= p.Size {
 		return fmt.Errorf("--auto-partition-id must be in range [0, %d), but got %d", p.Size, p.ID)

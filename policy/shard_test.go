@@ -60,6 +60,8 @@ func TestPartitionValidate(t *testing.T) {
 		{Partition{ID: 4, Size: 4}, "--auto-partition-id must be in range [0, 4), but got 4"},
 		{Partition{ID: -1, Size: 2}, "--auto-partition-id must be in range [0, 2), but got -1"},
 		{Partition{ID: 0, Size: 0}, "--auto-partition-size must be positive (got 0)"},
+		{Partition{ID: 0, Size: 256}, ""},
+		{Partition{ID: 0, Size: 257}, "--auto-partition-size must be at most 256 (got 257): GitHub Actions runs at most 256 jobs from one matrix"},
 	}
 	for _, tc := range tests {
 		err := tc.p.Validate()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 // Tables are the parts of Miles CI that change from one Miles commit to the
@@ -221,6 +223,9 @@ func (t *Tables) CheckSuite(b Backend, suite string) error {
 	if slices.Contains(suites, suite) {
 		return nil
 	}
+	if len(suites) == 0 {
+		return fmt.Errorf("Unknown suite %s for backend %s; CI_SUITES lists no %s suite", suite, backendEnumName(b), b)
+	}
 	return fmt.Errorf("Unknown suite %s for backend %s; the %s suites are %s", suite, backendEnumName(b), b, strings.Join(suites, ", "))
 }
 
@@ -292,9 +297,7 @@ func (t *Tables) FallbackNote(root string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	if root == "" {
-		root = "."
-	}
+	root = fsinput.FolderName(root)
 	what := strings.Join(names, ", ")
 	if len(names) == len(TableNames) {
 		what = "no Miles CI tables (tests/ci/labels.py, run_suite.py, stage_selection.py, ci_policy.py, .github/workflows/pr-test*.yml)"

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // writeTree writes repo-relative files below a fresh folder.
@@ -18,13 +20,7 @@ func writeTree(tb testing.TB, files map[string]string) string {
 		tb.Fatal(err)
 	}
 	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		testfiles.Write(tb, root, rel, content)
 	}
 	return root
 }
@@ -94,6 +90,13 @@ func TestAbsentTablesAreBuiltin(t *testing.T) {
 	}
 	if note := got.FallbackNote("x"); !strings.HasPrefix(note, "x holds no Miles CI tables") {
 		t.Errorf("wanted the fallback note, got %q", note)
+	}
+	// The current folder is named as every other message names it, not ".".
+	wd, _ := os.Getwd()
+	for _, root := range []string{"", "."} {
+		if note, want := got.FallbackNote(root), "the current folder ("+wd+") holds no Miles CI tables"; !strings.HasPrefix(note, want) {
+			t.Errorf("%q: wanted %q..., got %q", root, want, note)
+		}
 	}
 	// A file without the assignment keeps the built-in value.
 	root := writeTree(t, map[string]string{RunSuiteFile: "HW_MAPPING = {}\n", LabelsFile: "KNOWN_LABELS = {\"a\": \"x\"}\n"})
@@ -431,6 +434,14 @@ func TestTableErrors(t *testing.T) {
 			`.github/workflows/pr-test.yml:2: stage-a-cpu must be a mapping (a job)`},
 		{"workflow command unreadable", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu ${{ matrix.x\n",
 			`.github/workflows/pr-test.yml:5: stage-a-cpu has a run_suite.py command miles-ci cannot read: an expression ${{ is never closed`},
+		// GitHub Actions runs at most 256 jobs from one matrix: a bigger count
+		// is no roster, and must not make plan --all plan without bound.
+		{"workflow matrix too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: ${{ fromJSON('[" + strings.Repeat("0,", 256) + "0]') }}\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size ${{ strategy.job-total }}\n",
+			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
+		{"workflow matrix product too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        a: [" + strings.Repeat("0,", 99) + "0]\n        b: [" + strings.Repeat("0,", 99) + "0]\n        c: [" + strings.Repeat("0,", 99) + "0]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu\n",
+			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
+		{"workflow partition size too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: [0, 1]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 300\n",
+			`.github/workflows/pr-test.yml:8: stage-a-cpu runs --auto-partition-size 300 under cadence regular; a stage has 1 to 256 shards (GitHub Actions runs at most 256 jobs from one matrix)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -616,18 +627,18 @@ func lintOf(t *testing.T, files map[string]string) []Drift {
 	// One test per suite and label keeps the tree clean.
 	for i, l := range KnownLabels {
 		suite := []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}[i%5]
-		writeTree2(t, root, "tests/e2e/test_"+strings.ReplaceAll(l, "-", "_")+".py", `register_cuda_ci(est_time=1, suite="`+suite+`", labels=["`+l+`"])`+"\n")
+		testfiles.Write(t, root, "tests/e2e/test_"+strings.ReplaceAll(l, "-", "_")+".py", `register_cuda_ci(est_time=1, suite="`+suite+`", labels=["`+l+`"])`+"\n")
 	}
-	writeTree2(t, root, "tests/e2e/test_rocm.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=["amd"])
+	testfiles.Write(t, root, "tests/e2e/test_rocm.py", `register_rocm_ci(est_time=1, suite="stage-c-4-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-2-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-4-gpu-mi350", labels=["amd"])
 register_rocm_ci(est_time=1, suite="nightly-stage-c-8-gpu-mi350", labels=["amd"])
 `)
-	writeTree2(t, root, "tests/fast/test_a.py", "import os\n")
-	writeTree2(t, root, "tests/ci/test_b.py", `register_cpu_ci(est_time=1, suite="stage-b-cpu")`+"\n")
+	testfiles.Write(t, root, "tests/fast/test_a.py", "import os\n")
+	testfiles.Write(t, root, "tests/ci/test_b.py", `register_cpu_ci(est_time=1, suite="stage-b-cpu")`+"\n")
 	for rel, c := range files {
 		if strings.HasPrefix(rel, "tests/") && strings.Contains(rel, "/test_") {
-			writeTree2(t, root, rel, c)
+			testfiles.Write(t, root, rel, c)
 		}
 	}
 	reg, err := LoadRegistry(root)
@@ -635,17 +646,6 @@ register_rocm_ci(est_time=1, suite="nightly-stage-c-8-gpu-mi350", labels=["amd"]
 		t.Fatal(err)
 	}
 	return Lint(reg)
-}
-
-func writeTree2(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func readTestdata(t *testing.T, rel string) string {
@@ -758,5 +758,46 @@ func TestMilesLikeTreeLintsClean(t *testing.T) {
 	p, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-8-gpu-h100", Cadence: Nightly, Partition: &Partition{ID: 1, Size: st.ShardsFor(Nightly)}})
 	if err != nil || len(p.Enabled) != 1 || p.Enabled[0].File != "tests/e2e/megatron/test_rollout.py" {
 		t.Errorf("nightly shard 1/2: got %+v, %v", p, err)
+	}
+}
+
+// TestExprIntBounds: a count read from a workflow is a small whole number
+// whether the expression gives a number or a string.
+func TestExprIntBounds(t *testing.T) {
+	tests := []struct {
+		word    string
+		want    int
+		wantErr string
+	}{
+		{"3", 3, ""},
+		{"${{ '12' }}", 12, ""},
+		{"${{ '-5' }}", 0, "${{ '-5' }} is not a small whole number"},
+		{"${{ '99999999999' }}", 0, "${{ '99999999999' }} is not a small whole number"},
+		{"-5", 0, "-5 is not a small whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.word, func(t *testing.T) {
+			got, err := exprInt(tt.word, Regular, 0)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if got != tt.want || gotErr != tt.wantErr {
+				t.Errorf("wanted %d, %q, got %d, %q", tt.want, tt.wantErr, got, gotErr)
+			}
+		})
+	}
+}
+
+// TestCheckSuiteNoSuites: a backend whose CI_SUITES list is empty says so
+// instead of listing nothing.
+func TestCheckSuiteNoSuites(t *testing.T) {
+	tables, err := LoadTables(writeTree(t, map[string]string{RunSuiteFile: "CI_SUITES = {}\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Unknown suite stage-a-cpu for backend CPU; CI_SUITES lists no cpu suite"
+	if err := tables.CheckSuite(CPU, "stage-a-cpu"); err == nil || err.Error() != want {
+		t.Errorf("wanted %q, got %v", want, err)
 	}
 }

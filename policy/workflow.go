@@ -282,7 +282,9 @@ func (r *workflowReader) stageRows(j job, jobs []job) ([]Stage, error) {
 		r.note(cmdLine, DriftJob, "job %s runs run_suite.py with --hw %q; use cpu, cuda or rocm", j.id, args.values["--hw"])
 		st.Backend = r.backendOf(name)
 	}
-	r.shards(j, &st, args, cmdLine)
+	if err := r.shards(j, &st, args, cmdLine); err != nil {
+		return nil, err
+	}
 	return []Stage{st}, nil
 }
 
@@ -523,8 +525,10 @@ func commandWords(cmd string) ([]string, error) {
 
 // shards reads the shard count and max-parallel of each cadence from the
 // job's matrix, its --auto-partition-* flags and strategy.max-parallel,
-// noting where they disagree.
-func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
+// noting where they disagree. A matrix or shard count over MaxShards is an
+// error: GitHub would refuse the workflow, and the roster must bound the
+// shards plan --all plans.
+func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) error {
 	strategy := get(j.node, "strategy")
 	matrix := get(strategy, "matrix")
 	idWord, sizeWord := a.values["--auto-partition-id"], a.values["--auto-partition-size"]
@@ -556,11 +560,16 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
 			r.note(j.line, DriftJob, "job %s: cannot read the matrix for cadence %s: %v", j.id, c, err)
 			jobs = 1
 		}
+		if jobs > MaxShards {
+			return r.fail(j.line, j.id, "makes more than %d matrix jobs under cadence %s; GitHub Actions runs at most %d jobs from one matrix, so make the matrix smaller", MaxShards, c, MaxShards)
+		}
 		n := 1
 		if partitioned {
 			if n, err = exprInt(sizeWord, c, jobs); err != nil {
 				r.note(cmdLine, DriftJob, "job %s: cannot read --auto-partition-size %s: %v", j.id, sizeWord, err)
 				n = jobs
+			} else if n > MaxShards {
+				return r.fail(cmdLine, j.id, "runs --auto-partition-size %d under cadence %s; a stage has 1 to %d shards (GitHub Actions runs at most %d jobs from one matrix)", n, c, MaxShards, MaxShards)
 			} else if n != jobs && matrix != nil {
 				k := [2]int{n, jobs}
 				if _, seen := mismatch[k]; !seen {
@@ -597,6 +606,7 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) {
 	if !uniform {
 		st.ByCadence = &CadenceCounts{Shards: shards, MaxParallel: parallel}
 	}
+	return nil
 }
 
 // matrixJobs is the number of jobs a matrix makes under a cadence: the
@@ -620,7 +630,9 @@ func matrixJobs(matrix *yaml.Node, key string, c Cadence) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n *= m
+		// Saturate: only "more than MaxShards" matters, and a product of
+		// long lists must not overflow.
+		n = min(n*min(m, MaxShards+1), MaxShards+1)
 	}
 	return n, nil
 }
@@ -656,12 +668,12 @@ func exprInt(word string, c Cadence, jobTotal int) (int, error) {
 	}
 	f, ok := v.(float64)
 	if !ok {
-		if s, isStr := v.(string); isStr {
-			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-				return n, nil
-			}
+		s, isStr := v.(string)
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if !isStr || err != nil {
+			return 0, fmt.Errorf("%s is not a number", word)
 		}
-		return 0, fmt.Errorf("%s is not a number", word)
+		f = float64(n)
 	}
 	if f != float64(int(f)) || f < 0 || f > 1<<16 {
 		return 0, fmt.Errorf("%s is not a small whole number", word)

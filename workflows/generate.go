@@ -12,6 +12,7 @@ package workflows
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -117,10 +118,30 @@ func needsOf(st policy.Stage) []string {
 	return out
 }
 
+// The shapes of what Generate writes into a workflow from its options and the
+// roster: each must read as what it is, or the workflow would be broken (or
+// a stage's skipped-stages gate, which quotes the stage, would be lost).
+var (
+	daggerRelease = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
+	goVersion     = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.([0-9]+|x))?$`)
+	jobID         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+)
+
 // Generate returns pr-test.yml and pr-test-rocm.yml for a roster.
 func Generate(roster []policy.Stage, o Options) ([]File, error) {
 	if o.Ref == "" || strings.ContainsAny(o.Ref, " \t\n'\"$`\\") || strings.HasPrefix(o.Ref, "-") {
 		return nil, fmt.Errorf("--ref %q is not a miles-ci version; give a tag, branch or commit, e.g. main", o.Ref)
+	}
+	if !daggerRelease.MatchString(o.DaggerVersion) {
+		return nil, fmt.Errorf("--dagger-version %q is not a Dagger release; give one like %s", o.DaggerVersion, DefaultOptions.DaggerVersion)
+	}
+	if !goVersion.MatchString(o.GoVersion) {
+		return nil, fmt.Errorf("--go-version %q is not a Go version setup-go reads; give one like 1.26, 1.26.x or 1.26.1", o.GoVersion)
+	}
+	for _, st := range roster {
+		if !st.External && !jobID.MatchString(st.Name) {
+			return nil, fmt.Errorf("stage %q cannot be a GitHub Actions job id (letters, digits, - and _, starting with a letter or _); rename its job and suite", st.Name)
+		}
 	}
 	var files []File
 	for _, w := range []workflow{cudaWorkflow, rocmWorkflow} {

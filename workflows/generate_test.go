@@ -139,6 +139,30 @@ func TestGenerateErrors(t *testing.T) {
 	if _, err := Generate(policy.Roster(), o); err == nil || err.Error() != `--ref "main; rm -rf /" is not a miles-ci version; give a tag, branch or commit, e.g. main` {
 		t.Errorf("wanted the ref error, got %v", err)
 	}
+	for _, tt := range []struct {
+		name string
+		edit func(*Options, []policy.Stage)
+		want string
+	}{
+		{"dagger version", func(o *Options, _ []policy.Stage) { o.DaggerVersion = "0.21.8; curl x | sh" },
+			`--dagger-version "0.21.8; curl x | sh" is not a Dagger release; give one like 0.21.8`},
+		{"empty dagger version", func(o *Options, _ []policy.Stage) { o.DaggerVersion = "" },
+			`--dagger-version "" is not a Dagger release; give one like 0.21.8`},
+		{"go version", func(o *Options, _ []policy.Stage) { o.GoVersion = "$(id)" },
+			`--go-version "$(id)" is not a Go version setup-go reads; give one like 1.26, 1.26.x or 1.26.1`},
+		// A stage is a job id and is quoted in the skipped-stages gate: a quote
+		// would drop the gate, so such a roster is refused, not written.
+		{"stage name", func(_ *Options, r []policy.Stage) { r[2].Name = "stage-b-$(id)'x" },
+			`stage "stage-b-$(id)'x" cannot be a GitHub Actions job id (letters, digits, - and _, starting with a letter or _); rename its job and suite`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, r := DefaultOptions, policy.Roster()
+			tt.edit(&o, r)
+			if _, err := Generate(r, o); err == nil || err.Error() != tt.want {
+				t.Errorf("wanted %q, got %v", tt.want, err)
+			}
+		})
+	}
 }
 
 // A roster read from a checkout written like the real Miles names its helper

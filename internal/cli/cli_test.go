@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCheckSource(t *testing.T) {
@@ -60,6 +62,37 @@ func TestHelpLayout(t *testing.T) {
 			}
 			if !strings.Contains(stdout, "\nflags:\n  -h, --help                  show this help and exit\n") {
 				t.Errorf("wanted the flag table, got %q", stdout)
+			}
+		})
+	}
+}
+
+// TestOutputFilesNeverBlock: --github-output and --github-step-summary
+// naming a FIFO that nothing reads fail at once instead of hanging the step.
+func TestOutputFilesNeverBlock(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--github-output", "--github-step-summary"} {
+		t.Run(flag, func(t *testing.T) {
+			type result struct {
+				code   int
+				stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, _, stderr := runCLI(t, nil, "image", "--backend", "cuda", flag, fifo)
+				done <- result{code, stderr}
+			}()
+			select {
+			case r := <-done:
+				want := "::error::" + flag + " " + fifo + " is a named pipe (FIFO) that nothing reads"
+				if r.code != 1 || !strings.HasPrefix(r.stderr, want) {
+					t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, r.code, r.stderr)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal(flag + " blocked on a FIFO")
 			}
 		})
 	}

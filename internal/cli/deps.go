@@ -22,7 +22,7 @@ func runDeps(args []string, env Env) int {
 	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
 	megatron := fs.String("megatron-input", "R", "the workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
 	sglang := fs.String("sglang-input", "R", "the workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
-	repo := fs.String("repo", "DIR", "the Miles checkout of the tested ref; its release-lock.json, if any, pins cpu and cuda (default: the current folder; not read for rocm)")
+	repo := fs.String("repo", "DIR", "the Miles checkout of the tested ref; its release-lock.json, if any, pins cpu and cuda (default: the current folder; for rocm, checked when given but not read)")
 	gh := addGitHubFlags(fs)
 	out := addStepFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
@@ -34,9 +34,16 @@ func runDeps(args []string, env Env) int {
 	if in.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
 		return fail(env, err)
 	}
-	if b != policy.ROCM {
-		// ROCm images bake their own dependencies and never read the lockfile.
+	switch {
+	case b != policy.ROCM:
 		if in.Lock, err = deps.ReadLock(*repo); err != nil {
+			return fail(env, err)
+		}
+	case fs.Given("repo"):
+		// ROCm images bake their own dependencies and never read the
+		// lockfile; a --repo given anyway is still checked, so a typo in it
+		// is an error rather than ignored.
+		if _, err := policy.CheckCheckout(*repo); err != nil {
 			return fail(env, err)
 		}
 	}

@@ -197,6 +197,10 @@ func TestDepsCommand(t *testing.T) {
 			wantCode: 2, wantStderr: "miles-ci deps: --backend \"CUDA\" is not one of cpu, cuda, rocm\n", wantPrefix: true},
 		{name: "not a checkout", args: []string{"deps", "--backend", "cuda", "--repo", "/nonexistent/miles"},
 			wantCode: 1, wantStderr: "::error::/nonexistent/miles does not exist: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it\n"},
+		// ROCm never reads the checkout, but a --repo given with a typo is
+		// still a typo, not something to ignore.
+		{name: "rocm given a wrong checkout", args: []string{"deps", "--backend", "rocm", "--repo", "/nonexistent/miles"},
+			wantCode: 1, wantStderr: "::error::/nonexistent/miles does not exist: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it\n"},
 		{name: "no tests folder", args: []string{"deps", "--backend", "cpu", "--repo", filepath.Join("..", "..", "testdata")},
 			wantCode: 1, wantStderr: "::error::" + filepath.Join("..", "..", "testdata") + " has no tests/ folder: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it\n"},
 		{name: "GITHUB_OUTPUT", args: []string{"deps", "--backend", "cuda", "--repo", lockRepo}, env: map[string]string{"GITHUB_OUTPUT": "$OUT"},

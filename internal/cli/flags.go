@@ -71,6 +71,8 @@ type flagSet struct {
 	env      Env
 	specs    []*flagSpec
 	seen     map[string]bool
+	// checks run after parsing, for rules between flags (usage errors).
+	checks []func() error
 }
 
 // errHelp is returned by parse when -h or --help was given.
@@ -118,6 +120,10 @@ func (fs *flagSet) List(name, value, help string, opts ...flagOption) *[]string 
 	fs.add(&flagSpec{name: name, kind: kindList, help: help, list: p, value: value}, opts)
 	return p
 }
+
+// check adds a rule between flags that parse checks last; its error is a
+// usage error.
+func (fs *flagSet) check(rule func() error) { fs.checks = append(fs.checks, rule) }
 
 // Given reports whether a flag appeared on the command line.
 func (fs *flagSet) Given(name string) bool { return fs.seen[name] }
@@ -210,6 +216,11 @@ func (fs *flagSet) parse(args []string) error {
 				msg += " (or set " + s.envVar + ")"
 			}
 			return errors.New(msg)
+		}
+	}
+	for _, rule := range fs.checks {
+		if err := rule(); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -23,8 +23,15 @@ const (
 	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
 )
 
-// addGitHubFlags declares the GitHub flags.
+// addGitHubFlags declares the GitHub flags, and makes --github-repo without
+// --pr a usage error (alone it would be silently ignored).
 func addGitHubFlags(fs *flagSet) *githubFlags {
+	fs.check(func() error {
+		if fs.Given("github-repo") && !fs.Given("pr") {
+			return github.ErrRepoWithoutPR
+		}
+		return nil
+	})
 	return &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
@@ -57,15 +64,17 @@ func token(env Env) string {
 // client makes a GitHub client from the environment: GITHUB_API_URL (set in
 // Actions, and by tests to a stand-in), GITHUB_TOKEN or GH_TOKEN.
 func (g *githubFlags) client(env Env) (*github.Client, error) {
-	return github.NewClient(github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)})
+	return github.NewClient(apiOptions(env))
+}
+
+// apiOptions say how to reach GitHub, from the environment.
+func apiOptions(env Env) github.Options {
+	return github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)}
 }
 
 // fetch reads the pull request --pr names (github.Fetch: the event payload
 // at GITHUB_EVENT_PATH first, when it is that PR, then the API).
 func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
-	if g.given("github-repo") && !g.active() {
-		return nil, github.ErrRepoWithoutPR
-	}
 	n, err := github.ParseNumber(*g.pr)
 	if err != nil {
 		return nil, err
@@ -74,7 +83,7 @@ func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
 	defer cancel()
 	return github.Fetch(ctx, github.Request{
 		Repo: g.repoName(), Number: n, EventPath: env.Getenv("GITHUB_EVENT_PATH"), Files: needFiles,
-		Options: github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)},
+		Options: apiOptions(env),
 	})
 }
 

@@ -2,16 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"flag"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/radixark/miles-ci/github/githubtest"
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/github")
 
 func apiFixtures() string { return filepath.Join("..", "..", "testdata", "github") }
 
@@ -54,20 +53,7 @@ func TestPRCommands(t *testing.T) {
 				got += "--- stderr\n" + stderr
 			}
 			got = strings.ReplaceAll(got, repo, "testdata/miles")
-			path := filepath.Join("testdata", "github", tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(want) != got {
-				t.Errorf("wanted\n%s\ngot\n%s", want, got)
-			}
+			testfiles.Golden(t, filepath.Join("testdata", "github", tt.name+".txt"), got)
 		})
 	}
 }
@@ -87,7 +73,11 @@ func TestPRErrors(t *testing.T) {
 			want: "::error::reading pull request radixark/miles#2874: GitHub API rate limit exceeded (60 requests an hour, resets at 15:30:00 UTC); set GITHUB_TOKEN or GH_TOKEN to a token (5,000 requests an hour instead of 60), or wait until then: "},
 		{name: "not a number", args: []string{"deps", "--backend", "cuda", "--pr", "abc"}, wantCode: 1,
 			want: "::error::--pr \"abc\" is not a pull request number; give the number, e.g. --pr 2874\n"},
-		{name: "repository without --pr", args: []string{"image", "--backend", "cuda", "--github-repo", "a/b"}, wantCode: 0, want: ""},
+		// Alone, --github-repo would be ignored: a usage error instead.
+		{name: "repository without --pr", args: []string{"image", "--backend", "cuda", "--github-repo", "a/b"}, wantCode: 2,
+			want: "miles-ci image: --github-repo names the repository of --pr; give --pr N too\n"},
+		{name: "run: repository without --pr", args: []string{"run", "--repo", repo, "--stage", "stage-b-cpu", "--github-repo", "a/b", "--dry-run"}, wantCode: 2,
+			want: "miles-ci run: --github-repo names the repository of --pr; give --pr N too\n"},
 		{name: "bad repository", args: []string{"explain", "--pr", "1", "--github-repo", "miles", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py"}, wantCode: 1,
 			want: "::error::--github-repo \"miles\" is not a repository; give owner/name, e.g. radixark/miles\n"},
 	}
@@ -182,5 +172,67 @@ func TestRegistryErrorAnnotatesTheFile(t *testing.T) {
 	want := "::error file=tests/e2e/test_x.py,line=3::tests/e2e/test_x.py: est_time in register_cuda_ci() must be a literal constant (line 3); "
 	if code != 1 || !strings.HasPrefix(stderr, want) {
 		t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, code, stderr)
+	}
+}
+
+// TestRunWithPR: run and file-run take --pr like the other step commands
+// (issue 10): the PR's labels decide cadence and labels, its number and head
+// name the commit, its body the refs and image, and a fork PR gets no
+// secrets. Flags given on the command line still win.
+func TestRunWithPR(t *testing.T) {
+	s := githubtest.Start(apiFixtures())
+	defer s.Close()
+	vars := map[string]string{"GITHUB_API_URL": s.URL}
+	type spec struct {
+		Cadence         string                         `json:"cadence"`
+		SecretsWithheld string                         `json:"secrets_withheld"`
+		RunEnv          []struct{ Name, Value string } `json:"run_env"`
+		Steps           []struct{ Argv []string }      `json:"steps"`
+	}
+	tests := []struct {
+		name                string
+		args                []string
+		wantCommit, wantCmd string
+		wantFork            bool
+	}{
+		{"labels from the PR", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2874"},
+			"5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_2874", "--cadence regular --labels run-ci-megatron", false},
+		{"flags win", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2874", "--labels", "run-ci-sglang", "--pr-number", "7"},
+			"5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_7", "--cadence regular --labels run-ci-sglang", false},
+		{"fork", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2901"},
+			"8e2c4a6f0b1d3e5a7c9f1b3d5e7a9c0b2d4f6a81_2901", "--cadence regular --labels", true},
+		{"file-run", []string{"file-run", "--file", "tests/e2e/megatron/test_glm4_9b.py", "--pr", "2901"},
+			"8e2c4a6f0b1d3e5a7c9f1b3d5e7a9c0b2d4f6a81_2901", "tests/e2e/megatron/test_glm4_9b.py", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runWithEnv(append(tt.args, "--repo", milesRepo(), "--dry-run", "--json"), vars)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var sp spec
+			if err := json.Unmarshal([]byte(stdout), &sp); err != nil {
+				t.Fatal(err)
+			}
+			commit := ""
+			for _, e := range sp.RunEnv {
+				if e.Name == "GITHUB_COMMIT_NAME" {
+					commit = e.Value
+				}
+			}
+			if commit != tt.wantCommit {
+				t.Errorf("GITHUB_COMMIT_NAME: wanted %q, got %q", tt.wantCommit, commit)
+			}
+			if cmd := strings.Join(sp.Steps[len(sp.Steps)-1].Argv, " "); !strings.HasSuffix(cmd, tt.wantCmd) {
+				t.Errorf("wanted the command to end in %q, got %q", tt.wantCmd, cmd)
+			}
+			if fork := sp.SecretsWithheld != ""; fork != tt.wantFork {
+				t.Errorf("wanted secrets withheld: %t, got %q", tt.wantFork, sp.SecretsWithheld)
+			}
+		})
+	}
+	code, _, stderr := runWithEnv([]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--pr", "2874", "--event", "schedule", "--dry-run"}, vars)
+	if want := "miles-ci run: --event conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("wanted exit 2 and %q, got %d and %q", want, code, stderr)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/radixark/miles-ci/actions"
@@ -98,15 +97,10 @@ func (s stepFlags) writeOutputs(outputs []output) error {
 		}
 		b.WriteString(o.key + "=" + o.value + "\n")
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening --github-output %s: %w; give the step's $GITHUB_OUTPUT file", path, err)
+	if err := fsinput.Append(path, b.String()); err != nil {
+		return fmt.Errorf("--github-output %w; give the step's $GITHUB_OUTPUT file", err)
 	}
-	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
-		return fmt.Errorf("writing --github-output %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }
 
 // readBody returns the PR body from --pr-body-file, else from $PR_BODY (the

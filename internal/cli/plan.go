@@ -18,7 +18,7 @@ func init() {
 
 // Shard flag ranges: GitHub Actions runs at most 256 jobs from one matrix,
 // so no stage can have more shards than that.
-const maxShards = 256
+const maxShards = policy.MaxShards
 
 // suiteFlags are the run_suite.py flags shared by plan and explain.
 type suiteFlags struct {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 func milesRepo() string { return filepath.Join("..", "..", "testdata", "miles") }
@@ -62,15 +64,20 @@ func TestPlanFlags(t *testing.T) {
 			"::error::" + filepath.Join(repo, "scripts") + " has no tests/ folder: not a Miles checkout; give --repo the folder of a Miles checkout (the one that holds tests/), or run from it"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runArgs(tc.args)
-			if code != tc.wantCode {
-				t.Fatalf("wanted exit %d, got %d (stderr %q)", tc.wantCode, code, stderr)
-			}
-			if first, _, _ := strings.Cut(stderr, "\n"); first != tc.wantStderr {
-				t.Errorf("wanted stderr %q, got %q", tc.wantStderr, stderr)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkExitAndFirstLine(t, tc.args, tc.wantCode, tc.wantStderr) })
+	}
+}
+
+// checkExitAndFirstLine runs args and checks the exit code and the first
+// line of stderr (the error; a usage error's synopsis follows it).
+func checkExitAndFirstLine(t *testing.T, args []string, wantCode int, wantStderr string) {
+	t.Helper()
+	code, _, stderr := runArgs(args)
+	if code != wantCode {
+		t.Fatalf("wanted exit %d, got %d (stderr %q)", wantCode, code, stderr)
+	}
+	if first, _, _ := strings.Cut(stderr, "\n"); first != wantStderr {
+		t.Errorf("wanted stderr %q, got %q", wantStderr, stderr)
 	}
 }
 
@@ -110,18 +117,28 @@ func TestWrongCheckoutFailsClosed(t *testing.T) {
 	}
 }
 
-func TestPlanAll(t *testing.T) {
-	code, out, stderr := runArgs([]string{"plan", "--repo", milesRepo(), "--all", "--cadence", "weekly", "--json"})
+// shardPlan is what the plan --all tests read of each plan.
+type shardPlan struct {
+	Suite     string `json:"suite"`
+	Partition *struct{ ID, Size int }
+}
+
+// planAllJSON runs plan --all --json with args and decodes its plans.
+func planAllJSON(t *testing.T, args ...string) []shardPlan {
+	t.Helper()
+	code, out, stderr := runArgs(append([]string{"plan", "--all", "--json"}, args...))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var plans []struct {
-		Suite     string `json:"suite"`
-		Partition *struct{ ID, Size int }
-	}
+	var plans []shardPlan
 	if err := json.Unmarshal([]byte(out), &plans); err != nil {
 		t.Fatal(err)
 	}
+	return plans
+}
+
+func TestPlanAll(t *testing.T) {
+	plans := planAllJSON(t, "--repo", milesRepo(), "--cadence", "weekly")
 	// 4+1+1+2+3+2+2+2 shards of Miles' own stages and 3 external suites.
 	if len(plans) != 20 {
 		t.Errorf("wanted 20 plans, got %d", len(plans))
@@ -205,25 +222,15 @@ func TestPlanAllPoolJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, root, ".github/workflows/pr-test.yml", string(data)+pool)
+	testfiles.Write(t, root, ".github/workflows/pr-test.yml", string(data)+pool)
 	code, _, stderr := runArgs([]string{"plan", "--repo", root, "--all"})
 	want := "::error::stage stage-c-8-gpu-x900 (job stage-c-pool, .github/workflows/pr-test.yml:182) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in tests/ci/run_suite.py or fix the job's skipped_stages gate\n"
 	if code != 1 || !strings.HasSuffix(stderr, want) {
 		t.Errorf("wanted exit 1 and %q, got %d %q", want, code, stderr)
 	}
 
-	write(t, root, ".github/workflows/pr-test.yml", string(data)+strings.ReplaceAll(pool, "stage-c-8-gpu-x900", "stage-c-8-gpu-h100"))
-	code, out, stderr := runArgs([]string{"plan", "--repo", root, "--all", "--json"})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var plans []struct {
-		Suite     string `json:"suite"`
-		Partition *struct{ ID, Size int }
-	}
-	if err := json.Unmarshal([]byte(out), &plans); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.Write(t, root, ".github/workflows/pr-test.yml", string(data)+strings.ReplaceAll(pool, "stage-c-8-gpu-x900", "stage-c-8-gpu-h100"))
+	plans := planAllJSON(t, "--repo", root)
 	// The roster: pr-test.yml's stages (the pool job last), the ROCm stage's
 	// two shards, then the three external suites.
 	var pooled []string
@@ -301,13 +308,7 @@ func TestExplainRejectsConflictingFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := runArgs(append([]string{"explain", "--repo", repo, "--file", file}, tt.args...))
-			if code != tt.wantCode {
-				t.Fatalf("wanted exit %d, got %d (%q)", tt.wantCode, code, stderr)
-			}
-			if first, _, _ := strings.Cut(stderr, "\n"); first != tt.wantStderr {
-				t.Errorf("wanted %q, got %q", tt.wantStderr, stderr)
-			}
+			checkExitAndFirstLine(t, append([]string{"explain", "--repo", repo, "--file", file}, tt.args...), tt.wantCode, tt.wantStderr)
 		})
 	}
 }

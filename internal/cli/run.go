@@ -11,7 +11,6 @@ import (
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
@@ -81,15 +80,10 @@ func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
 
 // readPR adds the PR body to in: with --pr, the pull request (and its changed
 // files when files is set), from which runreq fills what the command line
-// leaves out; --pr-body-file, else $PR_BODY, otherwise. Bad flags fail
-// before GitHub is asked.
+// leaves out; --pr-body-file, else $PR_BODY, otherwise.
 func (f runFlags) readPR(fs *flagSet, in *runreq.Inputs, files bool) error {
 	var err error
-	switch {
-	case f.gh.active():
-		if err := runreq.CheckPR(*in); err != nil {
-			return err
-		}
+	if f.gh.active() {
 		if in.PR, err = f.gh.fetch(fs.env, files); err != nil {
 			return err
 		}
@@ -97,8 +91,6 @@ func (f runFlags) readPR(fs *flagSet, in *runreq.Inputs, files bool) error {
 		if !in.Given.Body {
 			return nil // the PR's body, not $PR_BODY
 		}
-	case fs.Given("github-repo"):
-		return github.ErrRepoWithoutPR
 	}
 	in.PRBody, err = readBody(fs, *f.prBody)
 	return err
@@ -118,6 +110,23 @@ func runStage(args []string, env Env) int {
 	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
 	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
 	rf := addRunFlags(fs)
+	// The pull request is the trigger: other trigger facts with it are a
+	// usage error, found before GitHub is asked (runreq checks it again
+	// for the module).
+	fs.check(func() error {
+		if !rf.gh.active() {
+			return nil
+		}
+		for _, name := range []string{"event", "schedule", "pr-labels-json"} {
+			if fs.Given(name) {
+				return runreq.ConflictsWithPR("--" + name)
+			}
+		}
+		if fs.Given("release-lock") {
+			return runreq.ErrReleasePR
+		}
+		return nil
+	})
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}

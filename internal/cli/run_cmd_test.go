@@ -268,23 +268,29 @@ func TestRunFromPR(t *testing.T) {
 	})
 
 	t.Run("errors", func(t *testing.T) {
+		// Flags --pr cannot go with are usage errors (exit 2); all but the
+		// missing PR fail before GitHub is asked.
+		usage := func(cmd, msg string) string { return "miles-ci " + cmd + ": " + msg + "\nusage: miles-ci " + cmd + " " }
 		for _, tc := range []struct {
-			args []string
-			want string
+			args     []string
+			wantCode int
+			want     string
 		}{
-			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--event", "schedule", "--schedule", "0 15 * * 6", "--dry-run"},
-				"::error::--event conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other\n"},
-			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--release-lock", filepath.Join("..", "..", "testdata", "miles-repo", "release-lock.json"), "--dry-run"},
-				"::error::a release run takes no pull request: its refs and image come from the lockfile; drop --pr\n"},
-			{[]string{"file-run", "--github-repo", "a/b", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py", "--dry-run"},
-				"::error::--github-repo names the repository of --pr; give --pr N too\n"},
-			{[]string{"run", "--pr", "99999", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run"},
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--event", "schedule", "--schedule", "0 15 * * 6", "--dry-run"}, 2,
+				usage("run", "--event conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other")},
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--pr-labels-json", "[]", "--dry-run"}, 2,
+				usage("run", "--pr-labels-json conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other")},
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--release-lock", filepath.Join("..", "..", "testdata", "miles-repo", "release-lock.json"), "--dry-run"}, 2,
+				usage("run", "a release run takes no pull request: its refs and image come from the lockfile; drop --pr")},
+			{[]string{"file-run", "--github-repo", "a/b", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py", "--dry-run"}, 2,
+				usage("file-run", "--github-repo names the repository of --pr; give --pr N too")},
+			{[]string{"run", "--pr", "99999", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run"}, 1,
 				"::error::reading pull request radixark/miles#99999: not found (404); check --pr and --github-repo: GET "},
 		} {
 			api.Requests = 0
 			code, _, stderr := runWithEnv(tc.args, with(nil))
-			if code != 1 || !strings.HasPrefix(dropNotices(stderr), tc.want) || strings.Contains(stderr, "ghp_runTokenValue") {
-				t.Errorf("%v: wanted exit 1 and %q, got %d and %q", tc.args, tc.want, code, stderr)
+			if code != tc.wantCode || !strings.HasPrefix(dropNotices(stderr), tc.want) || strings.Contains(stderr, "ghp_runTokenValue") {
+				t.Errorf("%v: wanted exit %d and %q, got %d and %q", tc.args, tc.wantCode, tc.want, code, stderr)
 			}
 			if tc.args[2] != "99999" && api.Requests != 0 {
 				t.Errorf("%v: wanted the error before GitHub is asked, got %d requests", tc.args, api.Requests)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -55,17 +56,6 @@ func edit(t *testing.T, root, rel, old, new string) {
 		t.Fatalf("%s does not contain %q", rel, old)
 	}
 	if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func write(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -166,7 +156,7 @@ func variants() []variant {
 			change: func(t *testing.T, root string) {
 				edit(t, root, "tests/ci/labels.py", `    "amd": "AMD ROCm stage",`, `    "amd": "AMD ROCm stage",
     "deploy": "split deployment",`)
-				write(t, root, "tests/e2e/deploy/test_split_deploy.py", "register_cuda_ci(est_time=900, suite=\"stage-c-4-gpu-h200\", labels=[\"deploy\"])\n")
+				testfiles.Write(t, root, "tests/e2e/deploy/test_split_deploy.py", "register_cuda_ci(est_time=900, suite=\"stage-c-4-gpu-h200\", labels=[\"deploy\"])\n")
 			},
 			tables: map[string]any{"labels": labels},
 			plans: [][]string{
@@ -184,7 +174,7 @@ func variants() []variant {
 		{
 			name: "new-suite-and-stage",
 			change: func(t *testing.T, root string) {
-				write(t, root, "tests/ci/run_suite.py", runSuiteWithSuites("stage-c-8-gpu-b200"))
+				testfiles.Write(t, root, "tests/ci/run_suite.py", runSuiteWithSuites("stage-c-8-gpu-b200"))
 				edit(t, root, "tests/ci/stage_selection.py", `        "stage-c-4-gpu-mi350",`, `        "stage-c-4-gpu-mi350",
         "stage-c-8-gpu-b200",`)
 				f := filepath.Join(root, ".github", "workflows", "pr-test.yml")
@@ -192,8 +182,8 @@ func variants() []variant {
 				if err := os.WriteFile(f, append(data, stageJob("stage-c-8-gpu-b200", `["b200", "8gpu"]`, 2)...), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				write(t, root, "tests/e2e/blackwell/test_b200_moe.py", "register_cuda_ci(est_time=1200, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\"])\n")
-				write(t, root, "tests/e2e/blackwell/test_b200_dense.py", "register_cuda_ci(est_time=700, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\", \"short\"])\n")
+				testfiles.Write(t, root, "tests/e2e/blackwell/test_b200_moe.py", "register_cuda_ci(est_time=1200, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\"])\n")
+				testfiles.Write(t, root, "tests/e2e/blackwell/test_b200_dense.py", "register_cuda_ci(est_time=700, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\", \"short\"])\n")
 			},
 			tables: map[string]any{
 				"suites": map[string][]string{
@@ -273,7 +263,7 @@ func TestVariantTreesMatchOracle(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			root := copyTree(t, base)
 			for rel, content := range variantDiffs {
-				write(t, root, rel, content)
+				testfiles.Write(t, root, rel, content)
 			}
 			v.change(t, root)
 			tablesFile := writeTablesJSON(t, v.tables)
@@ -356,7 +346,7 @@ func compact(t *testing.T, s string) string {
 // refused; now the checkout's labels.py decides.
 func TestNewLabelAcceptedOnlyWithItsTable(t *testing.T) {
 	root := copyTree(t, filepath.Join("..", "..", "testdata", "miles"))
-	write(t, root, "tests/e2e/deploy/test_split_deploy.py", "register_cuda_ci(est_time=900, suite=\"stage-c-4-gpu-h200\", labels=[\"deploy\"])\n")
+	testfiles.Write(t, root, "tests/e2e/deploy/test_split_deploy.py", "register_cuda_ci(est_time=900, suite=\"stage-c-4-gpu-h200\", labels=[\"deploy\"])\n")
 	args := []string{"plan", "--repo", root, "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--labels", "run-ci-deploy"}
 	if code, _, stderr := runArgs(args); code != 1 || !strings.Contains(stderr, "unknown labels ['deploy']") {
 		t.Errorf("without the label in labels.py: wanted the unknown-label error, got %d %q", code, stderr)
@@ -431,13 +421,13 @@ func TestLintCommand(t *testing.T) {
 // file-plan takes the runners of a stage the checkout adds from its workflow.
 func TestFilePlanUsesCheckoutRoster(t *testing.T) {
 	root := copyTree(t, filepath.Join("..", "..", "testdata", "miles"))
-	write(t, root, "tests/ci/run_suite.py", runSuiteWithSuites("stage-c-8-gpu-b200"))
+	testfiles.Write(t, root, "tests/ci/run_suite.py", runSuiteWithSuites("stage-c-8-gpu-b200"))
 	f := filepath.Join(root, ".github", "workflows", "pr-test.yml")
 	data, _ := os.ReadFile(f)
 	if err := os.WriteFile(f, append(data, stageJob("stage-c-8-gpu-b200", `["b200", "8gpu"]`, 2)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	write(t, root, "tests/e2e/blackwell/test_b200_moe.py", "register_cuda_ci(est_time=1200, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\"])\n")
+	testfiles.Write(t, root, "tests/e2e/blackwell/test_b200_moe.py", "register_cuda_ci(est_time=1200, suite=\"stage-c-8-gpu-b200\", labels=[\"megatron\"])\n")
 	code, out, stderr := runCLI(t, nil, "file-plan", "--repo", root, "--file", "tests/e2e/blackwell/test_b200_moe.py")
 	if code != 0 || !strings.Contains(out, `runs_on: ["b200", "8gpu"]`) {
 		t.Errorf("wanted the b200 runners, got %d %q %q", code, out, stderr)

@@ -202,6 +202,19 @@ func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
 	return b, nil
 }
 
+// FolderName names a folder in messages as a user sees it: "" and "." are
+// "the current folder (/abs/path)", any other path is itself.
+func FolderName(path string) string {
+	if path != "" && path != "." {
+		return path
+	}
+	name := "the current folder"
+	if abs, err := filepath.Abs("."); err == nil {
+		name += " (" + abs + ")"
+	}
+	return name
+}
+
 // Folder checks that path is an existing folder (after symlinks) holding
 // marker, the entry that makes it a what (e.g. "tests/" for "a Miles
 // checkout"; a trailing '/' means the entry must be a folder). path "" is the
@@ -211,13 +224,7 @@ func Folder(path, marker, what string) error {
 	if dir == "" {
 		dir = "."
 	}
-	if dir == "." {
-		// Name the folder a user sees, not a dot.
-		path = "the current folder"
-		if abs, err := filepath.Abs(dir); err == nil {
-			path += " (" + abs + ")"
-		}
-	}
+	path = FolderName(path)
 	info, err := os.Stat(dir)
 	if err != nil {
 		e := statError(path, err)
@@ -240,4 +247,35 @@ func Folder(path, marker, what string) error {
 		return &Error{Path: path, Problem: "has a " + name + " that is not a folder: not " + what}
 	}
 	return nil
+}
+
+// Append appends text to the file at path (a step's $GITHUB_OUTPUT or
+// $GITHUB_STEP_SUMMARY), creating it when missing. The open never waits: a
+// FIFO that nothing reads is an error at once, not a hung step. A terminal or
+// a pipe that is read (/dev/stdout) is written as usual.
+func Append(path, text string) error {
+	f, err := openAppendNoBlock(path)
+	if noReader(err) {
+		return &Error{Path: path, Problem: "is a named pipe (FIFO) that nothing reads", Err: err}
+	}
+	if err != nil {
+		return cannotWrite(path, err)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return cannotWrite(path, err)
+	}
+	if err := f.Close(); err != nil {
+		return cannotWrite(path, err)
+	}
+	return nil
+}
+
+// cannotWrite is the error of a failed open, write or close for writing.
+func cannotWrite(path string, err error) *Error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &Error{Path: path, Problem: "cannot be written: " + err.Error(), Err: err}
 }

@@ -161,3 +161,36 @@ func TestFolder(t *testing.T) {
 		}
 	})
 }
+
+func TestAppend(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out")
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, path, wantErr string }{
+		{"new file", file, ""},
+		{"existing file", file, ""},
+		{"fifo nothing reads", fifo, fifo + " is a named pipe (FIFO) that nothing reads"},
+		{"folder", dir, dir + " cannot be written: is a directory"},
+		{"missing folder", filepath.Join(dir, "no", "out"), filepath.Join(dir, "no", "out") + " cannot be written: no such file or directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- Append(tt.path, "k=v\n") }()
+			select {
+			case err := <-done:
+				if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr) {
+					t.Fatalf("wanted %q, got %v", tt.wantErr, err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Append blocked")
+			}
+		})
+	}
+	if data, _ := os.ReadFile(file); string(data) != "k=v\nk=v\n" {
+		t.Errorf("wanted %q, got %q", "k=v\nk=v\n", data)
+	}
+}

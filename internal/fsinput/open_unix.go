@@ -3,6 +3,7 @@
 package fsinput
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -13,3 +14,13 @@ import (
 func openNoBlock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+// openAppendNoBlock opens path for appending without waiting for a reader:
+// a FIFO that nothing reads fails with ENXIO instead of hanging. Go's poller
+// then waits for a slow reader, so writes still complete.
+func openAppendNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NONBLOCK, 0o644)
+}
+
+// noReader reports whether err is the open of a FIFO that nothing reads.
+func noReader(err error) bool { return errors.Is(err, syscall.ENXIO) }

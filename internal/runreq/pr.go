@@ -44,13 +44,19 @@ func CheckPR(in Inputs) error {
 		flag string
 	}{{in.Event != "", "--event"}, {in.Schedule != "", "--schedule"}, {in.PRLabelsJSON != "", "--pr-labels-json"}} {
 		if c.set {
-			return fmt.Errorf("%s conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other", c.flag)
+			return ConflictsWithPR(c.flag)
 		}
 	}
 	if in.Release != nil {
 		return ErrReleasePR
 	}
 	return nil
+}
+
+// ConflictsWithPR is the error of a trigger fact given with a pull request;
+// flag names it as the caller gave it (e.g. --event).
+func ConflictsWithPR(flag string) error {
+	return fmt.Errorf("%s conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other", flag)
 }
 
 // ErrReleasePR is a pull request given to a release run.

@@ -1,0 +1,47 @@
+// Package testfiles holds the file helpers every package's tests share:
+// writing a tree of files below a test's temporary folder, and comparing an
+// output with its golden file under testdata/. Only tests import it.
+package testfiles
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// update makes Golden rewrite the golden files instead of comparing:
+// go test ./PKG -update.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// Write writes content to the '/'-separated path rel below root, creating
+// the folders on the way.
+func Write(tb testing.TB, root, rel, content string) {
+	tb.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Golden compares got with the file at path, or rewrites the file with got
+// when the tests run with -update.
+func Golden(tb testing.TB, path, got string) {
+	tb.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if string(want) != got {
+		tb.Errorf("%s: wanted\n%s\ngot\n%s", path, want, got)
+	}
+}
