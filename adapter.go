@@ -17,15 +17,17 @@ type session struct {
 	data    map[pipeline.DataName]*dagger.Directory
 }
 
-// newSession collects the constructor's inputs; absent secrets and folders are left out.
-func (m *MilesCi) newSession() *session {
+// newSession collects the constructor's inputs; absent secrets and folders are
+// left out, and every secret for a fork PR's run (fork).
+func (m *MilesCi) newSession(fork bool) *session {
 	s := &session{source: m.Source, secrets: map[string]*dagger.Secret{}, data: map[pipeline.DataName]*dagger.Directory{}}
 	for name, secret := range map[string]*dagger.Secret{
 		pipeline.SecretWandb: m.WandbApiKey,
 		pipeline.SecretNeon:  m.NeonDatabaseUrl,
 		pipeline.SecretHF:    m.HfToken,
 	} {
-		if secret != nil {
+		// A fork PR's run is handed no secret at all, whatever its spec says.
+		if secret != nil && !fork {
 			s.secrets[name] = secret
 		}
 	}

@@ -76,6 +76,10 @@ func (r MilesCi) MarshalJSON() ([]byte, error) {
 		HfToken         *dagger.Secret
 		Models          *dagger.Directory
 		Datasets        *dagger.Directory
+		Pr              int
+		GithubRepo      string
+		GithubToken     *dagger.Secret
+		GithubApiUrl    string
 	}
 	concrete.Source = r.Source
 	concrete.PrBodyFile = r.PrBodyFile
@@ -92,6 +96,10 @@ func (r MilesCi) MarshalJSON() ([]byte, error) {
 	concrete.HfToken = r.HfToken
 	concrete.Models = r.Models
 	concrete.Datasets = r.Datasets
+	concrete.Pr = r.Pr
+	concrete.GithubRepo = r.GithubRepo
+	concrete.GithubToken = r.GithubToken
+	concrete.GithubApiUrl = r.GithubApiUrl
 	return json.Marshal(&concrete)
 }
 
@@ -112,6 +120,10 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 		HfToken         *dagger.Secret
 		Models          *dagger.Directory
 		Datasets        *dagger.Directory
+		Pr              int
+		GithubRepo      string
+		GithubToken     *dagger.Secret
+		GithubApiUrl    string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -132,23 +144,30 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 	r.HfToken = concrete.HfToken
 	r.Models = concrete.Models
 	r.Datasets = concrete.Datasets
+	r.Pr = concrete.Pr
+	r.GithubRepo = concrete.GithubRepo
+	r.GithubToken = concrete.GithubToken
+	r.GithubApiUrl = concrete.GithubApiUrl
 	return nil
 }
 
 func (r FileRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Ci   *MilesCi
-		Path string
+		Ci          *MilesCi
+		Path        string
+		PullRequest string
 	}
 	concrete.Ci = r.Ci
 	concrete.Path = r.Path
+	concrete.PullRequest = r.PullRequest
 	return json.Marshal(&concrete)
 }
 
 func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Ci   *MilesCi
-		Path string
+		Ci          *MilesCi
+		Path        string
+		PullRequest string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -156,6 +175,7 @@ func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	}
 	r.Ci = concrete.Ci
 	r.Path = concrete.Path
+	r.PullRequest = concrete.PullRequest
 	return nil
 }
 
@@ -194,6 +214,7 @@ func (r Stage) MarshalJSON() ([]byte, error) {
 		Schedule       string
 		PrLabelsJson   string
 		ReleaseLock    string
+		PullRequest    string
 	}
 	concrete.Ci = r.Ci
 	concrete.Name = r.Name
@@ -204,6 +225,7 @@ func (r Stage) MarshalJSON() ([]byte, error) {
 	concrete.Schedule = r.Schedule
 	concrete.PrLabelsJson = r.PrLabelsJson
 	concrete.ReleaseLock = r.ReleaseLock
+	concrete.PullRequest = r.PullRequest
 	return json.Marshal(&concrete)
 }
 
@@ -218,6 +240,7 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 		Schedule       string
 		PrLabelsJson   string
 		ReleaseLock    string
+		PullRequest    string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -232,6 +255,7 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 	r.Schedule = concrete.Schedule
 	r.PrLabelsJson = concrete.PrLabelsJson
 	r.ReleaseLock = concrete.ReleaseLock
+	r.PullRequest = concrete.PullRequest
 	return nil
 }
 
@@ -810,7 +834,35 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg datasets", err))
 				}
 			}
-			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets), nil
+			var pr int
+			if inputArgs["pr"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["pr"]), &pr)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg pr", err))
+				}
+			}
+			var githubRepo string
+			if inputArgs["githubRepo"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["githubRepo"]), &githubRepo)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubRepo", err))
+				}
+			}
+			var githubToken *dagger.Secret
+			if inputArgs["githubToken"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["githubToken"]), &githubToken)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubToken", err))
+				}
+			}
+			var githubApiUrl string
+			if inputArgs["githubApiUrl"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["githubApiUrl"]), &githubApiUrl)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubApiUrl", err))
+				}
+			}
+			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets, pr, githubRepo, githubToken, githubApiUrl)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
@@ -59,6 +60,14 @@ type MilesCi struct {
 	Models *dagger.Directory
 	// +private
 	Datasets *dagger.Directory
+	// +private
+	Pr int
+	// +private
+	GithubRepo string
+	// +private
+	GithubToken *dagger.Secret
+	// +private
+	GithubApiUrl string
 }
 
 // New sets up a run of Miles CI on a checkout.
@@ -110,21 +119,45 @@ func New(
 	// Dataset folder mounted at /root/datasets (the runners' /data/miles_ci/datasets).
 	// +optional
 	datasets *dagger.Directory,
-) *MilesCi {
+	// A pull request number: its body, labels, head SHA, fork flag and changed files, read from GitHub, fill the facts not given.
+	// +optional
+	pr int,
+	// The repository of --pr, owner/name (default radixark/miles).
+	// +optional
+	githubRepo string,
+	// A GitHub token for --pr, e.g. env:GITHUB_TOKEN (without one: anonymous, public repositories, 60 requests an hour).
+	// +optional
+	githubToken *dagger.Secret,
+	// The GitHub REST API root for --pr (GITHUB_API_URL in Actions; default https://api.github.com/).
+	// +optional
+	githubApiUrl string,
+) (*MilesCi, error) {
+	if err := github.CheckArgs(pr, githubRepo, githubApiUrl); err != nil {
+		return nil, err
+	}
 	return &MilesCi{Source: source, PrBodyFile: prBodyFile, SglangPr: sglangPr, MegatronPr: megatronPr, ImageTag: imageTag,
 		PrNumber: prNumber, HeadSha: headSha, Fork: fork, Gpus: gpus, VisibleDevices: visibleDevices,
-		WandbApiKey: wandbApiKey, NeonDatabaseUrl: neonDatabaseUrl, HfToken: hfToken, Models: models, Datasets: datasets}
+		WandbApiKey: wandbApiKey, NeonDatabaseUrl: neonDatabaseUrl, HfToken: hfToken, Models: models, Datasets: datasets,
+		Pr: pr, GithubRepo: githubRepo, GithubToken: githubToken, GithubApiUrl: githubApiUrl}, nil
 }
 
 // maxBodyBytes bounds the PR body read; GitHub caps a description at 65536 characters.
 const maxBodyBytes = 1 << 20
 
 // inputs are the constructor's facts as a run request's inputs, with the
-// checkout's tests/ and release-lock.json exported to dir.
-func (m *MilesCi) inputs(ctx context.Context, dir string) (runreq.Inputs, error) {
+// checkout's tests/ and release-lock.json exported to dir; pr is the pull
+// request --pr read (JSON, "" without --pr).
+func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (runreq.Inputs, error) {
 	in := runreq.Inputs{Repo: dir, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, ImageTag: m.ImageTag,
 		PRNumber: m.PrNumber, HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
-		Models: m.Models != nil, Datasets: m.Datasets != nil}
+		Models: m.Models != nil, Datasets: m.Datasets != nil,
+		Given: runreq.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", HeadSHA: m.HeadSha != ""}}
+	if pr != "" {
+		var err error
+		if in.PR, err = github.DecodePR(pr); err != nil {
+			return in, err
+		}
+	}
 	if m.PrBodyFile != nil {
 		body, err := readFile(ctx, m.PrBodyFile, maxBodyBytes, "--pr-body-file")
 		if err != nil {
@@ -145,6 +178,31 @@ func readFile(ctx context.Context, f *dagger.File, limit int, what string) (stri
 		return "", fmt.Errorf("%s: %d bytes, more than the %d it can hold", what, size, limit)
 	}
 	return f.Contents(ctx)
+}
+
+// pullRequest reads the pull request --pr names, as JSON to keep in an
+// object's field ("" without --pr); with files, its changed files too. The
+// token is read here only, into the request header; it is never logged.
+func (m *MilesCi) pullRequest(ctx context.Context, files bool) (string, error) {
+	if m.Pr == 0 {
+		return "", nil
+	}
+	o := github.Options{APIURL: m.GithubApiUrl, TokenFrom: "--github-token env:GITHUB_TOKEN"}
+	if m.GithubToken != nil {
+		token, err := m.GithubToken.Plaintext(ctx)
+		if err != nil {
+			return "", fmt.Errorf("--github-token: %w", err)
+		}
+		o.Token = token
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	pr, err := github.Fetch(ctx, github.Request{Repo: m.GithubRepo, Number: m.Pr, Files: files, Options: o})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintln(os.Stderr, "trigger facts of "+pr.Describe())
+	return pr.Encode()
 }
 
 // withCheckout exports what planning reads of the checkout (tests/, the
@@ -179,7 +237,9 @@ func nonce(runID string) string {
 	return strconv.FormatInt(time.Now().UnixNano(), 10)
 }
 
-// Stage selects one stage of the roster with the cadence and labels of the run.
+// Stage selects one stage of the roster with the cadence and labels of the
+// run (with --pr: the pull request's, read once per session).
+// +cache="session"
 func (m *MilesCi) Stage(
 	ctx context.Context,
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200 (see stages).
@@ -203,16 +263,23 @@ func (m *MilesCi) Stage(
 	// +optional
 	prLabelsJson string,
 ) (*Stage, error) {
-	s := &Stage{Ci: m, Name: name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAllLabels,
-		Event: event, Schedule: schedule, PrLabelsJson: prLabelsJson}
-	if err := s.check(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return (&Stage{Ci: m, Name: name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAllLabels,
+		Event: event, Schedule: schedule, PrLabelsJson: prLabelsJson}).check(ctx)
 }
 
-// check plans the stage once, so a bad name, cadence or label fails at once.
-func (s *Stage) check(ctx context.Context) error {
+// check reads the pull request of --pr into the stage, then plans the stage
+// once, so a bad name, cadence or label fails at once.
+func (s *Stage) check(ctx context.Context) (*Stage, error) {
+	if s.Ci.Pr != 0 {
+		// Bad arguments fail before GitHub is asked.
+		if err := runreq.CheckPR(runreq.Inputs{Event: s.Event, Schedule: s.Schedule, PRLabelsJSON: s.PrLabelsJson}); err != nil {
+			return nil, err
+		}
+		var err error
+		if s.PullRequest, err = s.Ci.pullRequest(ctx, true); err != nil {
+			return nil, err
+		}
+	}
 	_, err := withCheckout(ctx, s.Ci.Source, func(dir string) ([]*policy.Plan, error) {
 		in, err := s.inputs(ctx, dir)
 		if err != nil {
@@ -220,7 +287,10 @@ func (s *Stage) check(ctx context.Context) error {
 		}
 		return runreq.Plans(in)
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Stage is one stage of Miles CI for a run: its cadence and labels.
@@ -243,14 +313,17 @@ type Stage struct {
 	PrLabelsJson string
 	// +private
 	ReleaseLock string
+	// +private
+	PullRequest string
 }
 
 // inputs are the stage's run inputs.
 func (s *Stage) inputs(ctx context.Context, dir string) (runreq.Inputs, error) {
-	in, err := s.Ci.inputs(ctx, dir)
+	in, err := s.Ci.inputs(ctx, dir, s.PullRequest)
 	if err != nil {
 		return in, err
 	}
+	in.Given.Cadence, in.Given.Labels = s.Cadence != "", len(s.Labels) > 0
 	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
 	if s.ReleaseLock != "" {
@@ -286,8 +359,12 @@ func (s *Stage) Shard(
 	id int,
 ) (*Shard, error) {
 	sh := &Shard{Stage: s, Index: id}
-	if _, err := sh.request(ctx); err != nil {
+	req, err := sh.request(ctx)
+	if err != nil {
 		return nil, err
+	}
+	for _, n := range req.Notes {
+		fmt.Fprintln(os.Stderr, n)
 	}
 	return sh, nil
 }
@@ -363,7 +440,7 @@ func (sh *Shard) Test(
 
 // container prepares a request's container.
 func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
-	s := m.newSession()
+	s := m.newSession(req.Fork)
 	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
 	if err != nil {
 		return nil, err
@@ -373,7 +450,7 @@ func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.
 
 // test prepares and runs a request.
 func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
-	s := m.newSession()
+	s := m.newSession(req.Fork)
 	n := nonce(runID)
 	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
 	if err != nil {
@@ -415,12 +492,17 @@ func (r *TestRun) Assert() error {
 }
 
 // File selects a single registered test file to run alone (/rerun-test, rules §10).
+// +cache="session"
 func (m *MilesCi) File(
 	ctx context.Context,
 	// The repo-relative test file, e.g. tests/e2e/megatron/test_x.py.
 	path string,
 ) (*FileRun, error) {
 	f := &FileRun{Ci: m, Path: path}
+	var err error
+	if f.PullRequest, err = m.pullRequest(ctx, false); err != nil {
+		return nil, err
+	}
 	if _, err := f.request(ctx); err != nil {
 		return nil, err
 	}
@@ -433,12 +515,14 @@ type FileRun struct {
 	Ci *MilesCi
 	// The repo-relative test file.
 	Path string
+	// +private
+	PullRequest string
 }
 
 // request builds the file run's request.
 func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
 	return withCheckout(ctx, f.Ci.Source, func(dir string) (pipeline.Request, error) {
-		in, err := f.Ci.inputs(ctx, dir)
+		in, err := f.Ci.inputs(ctx, dir, f.PullRequest)
 		if err != nil {
 			return pipeline.Request{}, err
 		}
@@ -498,6 +582,9 @@ func (m *MilesCi) Release(
 	// +optional
 	lockfile *dagger.File,
 ) (*Release, error) {
+	if m.Pr != 0 {
+		return nil, runreq.ErrReleasePR
+	}
 	what := "--lockfile"
 	if lockfile == nil {
 		lockfile, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
@@ -526,11 +613,7 @@ func (r *Release) Stage(
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
 	name string,
 ) (*Stage, error) {
-	s := &Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}
-	if err := s.check(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return (&Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}).check(ctx)
 }
 
 // ReleaseLock returns a release-lock.json for a release branch: the SGLang
@@ -559,7 +642,7 @@ func (m *MilesCi) ReleaseLock(
 	if imageTag == "" {
 		imageTag = "release-" + version + "-ci"
 	}
-	commits, err := pipeline.ResolveBranches(ctx, m.newSession().container(), sglangRef, megatronRef, nonce(""))
+	commits, err := pipeline.ResolveBranches(ctx, m.newSession(false).container(), sglangRef, megatronRef, nonce(""))
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ type Results struct {
 	Cadence string `json:"cadence"`
 	// Image is the container image ("" for cpu).
 	Image string `json:"image"`
+	// File is the test file of a single-file run ("" for a stage run).
+	File string `json:"file,omitempty"`
 	// ExitCode is the run's exit code.
 	ExitCode int `json:"exit_code"`
 	// Passed is true when the run succeeded.
@@ -38,6 +40,8 @@ type Results struct {
 	Tests []TestResult `json:"tests"`
 	// Skipped are the disabled files, with why.
 	Skipped []policy.SkippedTest `json:"skipped"`
+	// Notes say what the run found beside the files' outcomes.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // TestResult is one file's outcome.
@@ -46,8 +50,11 @@ type TestResult struct {
 	Status   string  `json:"status"`
 	Attempts int     `json:"attempts"`
 	ElapsedS float64 `json:"elapsed_s"`
-	ExitCode int     `json:"exit_code"`
-	TimeoutS float64 `json:"timeout_s"`
+	// ExitCode is nil when the file has none of its own: not run, timed
+	// out, or a CPU file (one pytest runs the whole shard).
+	ExitCode *int `json:"exit_code"`
+	// TimeoutS is nil when the file has no timeout of its own (CPU stages).
+	TimeoutS *float64 `json:"timeout_s"`
 }
 
 // The statuses a test file can end in.

@@ -319,7 +319,11 @@ func ResultsMarkdown(r *Results) string {
 	if r.Shard != nil {
 		shard = fmt.Sprintf(", shard %d of %d", r.Shard.ID+1, r.Shard.Size)
 	}
-	fmt.Fprintf(&b, "### %s (%s)%s: %s\n\n", code(r.Suite), r.HW, shard, verdict)
+	if r.File != "" {
+		fmt.Fprintf(&b, "### %s alone on %s (%s): %s\n\n", code(r.File), code(r.Suite), r.HW, verdict)
+	} else {
+		fmt.Fprintf(&b, "### %s (%s)%s: %s\n\n", code(r.Suite), r.HW, shard, verdict)
+	}
 	image := "none"
 	if r.Image != "" {
 		image = code(r.Image)
@@ -328,7 +332,13 @@ func ResultsMarkdown(r *Results) string {
 	for _, t := range r.Tests {
 		total += t.ElapsedS
 	}
-	fmt.Fprintf(&b, "Cadence %s, image %s, exit code %d, %d file(s) in %s.\n\n", code(r.Cadence), image, r.ExitCode, len(r.Tests), seconds(total))
+	cadence := ""
+	if r.Cadence != "" {
+		cadence = "Cadence " + code(r.Cadence) + ", image "
+	} else {
+		cadence = "Image "
+	}
+	fmt.Fprintf(&b, "%s%s, exit code %d, %d file(s) in %s.\n\n", cadence, image, r.ExitCode, len(r.Tests), seconds(total))
 	if len(r.Tests) > 0 {
 		b.WriteString("| file | status | attempts | time | exit code |\n|---|---|---:|---:|---:|\n")
 		for _, t := range r.Tests {
@@ -339,13 +349,23 @@ func ResultsMarkdown(r *Results) string {
 			case "fail":
 				status = "❌ fail"
 			case "timeout":
-				status = fmt.Sprintf("⏱️ timeout (%s)", seconds(t.TimeoutS))
+				status = "⏱️ timeout"
+				if t.TimeoutS != nil {
+					status += " (" + seconds(*t.TimeoutS) + ")"
+				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %d |\n", code(t.File), status, t.Attempts, seconds(t.ElapsedS), t.ExitCode)
+			exit := "–"
+			if t.ExitCode != nil {
+				exit = strconv.Itoa(*t.ExitCode)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", code(t.File), status, t.Attempts, seconds(t.ElapsedS), exit)
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString(disabledList(r.Skipped))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "> %s\n\n", cell(n))
+	}
 	return b.String()
 }
 

@@ -41,14 +41,18 @@ type Options struct {
 	Transport http.RoundTripper
 	// MaxResponseSize bounds one response body; 0 means MaxResponseSize.
 	MaxResponseSize int64
+	// TokenFrom is where a user gives the token, for the hints of errors
+	// ("" = the environment, GITHUB_TOKEN or GH_TOKEN).
+	TokenFrom string
 }
 
 // Client reads pull requests from GitHub's REST API.
 type Client struct {
-	api     *gh.Client
-	host    string
-	token   bool
-	timeout time.Duration
+	api       *gh.Client
+	host      string
+	token     bool
+	tokenFrom string
+	timeout   time.Duration
 }
 
 // NewClient makes a client; it checks the API URL but sends nothing yet.
@@ -87,7 +91,7 @@ func NewClient(o Options) (*Client, error) {
 		api = api.WithAuthToken(o.Token)
 	}
 	api.BaseURL = u
-	return &Client{api: api, host: u.Host, token: o.Token != "", timeout: timeout}, nil
+	return &Client{api: api, host: u.Host, token: o.Token != "", tokenFrom: o.TokenFrom, timeout: timeout}, nil
 }
 
 // FetchPR reads one pull request and all its changed files.
@@ -205,9 +209,17 @@ func (c *Client) explain(err error, doing string) error {
 		netErr net.Error
 		big    *tooLargeError
 	)
-	tokenHint := "set GITHUB_TOKEN or GH_TOKEN to a token (5,000 requests an hour instead of 60)"
+	// The hints name where a token is given: the environment for the
+	// command, an argument for the Dagger module.
+	give, where, renew := "set GITHUB_TOKEN or GH_TOKEN to a token", "GITHUB_TOKEN or GH_TOKEN", "renew GITHUB_TOKEN/GH_TOKEN, or unset both"
+	used := "the token in GITHUB_TOKEN/GH_TOKEN has used its quota"
+	if c.tokenFrom != "" {
+		give, where, renew = "give a token with "+c.tokenFrom, c.tokenFrom, "renew the token of "+c.tokenFrom+", or give none"
+		used = "the token of " + c.tokenFrom + " has used its quota"
+	}
+	tokenHint := give + " (5,000 requests an hour instead of 60)"
 	if c.token {
-		tokenHint = "the token in GITHUB_TOKEN/GH_TOKEN has used its quota"
+		tokenHint = used
 	}
 	switch {
 	case errors.As(err, &rate):
@@ -226,11 +238,11 @@ func (c *Client) explain(err error, doing string) error {
 		case http.StatusNotFound:
 			hint := "check --pr and --github-repo"
 			if !c.token {
-				hint += "; a private repository also needs GITHUB_TOKEN or GH_TOKEN"
+				hint += "; a private repository also needs " + where
 			}
 			return fmt.Errorf("%s: not found (404); %s: %w", doing, hint, err)
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%s: GitHub refused the token (401); renew GITHUB_TOKEN/GH_TOKEN, or unset both to read a public repository anonymously: %w", doing, err)
+			return fmt.Errorf("%s: GitHub refused the token (401); %s to read a public repository anonymously: %w", doing, renew, err)
 		case http.StatusTooManyRequests:
 			return fmt.Errorf("%s: GitHub API rate limit exceeded (429); %s, or wait: %w", doing, tokenHint, err)
 		case http.StatusForbidden:

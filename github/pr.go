@@ -76,6 +76,20 @@ func (p *PR) ShortSHA() string {
 	return p.HeadSHA
 }
 
+// Describe is the one-line account of the PR that every answer for it shows:
+// where it stands, where its facts came from and whether it is a fork.
+func (p *PR) Describe() string {
+	fork := ""
+	if p.Fork {
+		head := p.HeadRepo
+		if head == "" {
+			head = "a deleted repository"
+		}
+		fork = ", a fork PR from " + head + ", so no secrets"
+	}
+	return fmt.Sprintf("pull request %s at %s (%s, from the %s%s)", p.Ref(), p.ShortSHA(), p.State, p.Source, fork)
+}
+
 // LabelsJSON is the labels as the workflow's PR_LABELS_JSON carries them, a
 // JSON array of strings.
 func (p *PR) LabelsJSON() string {

@@ -3,6 +3,8 @@
 # engine if needed (hack/engine/engine.sh), then checks that
 #   - `dagger functions` lists the module's functions, and --help documents their arguments,
 #   - `dagger call stages|plan|policy` print byte-for-byte what the miles-ci CLI prints,
+#   - the constructor's --pr reads a PR from a GitHub API stand-in as `miles-ci ... --pr`
+#     does, and the --github-token secret appears in no output (hack/e2e/pr.sh),
 #   - stage shards run in their containers with the expected results (hack/e2e/stages.sh:
 #     CUDA, CPU, ROCm and its patch states, single-file and release runs, secrets, layer
 #     reuse, `miles-ci run`),
@@ -108,6 +110,7 @@ else
 	bad "call plan error (error does not name the bad backend)"
 fi
 
+source hack/e2e/pr.sh
 source hack/e2e/stages.sh
 
 echo "=== RUN generated bindings"

@@ -388,5 +388,6 @@ func Prepare(ctx context.Context, c Container, req Request, nonce string) (Prepa
 	if err != nil {
 		return Prepared{}, Spec{}, err
 	}
+	p.Notes = append(append([]string{}, req.Notes...), p.Notes...)
 	return p, spec, nil
 }

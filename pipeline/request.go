@@ -45,6 +45,9 @@ type Request struct {
 	VisibleDevices string
 	// Models and Datasets say whether those data folders are given.
 	Models, Datasets bool
+	// Notes are what the request's own decisions found that the results
+	// should say (summary.json notes), e.g. that CI skips the stage on the PR.
+	Notes []string
 }
 
 // Commits are resolved dependency commits; "" means not resolved yet.

@@ -7,6 +7,8 @@ package githubtest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -35,6 +37,9 @@ type Server struct {
 	Requests int
 	// Tokens records the Authorization header of each request.
 	Tokens []string
+	// Log, when set, gets one line per request: method, path and query, and
+	// whether it carried a token (never the token itself).
+	Log io.Writer
 }
 
 // RateLimitReset is the reset time the rate-limited answers carry.
@@ -55,6 +60,29 @@ func Start(dir string) *Server {
 	return s
 }
 
+// StartOn is Start listening on addr (host:port, port 0 for any), e.g. an
+// address that containers reach, where Start listens on loopback only.
+func StartOn(dir, addr string) (*Server, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Listener.Close()
+	s.srv.Listener = l
+	s.srv.Start()
+	s.URL = s.srv.URL + "/"
+	return s, nil
+}
+
+// SetLog sets Log while the server runs.
+func (s *Server) SetLog(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Log = w
+}
+
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
@@ -63,6 +91,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.Requests++
 	s.Tokens = append(s.Tokens, r.Header.Get("Authorization"))
 	stall, limited, files := s.Stall, s.RateLimited, s.Files
+	if s.Log != nil {
+		auth := "anonymous"
+		if r.Header.Get("Authorization") != "" {
+			auth = "with a token"
+		}
+		fmt.Fprintf(s.Log, "%s %s (%s)\n", r.Method, r.URL.RequestURI(), auth)
+	}
 	s.mu.Unlock()
 	if stall > 0 {
 		select {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hermetic Dagger engine for miles-ci development and CI.
 #
-# usage: hack/engine/engine.sh build|start|stop|env|status|run CMD...
+# usage: hack/engine/engine.sh build|start|stop|env|status|run CMD...|serve CMD...
 #
 #   build   install the Debian packages it needs and build (or reuse from the cache)
 #           the Dagger v0.21.8 binaries, the stand-in images and the Go SDK image
@@ -12,6 +12,8 @@
 #   env     print `export ...` lines that point a dagger client at the engine
 #   status  say which engine is in use and whether it answers
 #   run     run CMD with that environment, in a network namespace with only loopback
+#   serve   run CMD (a test server) in the engine's own network namespace, where the
+#           engine's containers reach it at the bridge gateway (`serve ip -4 addr` shows it)
 #
 # When a `dagger` CLI is installed (users' machines, GitHub runners) it is used with its
 # normal engine and build/start/stop do nothing; MILES_CI_ENGINE=local forces the local
@@ -195,8 +197,23 @@ cmd_run() {
 	exec unshare --net -- bash -c 'ip link set lo up && exec "$@"' bash "$@"
 }
 
+# cmd_serve runs CMD in the local engine's network namespace: its containers
+# (and the module runtime) reach a server there at the bridge gateway, and
+# nothing outside the machine does.
+cmd_serve() {
+	[[ ${1:-} == -- ]] && shift
+	(($# > 0)) || die "usage: engine.sh serve CMD..."
+	[[ $(mode) == local ]] || die "serve needs the local engine: an installed dagger CLI's engine has no namespace of ours"
+	local pid child
+	pid=$(running_pid) || die "the engine is not running; run engine.sh start"
+	child=$(awk '{print $1}' "/proc/$pid/task/$pid/children")
+	[[ -n $child ]] || die "the engine's namespace has no process (pid $pid)"
+	exec nsenter --target "$child" --net -- "$@"
+}
+
 case ${1:-} in
 build | start | stop | env | status) "cmd_$1" ;;
 run) shift; cmd_run "$@" ;;
-*) die "usage: engine.sh build|start|stop|env|status|run CMD..." ;;
+serve) shift; cmd_serve "$@" ;;
+*) die "usage: engine.sh build|start|stop|env|status|run CMD...|serve CMD..." ;;
 esac

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/actions"
@@ -25,26 +23,19 @@ const (
 	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
 )
 
-// addGitHubFlags declares the GitHub flags.
+// addGitHubFlags declares the GitHub flags, and makes --github-repo without
+// --pr a usage error (alone it would be silently ignored).
 func addGitHubFlags(fs *flagSet) *githubFlags {
-	g := addPRFlags(fs)
-	g.summary = fs.String("github-step-summary", "FILE", summaryHelp)
-	return g
-}
-
-// addPRFlags declares --pr and --github-repo only, for a command that writes
-// no step summary of its own (run, file-run).
-func addPRFlags(fs *flagSet) *githubFlags {
 	fs.check(func() error {
 		if fs.Given("github-repo") && !fs.Given("pr") {
-			return errors.New("--github-repo names the repository of --pr; give --pr N too")
+			return github.ErrRepoWithoutPR
 		}
 		return nil
 	})
 	return &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
-		summary: new(string),
+		summary: fs.String("github-step-summary", "FILE", summaryHelp),
 		given:   fs.Given,
 	}
 }
@@ -73,63 +64,33 @@ func token(env Env) string {
 // client makes a GitHub client from the environment: GITHUB_API_URL (set in
 // Actions, and by tests to a stand-in), GITHUB_TOKEN or GH_TOKEN.
 func (g *githubFlags) client(env Env) (*github.Client, error) {
-	return github.NewClient(github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)})
+	return github.NewClient(apiOptions(env))
 }
 
-// fetch reads the pull request --pr names. Inside Actions, when the event
-// payload at GITHUB_EVENT_PATH is that same PR, its facts come from the
-// payload and only the changed files (when needed) from the API.
+// apiOptions say how to reach GitHub, from the environment.
+func apiOptions(env Env) github.Options {
+	return github.Options{APIURL: env.Getenv("GITHUB_API_URL"), Token: token(env)}
+}
+
+// fetch reads the pull request --pr names (github.Fetch: the event payload
+// at GITHUB_EVENT_PATH first, when it is that PR, then the API).
 func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
 	n, err := github.ParseNumber(*g.pr)
 	if err != nil {
 		return nil, err
 	}
-	repo := g.repoName()
-	if _, _, err := github.ParseRepo(repo); err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	defer cancel()
-	var pr *github.PR
-	if path := env.Getenv("GITHUB_EVENT_PATH"); path != "" {
-		ev, err := github.ReadEvent(path)
-		if err != nil {
-			return nil, err
-		}
-		if ev != nil && ev.Number == n && strings.EqualFold(ev.Repo, repo) {
-			pr = ev
-		}
-	}
-	c, err := g.client(env)
-	if err != nil {
-		return nil, err
-	}
-	if pr == nil {
-		if pr, err = c.GetPR(ctx, repo, n); err != nil {
-			return nil, err
-		}
-	}
-	if needFiles {
-		if pr.Files, err = c.ListFiles(ctx, repo, n); err != nil {
-			return nil, err
-		}
-	}
-	return pr, nil
-}
-
-// describe is the one-line account of a PR shown with every answer.
-func describe(pr *github.PR) string {
-	fork := ""
-	if pr.Fork {
-		fork = ", a fork PR from " + orNone(pr.HeadRepo) + ", so no secrets"
-	}
-	return fmt.Sprintf("pull request %s at %s (%s, from the %s%s)", pr.Ref(), pr.ShortSHA(), pr.State, pr.Source, fork)
+	return github.Fetch(ctx, github.Request{
+		Repo: g.repoName(), Number: n, EventPath: env.Getenv("GITHUB_EVENT_PATH"), Files: needFiles,
+		Options: apiOptions(env),
+	})
 }
 
 // note prints the PR the answer is for, as a notice on stderr so stdout keeps
 // the command's own output.
 func (g *githubFlags) note(env Env, pr *github.PR) {
-	fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, "trigger facts of "+describe(pr)))
+	fmt.Fprint(env.Stderr, actions.Annotation("notice", "", 0, "trigger facts of "+pr.Describe()))
 }
 
 // writeSummary appends Markdown to --github-step-summary, else to

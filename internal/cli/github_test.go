@@ -37,6 +37,8 @@ func TestPRCommands(t *testing.T) {
 		{"deps", []string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", repo}},
 		{"image", []string{"image", "--backend", "cuda", "--pr", "2950"}},
 		{"file-plan", []string{"file-plan", "--pr", "2950", "--repo", repo, "--file", "tests/e2e/sglang/test_sglang_weight_update.py"}},
+		{"run", []string{"run", "--pr", "2874", "--repo", repo, "--stage", "stage-c-8-gpu-h100", "--shard", "0", "--gpus", "none", "--dry-run"}},
+		{"file-run-fork", []string{"file-run", "--pr", "2901", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py", "--gpus", "none", "--dry-run"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +232,7 @@ func TestRunWithPR(t *testing.T) {
 		})
 	}
 	code, _, stderr := runWithEnv([]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--pr", "2874", "--event", "schedule", "--dry-run"}, vars)
-	if want := "miles-ci run: --event conflicts with --pr: the pull request is the trigger; give one or the other"; code != 2 || !strings.HasPrefix(stderr, want) {
+	if want := "miles-ci run: --event conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other\n"; code != 2 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("wanted exit 2 and %q, got %d and %q", want, code, stderr)
 	}
 }

@@ -130,7 +130,7 @@ func runPlan(args []string, env Env) int {
 		if !fs.Given("labels") {
 			labels = wp.RawLabels
 		}
-		report = &actions.PolicyReport{Trigger: describe(pr), Policy: wp, Roster: tables.Stages()}
+		report = &actions.PolicyReport{Trigger: pr.Describe(), Policy: wp, Roster: tables.Stages()}
 	}
 	base := policy.PlanRequest{
 		Cadence:         cadence,

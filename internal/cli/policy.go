@@ -129,7 +129,7 @@ func prTrigger(fs *flagSet, pr *github.PR, t policy.Trigger) policy.Trigger {
 func triggerText(t policy.Trigger, pr *github.PR) string {
 	switch {
 	case pr != nil:
-		return describe(pr)
+		return pr.Describe()
 	case t.CadenceOverride != "":
 		return "a called workflow (cadence " + t.CadenceOverride + ")"
 	case t.Event == policy.EventSchedule:

@@ -9,13 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/pipeline"
-	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
 
@@ -51,15 +50,13 @@ func addRunFlags(fs *flagSet) runFlags {
 		dryRun:   fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
 		asJSON:   fs.Bool("json", "with --dry-run, print the spec as JSON"),
 		quiet:    fs.Bool("quiet", "do not stream the engine's progress to stderr"),
-		gh:       addPRFlags(fs),
+		gh:       addGitHubFlags(fs),
 	}
 }
 
-// inputs fills the run inputs the shared flags give. With --pr, the pull
-// request (returned too) gives the body, number, head and fork flag that
-// the command line does not; a fork PR stays one whatever --fork says.
-func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, *github.PR, error) {
-	in := runreq.Inputs{
+// inputs fills the run inputs the shared flags give, all but the PR's.
+func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
+	return runreq.Inputs{
 		Repo:           *f.repo,
 		SGLangInput:    *f.sglang,
 		MegatronInput:  *f.megatron,
@@ -71,29 +68,40 @@ func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, *github.PR, error) {
 		VisibleDevices: *f.visible,
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
+		Given: runreq.Given{
+			Body:    fs.Given("pr-body-file"),
+			Cadence: fs.Given("cadence") || fs.Given("nightly"),
+			Labels:  fs.Given("labels"),
+			Number:  fs.Given("pr-number"),
+			HeadSHA: fs.Given("head-sha"),
+		},
 	}
-	var pr *github.PR
+}
+
+// readPR adds the PR body to in: with --pr, the pull request (and its changed
+// files when files is set), from which runreq fills what the command line
+// leaves out; --pr-body-file, else $PR_BODY, otherwise.
+func (f runFlags) readPR(fs *flagSet, in *runreq.Inputs, files bool) error {
 	var err error
-	if in.PRBody, pr, err = readBodyOrPR(fs, f.gh, *f.prBody); err != nil || pr == nil {
-		return in, pr, err
+	if f.gh.active() {
+		if in.PR, err = f.gh.fetch(fs.env, files); err != nil {
+			return err
+		}
+		f.gh.note(fs.env, in.PR)
+		if !in.Given.Body {
+			return nil // the PR's body, not $PR_BODY
+		}
 	}
-	if !fs.Given("pr-number") {
-		in.PRNumber = strconv.Itoa(pr.Number)
-	}
-	if !fs.Given("head-sha") {
-		in.HeadSHA = pr.HeadSHA
-	}
-	in.Fork = in.Fork || pr.Fork
-	return in, pr, nil
+	in.PRBody, err = readBody(fs, *f.prBody)
+	return err
 }
 
 func runStage(args []string, env Env) int {
 	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
-		"    [--pr-number N] [--head-sha SHA] [--fork]\n"+
-		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
 	sf := addSuiteFlags(fs)
@@ -102,36 +110,31 @@ func runStage(args []string, env Env) int {
 	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
 	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
 	rf := addRunFlags(fs)
+	// The pull request is the trigger: other trigger facts with it are a
+	// usage error, found before GitHub is asked (runreq checks it again
+	// for the module).
+	fs.check(func() error {
+		if !rf.gh.active() {
+			return nil
+		}
+		for _, name := range []string{"event", "schedule", "pr-labels-json"} {
+			if fs.Given(name) {
+				return runreq.ConflictsWithPR("--" + name)
+			}
+		}
+		if fs.Given("release-lock") {
+			return runreq.ErrReleasePR
+		}
+		return nil
+	})
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
 	if *sf.continueOnError {
 		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
 	}
-	for _, name := range []string{"event", "schedule", "pr-labels-json", "release-lock"} {
-		if rf.gh.active() && fs.Given(name) {
-			return fs.usageError("--%s conflicts with --pr: the pull request is the trigger; give one or the other", name)
-		}
-	}
-	in, pr, err := rf.inputs(fs)
-	if err != nil {
-		return fail(env, err)
-	}
+	in := rf.inputs(fs)
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
-	if pr != nil {
-		// The PR decides cadence and labels as the workflow would, unless
-		// the command line names them (as in plan).
-		wp, err := policy.ResolveTrigger(pr.Trigger())
-		if err != nil {
-			return fail(env, err)
-		}
-		if !fs.Given("cadence") && !*sf.nightly {
-			in.Cadence = string(wp.Cadence)
-		}
-		if !fs.Given("labels") {
-			in.Labels = wp.RawLabels
-		}
-	}
 	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
 		id := shard.Value
@@ -155,6 +158,9 @@ func runStage(args []string, env Env) int {
 		}
 		in.Release = &lock
 	}
+	if err := rf.readPR(fs, &in, true); err != nil {
+		return fail(env, err)
+	}
 	req, err := runreq.Stage(in)
 	if err != nil {
 		return fail(env, err)
@@ -163,20 +169,20 @@ func runStage(args []string, env Env) int {
 }
 
 func runFile(args []string, env Env) int {
-	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R]\n"+
-		"    [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
+		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
 		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--quiet] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	in, _, err := rf.inputs(fs)
-	if err != nil {
+	in := rf.inputs(fs)
+	in.File = *file
+	if err := rf.readPR(fs, &in, false); err != nil {
 		return fail(env, err)
 	}
-	in.File = *file
 	req, err := runreq.File(in)
 	if err != nil {
 		return fail(env, err)
@@ -217,9 +223,7 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		for _, w := range req.Deps.Warnings {
-			warn(env, w)
-		}
+		warnRequest(env, req)
 		if *rf.asJSON {
 			out, err := encode.JSON(spec)
 			if err != nil {
@@ -235,8 +239,10 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	if host.Repo == "" {
 		host.Repo = "."
 	}
+	// A fork PR's run gets no secrets: they are not even read, so no
+	// container of it can be handed one.
 	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
-		if v := env.Getenv(name); v != "" {
+		if v := env.Getenv(name); v != "" && !req.Fork {
 			host.Secrets[name] = v
 		}
 	}
@@ -250,11 +256,12 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	for _, w := range req.Deps.Warnings {
-		warn(env, w)
-	}
+	warnRequest(env, req)
 	summary, err := engineRun(ctx, req, host, nonce, *rf.results, log)
 	if err != nil {
+		return fail(env, err)
+	}
+	if err := writeResultsSummary(env, rf.gh, summary); err != nil {
 		return fail(env, err)
 	}
 	io.WriteString(env.Stdout, summary.Text())
@@ -268,4 +275,30 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 		return summary.ExitCode
 	}
 	return 1
+}
+
+// warnRequest prints what the request's decisions found: the dependency
+// warnings and its notes (e.g. that CI skips the stage on the PR).
+func warnRequest(env Env, req pipeline.Request) {
+	for _, w := range req.Deps.Warnings {
+		warn(env, w)
+	}
+	for _, n := range req.Notes {
+		warn(env, n)
+	}
+}
+
+// writeResultsSummary appends the run's results table to
+// --github-step-summary (or $GITHUB_STEP_SUMMARY), as `miles-ci report`
+// renders a results folder's summary.json.
+func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary) error {
+	js, err := encode.JSON(summary)
+	if err != nil {
+		return err
+	}
+	r, err := actions.ParseResults("the run's summary.json", js)
+	if err != nil {
+		return err
+	}
+	return gh.writeSummary(env, actions.ResultsMarkdown(r))
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/radixark/miles-ci/github/githubtest"
 	"github.com/radixark/miles-ci/internal/daggersdk"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
@@ -173,4 +176,125 @@ func TestRunExitsLikeTheSuite(t *testing.T) {
 	if gotNonce != "r1" || gotHost.Secrets["WANDB_API_KEY"] != "k" || len(gotHost.Secrets) != 1 || gotHost.Repo != milesRepo() {
 		t.Errorf("wanted run id r1, the one secret and the repo, got %q %+v", gotNonce, gotHost)
 	}
+}
+
+// TestRunFromPR runs run and file-run with --pr on a fake engine against the
+// stand-in API: the PR's facts reach the request, a fork PR hands the engine
+// no secret at all, the event payload spares the PR request, and the results
+// table goes to the step summary.
+func TestRunFromPR(t *testing.T) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, string, io.Writer) (report.Summary, error)) {
+		engineRun = old
+	}(engineRun)
+	var got pipeline.Request
+	var gotHost daggersdk.Inputs
+	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, _, _ string, _ io.Writer) (report.Summary, error) {
+		got, gotHost = req, host
+		exit := 0
+		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Passed: true, Notes: req.Notes,
+			Tests: []report.TestResult{{File: "tests/e2e/megatron/test_glm4_9b.py", Status: report.Pass, Attempts: 1, ElapsedS: 42, ExitCode: &exit}}}
+		if req.Plan != nil {
+			s.Cadence, s.Shard = req.Plan.Cadence, req.Plan.Partition
+		}
+		if req.File != nil {
+			s.File = req.File.File
+		}
+		return s, nil
+	}
+	api := githubtest.Start(apiFixtures())
+	defer api.Close()
+	dir := t.TempDir()
+	secrets := map[string]string{"WANDB_API_KEY": "w", "NEON_DATABASE_URL": "n", "GITHUB_API_URL": api.URL, "GITHUB_TOKEN": "ghp_runTokenValue"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range secrets {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+
+	t.Run("stage run", func(t *testing.T) {
+		summary := filepath.Join(dir, "stage.md")
+		api.Requests = 0
+		code, stdout, stderr := runWithEnv([]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-c-8-gpu-h100", "--shard", "0", "--gpus", "none", "--quiet"},
+			with(map[string]string{"GITHUB_STEP_SUMMARY": summary, "GITHUB_EVENT_PATH": filepath.Join(apiFixtures(), "events", "pull_request.json")}))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got.PRNumber != "2874" || got.HeadSHA != "5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d" || got.Fork || !slices.Equal(got.Labels, []string{"run-ci-megatron"}) || got.Deps.SGLang.Ref != "#1234" {
+			t.Errorf("wanted the PR's number, head, labels and directives, got %+v", got)
+		}
+		if len(gotHost.Secrets) != 2 || api.Requests != 3 {
+			t.Errorf("wanted both secrets and 3 requests (files only: the payload gave the PR), got %v and %d", gotHost.Secrets, api.Requests)
+		}
+		md, err := os.ReadFile(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"### `stage-c-8-gpu-h100` (cuda), shard 1 of 2: ✅ passed\n", "| `tests/e2e/megatron/test_glm4_9b.py` | ✅ pass | 1 | 42 s | 0 |\n",
+			"> CI skips stage-c-8-gpu-h100 on radixark/miles#2874 (rules §4: "} {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("the step summary lacks %q:\n%s", want, md)
+			}
+		}
+		if !strings.Contains(stderr, "::warning::CI skips stage-c-8-gpu-h100 on radixark/miles#2874") || !strings.Contains(stdout, "passed") {
+			t.Errorf("wanted the skip warning and the summary, got %q and %q", stderr, stdout)
+		}
+		if strings.Contains(stdout+stderr+string(md), "ghp_runTokenValue") {
+			t.Error("the token was printed")
+		}
+	})
+
+	t.Run("fork file run", func(t *testing.T) {
+		summary := filepath.Join(dir, "file.md")
+		code, _, stderr := runWithEnv([]string{"file-run", "--pr", "2901", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py",
+			"--gpus", "none", "--quiet", "--github-step-summary", summary}, with(nil))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !got.Fork || len(gotHost.Secrets) != 0 || got.PRNumber != "2901" {
+			t.Errorf("wanted a fork run with no secret handed over, got fork=%t secrets=%v pr=%q", got.Fork, gotHost.Secrets, got.PRNumber)
+		}
+		md, err := os.ReadFile(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "### `tests/e2e/megatron/test_glm4_9b.py` alone on `stage-c-4-gpu-h200` (cuda): ✅ passed\n"; !strings.HasPrefix(string(md), want) {
+			t.Errorf("wanted the summary to start %q, got\n%s", want, md)
+		}
+	})
+
+	t.Run("errors", func(t *testing.T) {
+		// Flags --pr cannot go with are usage errors (exit 2); all but the
+		// missing PR fail before GitHub is asked.
+		usage := func(cmd, msg string) string { return "miles-ci " + cmd + ": " + msg + "\nusage: miles-ci " + cmd + " " }
+		for _, tc := range []struct {
+			args     []string
+			wantCode int
+			want     string
+		}{
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--event", "schedule", "--schedule", "0 15 * * 6", "--dry-run"}, 2,
+				usage("run", "--event conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other")},
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--pr-labels-json", "[]", "--dry-run"}, 2,
+				usage("run", "--pr-labels-json conflicts with --pr: the pull request is the trigger (event pull_request with its labels); give one or the other")},
+			{[]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--release-lock", filepath.Join("..", "..", "testdata", "miles-repo", "release-lock.json"), "--dry-run"}, 2,
+				usage("run", "a release run takes no pull request: its refs and image come from the lockfile; drop --pr")},
+			{[]string{"file-run", "--github-repo", "a/b", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py", "--dry-run"}, 2,
+				usage("file-run", "--github-repo names the repository of --pr; give --pr N too")},
+			{[]string{"run", "--pr", "99999", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run"}, 1,
+				"::error::reading pull request radixark/miles#99999: not found (404); check --pr and --github-repo: GET "},
+		} {
+			api.Requests = 0
+			code, _, stderr := runWithEnv(tc.args, with(nil))
+			if code != tc.wantCode || !strings.HasPrefix(dropNotices(stderr), tc.want) || strings.Contains(stderr, "ghp_runTokenValue") {
+				t.Errorf("%v: wanted exit %d and %q, got %d and %q", tc.args, tc.wantCode, tc.want, code, stderr)
+			}
+			if tc.args[2] != "99999" && api.Requests != 0 {
+				t.Errorf("%v: wanted the error before GitHub is asked, got %d requests", tc.args, api.Requests)
+			}
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -53,6 +54,23 @@ type Inputs struct {
 	VisibleDevices string
 	// Models and Datasets say whether those data folders are given.
 	Models, Datasets bool
+
+	// PR is the pull request --pr named, read with its changed files: its
+	// facts fill what Given says the caller left out; nil without --pr.
+	PR *github.PR
+	// Given names the facts the caller gave itself, which PR does not override.
+	Given Given
+}
+
+// Given names the facts a caller gave itself (a flag given, an argument set),
+// so that a pull request's facts fill only the others.
+type Given struct {
+	// Body: a PR body was given (--pr-body-file), even an empty one.
+	Body bool
+	// Cadence and Labels: --cadence (or --nightly) and --labels were given.
+	Cadence, Labels bool
+	// Number and HeadSHA: --pr-number and --head-sha were given.
+	Number, HeadSHA bool
 }
 
 // Tables reads the CI tables of the checkout in.Repo (its roster, suites,
@@ -88,7 +106,7 @@ func Stages(t *policy.Tables) []policy.Stage {
 }
 
 // suite is the cadence and raw labels a stage run passes to run_suite.py.
-func suite(in Inputs) (policy.Cadence, []string, error) {
+func suite(in Inputs, tables *policy.Tables) (policy.Cadence, []string, error) {
 	if in.Release != nil {
 		if in.Cadence != "" && in.Cadence != string(policy.Release) || len(in.Labels) > 0 || in.Event != "" {
 			return "", nil, errors.New("a release run has cadence release and no labels; drop --cadence, --labels and --event")
@@ -99,7 +117,7 @@ func suite(in Inputs) (policy.Cadence, []string, error) {
 		if in.Cadence != "" || len(in.Labels) > 0 {
 			return "", nil, errors.New("give either the trigger facts (--event ...) or --cadence and --labels, not both: the event decides cadence and labels")
 		}
-		wp, err := policy.ResolveTrigger(policy.Trigger{Event: in.Event, Schedule: in.Schedule, PRLabelsJSON: in.PRLabelsJSON})
+		wp, err := policy.ResolveTrigger(policy.Trigger{Event: in.Event, Schedule: in.Schedule, PRLabelsJSON: in.PRLabelsJSON, Tables: tables})
 		if err != nil {
 			return "", nil, err
 		}
@@ -107,6 +125,20 @@ func suite(in Inputs) (policy.Cadence, []string, error) {
 	}
 	if in.Schedule != "" || in.PRLabelsJSON != "" {
 		return "", nil, errors.New("--schedule and --pr-labels-json are trigger facts; give --event with them")
+	}
+	if in.PR != nil {
+		// The pull request decides cadence and labels as its workflow run
+		// does, unless the caller named them.
+		wp, err := prPolicy(in.PR, tables)
+		if err != nil {
+			return "", nil, err
+		}
+		if !in.Given.Cadence {
+			in.Cadence = string(wp.Cadence)
+		}
+		if !in.Given.Labels {
+			in.Labels = wp.RawLabels
+		}
 	}
 	cadence := policy.Regular
 	if in.Cadence != "" {
@@ -121,6 +153,10 @@ func suite(in Inputs) (policy.Cadence, []string, error) {
 
 // Plans are miles-ci's plans of every shard of a stage (one when unsharded).
 func Plans(in Inputs) ([]*policy.Plan, error) {
+	in, err := withPR(in)
+	if err != nil {
+		return nil, err
+	}
 	tables, err := Tables(in)
 	if err != nil {
 		return nil, err
@@ -129,7 +165,7 @@ func Plans(in Inputs) ([]*policy.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cadence, labels, err := suite(in)
+	cadence, labels, err := suite(in, tables)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +208,10 @@ func CheckShard(st policy.Stage, shards int, shard *int) error {
 
 // Stage builds the request of one stage shard.
 func Stage(in Inputs) (pipeline.Request, error) {
+	in, err := withPR(in)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
 	tables, err := Tables(in)
 	if err != nil {
 		return pipeline.Request{}, err
@@ -183,7 +223,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if in.File != "" {
 		return pipeline.Request{}, errors.New("a stage run takes no test file; use a single-file run for one file")
 	}
-	cadence, labels, err := suite(in)
+	cadence, labels, err := suite(in, tables)
 	if err != nil {
 		return pipeline.Request{}, err
 	}
@@ -204,6 +244,15 @@ func Stage(in Inputs) (pipeline.Request, error) {
 		return pipeline.Request{}, err
 	}
 	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels}
+	if in.PR != nil {
+		note, err := skippedOnPR(reg, in.PR, st)
+		if err != nil {
+			return pipeline.Request{}, err
+		}
+		if note != "" {
+			req.Notes = append(req.Notes, note)
+		}
+	}
 	return finish(in, req, st.Backend)
 }
 
@@ -214,6 +263,10 @@ func File(in Inputs) (pipeline.Request, error) {
 	}
 	if in.Release != nil {
 		return pipeline.Request{}, errors.New("a single-file run does not take a release lockfile")
+	}
+	in, err := withPR(in)
+	if err != nil {
+		return pipeline.Request{}, err
 	}
 	tables, err := Tables(in)
 	if err != nil {

@@ -1,0 +1,85 @@
+# Sourced by hack/e2e.sh: the module's --pr arguments against the GitHub API stand-in
+# (github/githubtest/standin, recorded answers in testdata/github). The module runtime
+# reaches a stand-in served in the engine's network namespace at the bridge gateway
+# (engine.sh serve); the CLI reads a second one on loopback. Checks that
+#   - `--pr 2874 stage ... shard ... plan` prints what `miles-ci plan --pr 2874 ...` prints,
+#   - a fork PR's `spec` is `miles-ci run --pr 2901 ... --dry-run --json` (no secrets),
+#   - the token given as a Dagger secret reaches the API and no output or error holds it,
+#   - --pr with --event fails before GitHub is asked.
+
+echo "=== RUN --pr (module against the GitHub API stand-in)"
+go build -o "$out/standin" ./github/githubtest/standin
+pr_fixtures=testdata/github
+gw=$(bash "$engine" serve ip -4 -o addr show dagger0 2>/dev/null | awk '{print $4}' | cut -d/ -f1 || true)
+if [[ ! -d $pr_fixtures || -z $gw ]]; then
+	bad "--pr (no recorded answers, or no engine bridge to serve them on: engine.sh serve needs the local engine)"
+else
+	bash "$engine" serve "$out/standin" -listen "$gw:0" "$pr_fixtures" >"$out/api-engine" 2>"$out/api-engine.log" &
+	api_engine_pid=$!
+	"$out/standin" "$pr_fixtures" >"$out/api-local" 2>/dev/null &
+	api_local_pid=$!
+	trap 'kill "$api_engine_pid" "$api_local_pid" 2>/dev/null || true; rm -rf "$out"' EXIT
+	for _ in $(seq 50); do
+		[[ -s $out/api-engine && -s $out/api-local ]] && break
+		sleep 0.1
+	done
+	engine_api=$(sed -n 's/^GITHUB_API_URL=//p' "$out/api-engine")
+	export GITHUB_API_URL
+	GITHUB_API_URL=$(sed -n 's/^GITHUB_API_URL=//p' "$out/api-local")
+	export GITHUB_TOKEN=ghp_e2eTokenThatMustNeverBePrinted0042
+
+	leaked() { # leaked NAME: fails the check when an output of the last call holds the token
+		if grep -qF "$GITHUB_TOKEN" "$out/got" "$out/got.err" "$out/api-engine.log" 2>/dev/null; then
+			bad "$1 (the token was printed)"
+		else
+			ok "$1"
+		fi
+	}
+
+	same "call --pr stage shard plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
+		--auto-partition-id 0 --auto-partition-size 3 --json \
+		-- --source "$fixture" --pr 2874 --github-token env:GITHUB_TOKEN --github-api-url "$engine_api" \
+		stage --name stage-c-4-gpu-h200 shard --id 0 plan
+	leaked "call --pr: no output holds the token"
+	if grep -q '^GET /repos/radixark/miles/pulls/2874 (with a token)$' "$out/api-engine.log" &&
+		grep -q '^GET /repos/radixark/miles/pulls/2874/files?page=3&per_page=100 (with a token)$' "$out/api-engine.log"; then
+		ok "call --pr: the token reached the API, the changed files to the last page"
+	else
+		cat "$out/api-engine.log"
+		bad "call --pr: the API saw no token or not every page"
+	fi
+
+	same "call --pr fork spec" run --pr 2901 --repo "$fixture" --stage stage-c-4-gpu-h200 --shard 1 --dry-run --json \
+		-- --source "$fixture" --pr 2901 --github-api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 spec
+	if grep -q '"secrets_withheld": "a pull request from a fork gets no secrets' "$out/got" &&
+		grep -q "CI skips stage-c-4-gpu-h200 on radixark/miles#2901" "$out/got.err"; then
+		ok "call --pr fork: no secrets, and the stage CI skips on the PR is named"
+	else
+		bad "call --pr fork: secrets not withheld or the skip not named"
+	fi
+
+	echo "=== RUN call --pr errors"
+	if dagger call --source "$fixture" --pr 2874 --github-token env:GITHUB_TOKEN --github-api-url "http://$gw:1/" \
+		stage --name stage-b-cpu plan >"$out/got" 2>"$out/got.err"; then
+		bad "call --pr unreachable API (wanted a failure)"
+	elif grep -q "reading pull request radixark/miles#2874: " "$out/got.err"; then
+		leaked "call --pr unreachable API: the error names the PR, not the token"
+	else
+		tail -n 10 "$out/got.err"
+		bad "call --pr unreachable API (the error does not name the PR)"
+	fi
+	if dagger call --source "$fixture" --pr 2874 --github-api-url "http://$gw:1/" \
+		stage --name stage-b-cpu --event schedule --schedule "0 15 * * 6" plan >"$out/got" 2>"$out/got.err"; then
+		bad "call --pr --event (wanted a failure)"
+	elif grep -q -- "--event conflicts with --pr" "$out/got.err"; then
+		ok "call --pr --event fails before GitHub is asked"
+	else
+		tail -n 10 "$out/got.err"
+		bad "call --pr --event (the error does not say why)"
+	fi
+
+	kill "$api_engine_pid" "$api_local_pid" 2>/dev/null || true
+	wait "$api_engine_pid" "$api_local_pid" 2>/dev/null || true
+	trap 'rm -rf "$out"' EXIT
+	unset GITHUB_API_URL GITHUB_TOKEN
+fi
