@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
@@ -66,7 +67,7 @@ func runExplain(args []string, env Env) int {
 				return fail(env, err)
 			}
 			gh.note(env, pr)
-			trig = prTrigger(fs, pr, trig)
+			trig = runreq.PRTrigger(trig, pr, fs.Given("event"), fs.Given("pr-labels-json"))
 		}
 		trig.Tables = tables
 		wp, err := policy.ResolveTrigger(trig)
