@@ -24,7 +24,7 @@ func runExplain(args []string, env Env) int {
 	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
 	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py", required())
 	sf := addSuiteFlags(fs)
-	tf := addTriggerFlags(fs)
+	tf := addTriggerFlags(fs, "")
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args); code >= 0 {

@@ -23,9 +23,11 @@ type triggerFlags struct {
 // triggerFlagNames are the flags addTriggerFlags declares.
 var triggerFlagNames = []string{"event", "schedule", "pr-labels-json", "cadence-override"}
 
-func addTriggerFlags(fs *flagSet) triggerFlags {
+// addTriggerFlags declares the trigger flags; eventNote ends --event's help
+// (policy needs an event, explain does not).
+func addTriggerFlags(fs *flagSet, eventNote string) triggerFlags {
 	return triggerFlags{
-		event:           fs.String("event", "E", "GitHub event: pull_request, schedule or workflow_dispatch", fromEnv("EVENT_NAME")),
+		event:           fs.String("event", "E", "GitHub event: pull_request, schedule or workflow_dispatch"+eventNote, fromEnv("EVENT_NAME")),
 		schedule:        fs.String("schedule", "CRON", "cron of a scheduled run", fromEnv("SCHEDULE")),
 		prLabels:        fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array", fromEnv("PR_LABELS_JSON")),
 		cadenceOverride: fs.String("cadence-override", "C", "a called workflow's cadence input; wins over the event", fromEnv("CADENCE_OVERRIDE")),
@@ -40,7 +42,7 @@ func runPolicy(args []string, env Env) int {
 	fs := newFlagSet("policy", "--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE]\n"+
 		"    [--repo DIR] [--github-output FILE] [--github-step-summary FILE] [--json]\n"+
 		"--pr N [--github-repo OWNER/NAME] [--changed-files FILE] [--repo DIR] [--github-output FILE] [--json]", env)
-	tf := addTriggerFlags(fs)
+	tf := addTriggerFlags(fs, "; required unless --pr or --cadence-override")
 	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD", fromEnv("CHANGED_FILES_PATH"))
 	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: the current folder)")
 	gh := addGitHubFlags(fs)
