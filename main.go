@@ -11,16 +11,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
@@ -205,10 +206,10 @@ func (m *MilesCi) pullRequest(ctx context.Context, files bool) (string, error) {
 	return pr.Encode()
 }
 
-// withCheckout exports what planning reads of the checkout (tests/, the
+// withExport exports what planning reads of the checkout (tests/, the
 // workflows that hold the roster, release-lock.json) to a folder of the
 // module runtime and runs fn there.
-func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
+func withExport[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
 	var zero T
 	tmp, err := os.MkdirTemp("", "miles-ci-source-")
 	if err != nil {
@@ -219,14 +220,22 @@ func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(
 	if _, err := planning.Export(ctx, tmp); err != nil {
 		return zero, fmt.Errorf("export the checkout's tests/: %w", err)
 	}
-	if _, err := policy.CheckCheckout(tmp); err != nil {
-		var ce *policy.CheckoutError
-		if errors.As(err, &ce) {
-			return zero, fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
-		}
-		return zero, err
-	}
 	return fn(tmp)
+}
+
+// withCheckout is withExport for a source that must be a Miles checkout.
+func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
+	return withExport(ctx, source, func(dir string) (T, error) {
+		if _, err := policy.CheckCheckout(dir); err != nil {
+			var ce *policy.CheckoutError
+			if errors.As(err, &ce) {
+				err = fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
+			}
+			var zero T
+			return zero, err
+		}
+		return fn(dir)
+	})
 }
 
 // nonce is a run nonce: the run id when given, else the time, so an unnamed run is always a new one.
@@ -673,18 +682,46 @@ func specJSON(req pipeline.Request) (string, error) {
 	return jsonString(spec)
 }
 
-// Stages returns the stage roster as JSON: backend, runners, shards, parallelism,
-// needs and image of every CI stage (`miles-ci stages --json`).
-func (m *MilesCi) Stages(_ context.Context) (string, error) {
-	return jsonString(policy.Roster())
+// Stages returns, as JSON, the stage roster that applies to the source:
+// backend, runners, shards, parallelism, needs and image of every CI stage,
+// read from its workflows and CI tables (`miles-ci stages --repo DIR --json`).
+// A source that is not a Miles checkout (no tests/) gives the built-in roster
+// of rules §1 (`miles-ci stages --json`) and says so on stderr.
+func (m *MilesCi) Stages(ctx context.Context) (string, error) {
+	return withExport(ctx, m.Source, func(dir string) (string, error) {
+		if _, err := policy.CheckCheckout(dir); err != nil {
+			var ce *policy.CheckoutError
+			if !errors.As(err, &ce) {
+				return "", err
+			}
+			fmt.Fprint(os.Stderr, actions.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
+			return jsonString(policy.Roster())
+		}
+		tables, err := policy.LoadTables(dir)
+		if err != nil {
+			return "", err
+		}
+		noteFallback(tables, dir)
+		return jsonString(tables.Stages())
+	})
+}
+
+// noteFallback says on stderr which tables a checkout exported to dir does
+// not hold, so the built-in ones stand in (as the CLI's ::notice:: does).
+func noteFallback(tables *policy.Tables, dir string) {
+	if note := tables.FallbackNote(dir); note != "" {
+		note = strings.Replace(note, fsinput.FolderName(dir), "source", 1)
+		fmt.Fprint(os.Stderr, actions.Annotation("notice", "", 0, note))
+	}
 }
 
 // Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
-// shows it (`miles-ci plan --repo DIR ... --json`).
+// shows it (`miles-ci plan --repo DIR ... --json`). With the constructor's
+// --pr, the pull request decides cadence and labels unless they are given.
 func (m *MilesCi) Plan(
 	ctx context.Context,
-	// The Miles checkout to plan for (its tests/ registry decides the plan).
-	// +defaultPath="/"
+	// The Miles checkout to plan for (default: the constructor's --source).
+	// +optional
 	source *dagger.Directory,
 	// Hardware backend: cpu, cuda or rocm.
 	hw string,
@@ -729,8 +766,32 @@ func (m *MilesCi) Plan(
 			return "", err
 		}
 	}
-	return withCheckout(ctx, source, func(dir string) (string, error) {
-		reg, err := policy.LoadRegistry(dir)
+	pr, err := m.pullRequestOf(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
+		tables, err := policy.LoadTables(dir)
+		if err != nil {
+			return "", err
+		}
+		noteFallback(tables, dir)
+		if pr != nil {
+			// The PR decides cadence and labels as the workflow would, unless given.
+			trig := pr.Trigger()
+			trig.Tables = tables
+			wp, err := policy.ResolveTrigger(trig)
+			if err != nil {
+				return "", err
+			}
+			if cadence == "" {
+				req.Cadence = wp.Cadence
+			}
+			if len(labels) == 0 {
+				req.Labels = wp.RawLabels
+			}
+		}
+		reg, err := tables.LoadRegistry(dir)
 		if err != nil {
 			return "", err
 		}
@@ -743,10 +804,13 @@ func (m *MilesCi) Plan(
 }
 
 // Policy resolves cadence, labels, fast-fail and the skipped GPU stages from the
-// trigger facts, as JSON (`miles-ci policy --event E ... --json`).
+// trigger facts, as JSON (`miles-ci policy --event E ... --json`). With the
+// constructor's --pr, the pull request is the trigger (event pull_request, its
+// labels and changed files) for every fact not given here.
 func (m *MilesCi) Policy(
 	ctx context.Context,
-	// GitHub event: pull_request, schedule or workflow_dispatch.
+	// GitHub event: pull_request, schedule or workflow_dispatch (required without --pr or --cadence-override).
+	// +optional
 	event string,
 	// Cron expression of a scheduled run.
 	// +optional
@@ -757,16 +821,25 @@ func (m *MilesCi) Policy(
 	// A called workflow's cadence input; it wins over the event.
 	// +optional
 	cadenceOverride string,
-	// Output of `git diff --name-status -z -M HEAD^1 HEAD` for a pull request.
+	// Output of `git diff --name-status -z -M HEAD^1 HEAD` for a pull request (with --pr: instead of the PR's files).
 	// +optional
 	changedFiles *dagger.File,
-	// The Miles checkout whose test registry decides the GPU stages.
-	// +defaultPath="/"
+	// The Miles checkout whose test registry decides the GPU stages (default: the constructor's --source).
+	// +optional
 	source *dagger.Directory,
 ) (string, error) {
-	trig := policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride}
-	return withCheckout(ctx, source, func(dir string) (string, error) {
-		var diff []byte
+	if event == "" && cadenceOverride == "" && m.Pr == 0 {
+		return "", errors.New("--event is required (or --cadence-override, or the module's --pr N)")
+	}
+	req := runreq.PolicyRequest{
+		Trigger:    policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride},
+		EventGiven: event != "", LabelsGiven: prLabelsJson != "", DiffGiven: changedFiles != nil}
+	var err error
+	// The PR's changed files are needed unless a diff file was given.
+	if req.PR, err = m.pullRequestOf(ctx, !req.DiffGiven); err != nil {
+		return "", err
+	}
+	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
 		if changedFiles != nil {
 			// Exported, not read as a string: a diff is NUL-separated and need not be UTF-8.
 			path := dir + ".changed-files"
@@ -774,9 +847,14 @@ func (m *MilesCi) Policy(
 				return "", fmt.Errorf("export --changed-files: %w", err)
 			}
 			defer os.Remove(path)
-			var err error
-			if diff, err = readBounded(path, 64<<20); err != nil {
-				return "", fmt.Errorf("--changed-files: %w", err)
+			if req.Diff, err = fsinput.ReadFile(path, fsinput.ChangedFiles); err != nil {
+				// As `miles-ci policy` does: a diff that cannot be read skips no stage.
+				req.DiffErr = "--changed-files: " + err.Error()
+				if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
+					req.DiffErr = "--changed-files " + fe.Problem
+				}
+			} else if req.Diff == nil {
+				req.Diff = []byte{}
 			}
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
@@ -785,40 +863,33 @@ func (m *MilesCi) Policy(
 		if err != nil {
 			return "", err
 		}
-		trig.Tables = tables
-		wp, err := policy.ResolveTrigger(trig)
+		noteFallback(tables, dir)
+		req.Repo, req.Tables = dir, tables
+		ans, err := runreq.Policy(req)
 		if err != nil {
 			return "", err
 		}
-		out := policy.Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
-		if trig.Event == policy.EventPullRequest {
-			reg, err := tables.LoadRegistry(dir)
-			if err != nil {
-				return "", err
-			}
-			sel, err := policy.SelectPRStages(reg, wp, diff)
-			if err != nil {
-				return "", err
-			}
-			out.SkippedStages = sel.Skipped
+		if sel := ans.Selection; sel != nil && sel.DiffUnusable != "" {
+			fmt.Fprint(os.Stderr, actions.Annotation("warning", "", 0, "changed files unusable ("+sel.DiffUnusable+"); failing open: no GPU stage is skipped"))
 		}
-		return jsonString(out)
+		return jsonString(ans.Outputs)
 	})
 }
 
-// readBounded reads a file of the module runtime, refusing one larger than limit.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
+// sourceOr is a function's own source argument, else the constructor's.
+func (m *MilesCi) sourceOr(source *dagger.Directory) *dagger.Directory {
+	if source != nil {
+		return source
+	}
+	return m.Source
+}
+
+// pullRequestOf is the pull request of --pr (nil without it), read once for
+// one call; with files, its changed files too.
+func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, error) {
+	s, err := m.pullRequest(ctx, files)
+	if err != nil || s == "" {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("more than %d bytes", limit)
-	}
-	return append([]byte{}, data...), nil
+	return github.DecodePR(s)
 }

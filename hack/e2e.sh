@@ -80,6 +80,9 @@ else
 fi
 
 same "call stages" stages --json -- stages
+same "call stages of the source" stages --repo "$fixture" --json -- --source "$fixture" stages
+same "call plan on the constructor's source" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu
 same "call plan cpu" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
 	-- plan --source "$fixture" --hw cpu --suite stage-a-cpu
 same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 \

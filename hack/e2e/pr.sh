@@ -2,7 +2,8 @@
 # (github/githubtest/standin, recorded answers in testdata/github). The module runtime
 # reaches a stand-in served in the engine's network namespace at the bridge gateway
 # (engine.sh serve); the CLI reads a second one on loopback. Checks that
-#   - `--pr 2874 stage ... shard ... plan` prints what `miles-ci plan --pr 2874 ...` prints,
+#   - `--pr 2874 stage ... shard ... plan`, `--pr 2874 plan` and `--pr 2874 policy` print what
+#     `miles-ci plan --pr 2874 ...` and `miles-ci policy --pr 2874 ...` print,
 #   - a fork PR's `spec` is `miles-ci run --pr 2901 ... --dry-run --json` (no secrets),
 #   - the token given as a Dagger secret reaches the API and no output or error holds it,
 #   - --pr with --event fails before GitHub is asked.
@@ -48,6 +49,13 @@ else
 		cat "$out/api-engine.log"
 		bad "call --pr: the API saw no token or not every page"
 	fi
+
+	same "call --pr plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
+		--auto-partition-id 0 --auto-partition-size 3 --json \
+		-- --source "$fixture" --pr 2874 --github-api-url "$engine_api" \
+		plan --hw cuda --suite stage-c-4-gpu-h200 --partition-id 0 --partition-size 3
+	same "call --pr policy" policy --pr 2874 --repo "$fixture" --json \
+		-- --source "$fixture" --pr 2874 --github-api-url "$engine_api" policy
 
 	same "call --pr fork spec" run --pr 2901 --repo "$fixture" --stage stage-c-4-gpu-h200 --shard 1 --dry-run --json \
 		-- --source "$fixture" --pr 2901 --github-api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 spec

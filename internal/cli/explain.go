@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/radixark/miles-ci/actions"
+	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
@@ -23,7 +24,7 @@ func runExplain(args []string, env Env) int {
 	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
 	file := fs.String("file", "PATH", "repo-relative test file, e.g. tests/e2e/megatron/test_x.py", required())
 	sf := addSuiteFlags(fs)
-	tf := addTriggerFlags(fs)
+	tf := addTriggerFlags(fs, "")
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args); code >= 0 {
@@ -66,7 +67,7 @@ func runExplain(args []string, env Env) int {
 				return fail(env, err)
 			}
 			gh.note(env, pr)
-			trig = prTrigger(fs, pr, trig)
+			trig = runreq.PRTrigger(trig, pr, fs.Given("event"), fs.Given("pr-labels-json"))
 		}
 		trig.Tables = tables
 		wp, err := policy.ResolveTrigger(trig)

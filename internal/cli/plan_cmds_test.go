@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/policy"
 )
 
 func milesRepo() string { return filepath.Join("..", "..", "testdata", "miles") }
@@ -172,7 +173,7 @@ func TestPolicyOutputs(t *testing.T) {
 		lines[3] != "bypass_fastfail=true" || !strings.HasPrefix(lines[4], "skipped_stages=[\"") {
 		t.Errorf("wanted the four outputs appended, got %q", got)
 	}
-	var res policyResult
+	var res policy.Outputs
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,13 @@ import (
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
 )
 
 func init() {
 	register("policy", "resolve cadence, labels, fast-fail and skipped GPU stages from trigger facts", runPolicy)
 }
-
-// policyResult is the resolve-ci-policy job's answer.
-type policyResult = policy.Outputs
 
 // triggerFlags are the trigger facts, each falling back to the workflow's env var.
 type triggerFlags struct {
@@ -25,9 +23,11 @@ type triggerFlags struct {
 // triggerFlagNames are the flags addTriggerFlags declares.
 var triggerFlagNames = []string{"event", "schedule", "pr-labels-json", "cadence-override"}
 
-func addTriggerFlags(fs *flagSet) triggerFlags {
+// addTriggerFlags declares the trigger flags; eventNote ends --event's help
+// (policy needs an event, explain does not).
+func addTriggerFlags(fs *flagSet, eventNote string) triggerFlags {
 	return triggerFlags{
-		event:           fs.String("event", "E", "GitHub event: pull_request, schedule or workflow_dispatch", fromEnv("EVENT_NAME")),
+		event:           fs.String("event", "E", "GitHub event: pull_request, schedule or workflow_dispatch"+eventNote, fromEnv("EVENT_NAME")),
 		schedule:        fs.String("schedule", "CRON", "cron of a scheduled run", fromEnv("SCHEDULE")),
 		prLabels:        fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array", fromEnv("PR_LABELS_JSON")),
 		cadenceOverride: fs.String("cadence-override", "C", "a called workflow's cadence input; wins over the event", fromEnv("CADENCE_OVERRIDE")),
@@ -42,7 +42,7 @@ func runPolicy(args []string, env Env) int {
 	fs := newFlagSet("policy", "--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE]\n"+
 		"    [--repo DIR] [--github-output FILE] [--github-step-summary FILE] [--json]\n"+
 		"--pr N [--github-repo OWNER/NAME] [--changed-files FILE] [--repo DIR] [--github-output FILE] [--json]", env)
-	tf := addTriggerFlags(fs)
+	tf := addTriggerFlags(fs, "; required unless --pr or --cadence-override")
 	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD", fromEnv("CHANGED_FILES_PATH"))
 	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: the current folder)")
 	gh := addGitHubFlags(fs)
@@ -57,51 +57,29 @@ func runPolicy(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	trig := tf.trigger()
-	trig.Tables = tables
-	var pr *github.PR
+	req := runreq.PolicyRequest{Repo: *repo, Tables: tables, Trigger: tf.trigger(),
+		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json"), DiffGiven: fs.Given("changed-files")}
 	if gh.active() {
 		// The PR's changed files are needed unless a diff file was given.
-		if pr, err = gh.fetch(env, !fs.Given("changed-files")); err != nil {
+		if req.PR, err = gh.fetch(env, !req.DiffGiven); err != nil {
 			return fail(env, err)
 		}
-		gh.note(env, pr)
-		trig = prTrigger(fs, pr, trig)
+		gh.note(env, req.PR)
 	}
-	wp, err := policy.ResolveTrigger(trig)
+	if req.PR == nil || req.DiffGiven {
+		if req.Diff, err = readChangedFiles(*changed); err != nil {
+			req.DiffErr = err.Error() // fail open: a diff that cannot be read skips no stage
+		}
+	}
+	ans, err := runreq.Policy(req)
 	if err != nil {
 		return fail(env, err)
 	}
-	res := policyResult{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}
-	var sel *policy.StageSelection
-	// Like ci_policy.py, a pull request prunes GPU stages even when a called
-	// workflow's cadence override decides the cadence.
-	if trig.Event == policy.EventPullRequest {
-		reg, err := tables.LoadRegistry(*repo)
-		if err != nil {
-			return fail(env, err)
-		}
-		var diff []byte
-		unusable := ""
-		if pr != nil && !fs.Given("changed-files") {
-			diff, unusable = pr.NameStatus()
-		} else if diff, err = readChangedFiles(*changed); err != nil {
-			unusable = err.Error() // fail open: a diff that cannot be read skips no stage
-		}
-		s, err := policy.SelectPRStages(reg, wp, diff)
-		if err != nil {
-			return fail(env, err)
-		}
-		if unusable != "" {
-			s.DiffUnusable = unusable // say why, not "no changed-files input"
-		}
-		sel = &s
-		res.SkippedStages = s.Skipped
-		if s.DiffUnusable != "" {
-			warn(env, "changed files unusable ("+s.DiffUnusable+"); failing open: no GPU stage is skipped")
-		}
+	res, sel := ans.Outputs, ans.Selection
+	if sel != nil && sel.DiffUnusable != "" {
+		warn(env, "changed files unusable ("+sel.DiffUnusable+"); failing open: no GPU stage is skipped")
 	}
-	report := actions.PolicyReport{Trigger: triggerText(trig, pr), Policy: wp, Selection: sel, Roster: tables.Stages()}
+	report := actions.PolicyReport{Trigger: triggerText(ans.Trigger, req.PR), Policy: ans.Policy, Selection: sel, Roster: tables.Stages()}
 	if err := gh.writeSummary(env, report.Markdown()); err != nil {
 		return fail(env, err)
 	}
@@ -111,18 +89,6 @@ func runPolicy(args []string, env Env) int {
 		text += fmt.Sprintf("  runnable: %s\n  affected: %s\n", listOrNone(sel.Runnable), listOrNone(sel.Affected))
 	}
 	return out.emit(env, res, text, policyOutputs(res))
-}
-
-// prTrigger fills the trigger facts the command line did not give from a
-// pull request: the event is pull_request and the labels are the PR's.
-func prTrigger(fs *flagSet, pr *github.PR, t policy.Trigger) policy.Trigger {
-	if !fs.Given("event") {
-		t.Event = policy.EventPullRequest
-	}
-	if !fs.Given("pr-labels-json") {
-		t.PRLabelsJSON = pr.LabelsJSON()
-	}
-	return t
 }
 
 // triggerText says what a policy was resolved for, for the step summary.
@@ -139,7 +105,7 @@ func triggerText(t policy.Trigger, pr *github.PR) string {
 }
 
 // policyOutputs are the four step outputs of rules §3.
-func policyOutputs(r policyResult) []output {
+func policyOutputs(r policy.Outputs) []output {
 	return []output{
 		{"cadence", string(r.Cadence)},
 		{"raw_labels", strings.Join(r.RawLabels, " ")},

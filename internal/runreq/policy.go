@@ -1,0 +1,91 @@
+package runreq
+
+import (
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// PolicyRequest is what the resolve-ci-policy step is given: the trigger
+// facts, optionally a pull request read with --pr, and the changed files.
+type PolicyRequest struct {
+	// Repo is the Miles checkout whose test registry decides the GPU stages.
+	Repo string
+	// Tables are the checkout's CI tables (LoadTables of Repo).
+	Tables *policy.Tables
+	// Trigger holds the facts the caller gave; with PR, the ones it did not
+	// give (Given) come from the pull request.
+	Trigger policy.Trigger
+	// PR is the pull request of --pr, or nil.
+	PR *github.PR
+	// EventGiven and LabelsGiven say the caller gave --event and
+	// --pr-labels-json itself, so the pull request does not override them.
+	EventGiven, LabelsGiven bool
+	// Diff is the --changed-files content when DiffGiven; it wins over the
+	// pull request's files. DiffErr says why a given diff could not be read.
+	Diff      []byte
+	DiffGiven bool
+	DiffErr   string
+}
+
+// PolicyAnswer is the resolved policy, the four step outputs, and on a pull
+// request the stage selection (with why the diff was unusable, if it was).
+type PolicyAnswer struct {
+	Trigger   policy.Trigger
+	Policy    policy.WorkflowPolicy
+	Outputs   policy.Outputs
+	Selection *policy.StageSelection
+}
+
+// PRTrigger fills the trigger facts the caller did not give from a pull
+// request: the event is pull_request and the labels are the PR's.
+func PRTrigger(t policy.Trigger, pr *github.PR, eventGiven, labelsGiven bool) policy.Trigger {
+	if !eventGiven {
+		t.Event = policy.EventPullRequest
+	}
+	if !labelsGiven {
+		t.PRLabelsJSON = pr.LabelsJSON()
+	}
+	return t
+}
+
+// Policy resolves cadence, labels, fast-fail and, on a pull request, the GPU
+// stages its diff skips, as ci_policy.py does. A diff that cannot be used
+// skips no stage (rules §4) and the answer says why.
+func Policy(req PolicyRequest) (PolicyAnswer, error) {
+	trig := req.Trigger
+	trig.Tables = req.Tables
+	if req.PR != nil {
+		trig = PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+	}
+	wp, err := policy.ResolveTrigger(trig)
+	if err != nil {
+		return PolicyAnswer{}, err
+	}
+	ans := PolicyAnswer{Trigger: trig, Policy: wp,
+		Outputs: policy.Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}}
+	// Like ci_policy.py, a pull request prunes GPU stages even when a called
+	// workflow's cadence override decides the cadence.
+	if trig.Event != policy.EventPullRequest {
+		return ans, nil
+	}
+	reg, err := req.Tables.LoadRegistry(req.Repo)
+	if err != nil {
+		return PolicyAnswer{}, err
+	}
+	diff, unusable := req.Diff, req.DiffErr
+	if req.PR != nil && !req.DiffGiven {
+		diff, unusable = req.PR.NameStatus()
+	}
+	if unusable != "" {
+		diff = nil
+	}
+	sel, err := policy.SelectPRStages(reg, wp, diff)
+	if err != nil {
+		return PolicyAnswer{}, err
+	}
+	if unusable != "" {
+		sel.DiffUnusable = unusable // say why, not "no changed-files input"
+	}
+	ans.Selection, ans.Outputs.SkippedStages = &sel, sel.Skipped
+	return ans, nil
+}
