@@ -206,7 +206,10 @@ func milesArgs(command string) ([]string, bool) {
 	return nil, false
 }
 
-func isMilesCI(command string) bool { _, ok := milesArgs(command); return ok }
+func isMilesCI(command string) bool {
+	_, ok := milesArgs(command)
+	return ok
+}
 
 // skipReason says why a command of the pages is not run here ("" = it is).
 func skipReason(command string) string {
@@ -356,7 +359,7 @@ func checkExample(t *testing.T, ex docExample, apiURL string, prevCode int) int 
 		t.Errorf("%s: wanted exit %d, got %d\n%s", ex.command, wantCode, code, both.String())
 	}
 	if !matchLines(want, got) {
-		t.Errorf("%s: the page shows\n%s\nbut it prints\n%s", ex.command, strings.Join(want, "\n"), strings.Join(got, "\n"))
+		t.Errorf("%s (%s:%d): wanted the page's output\n%s\ngot\n%s", ex.command, ex.page, ex.line, strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 	if wantAppends != nil {
 		data, _ := os.ReadFile(out)
