@@ -9,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
 )
 
 // cell makes text safe inside a Markdown table cell.
@@ -309,7 +310,7 @@ func FilePlanMarkdown(p deps.FilePlan, body string, imageLine int) string {
 }
 
 // ResultsMarkdown renders a test run's results: each file with its status and time.
-func ResultsMarkdown(r *Results) string {
+func ResultsMarkdown(r *report.Summary) string {
 	var b strings.Builder
 	verdict := "✅ passed"
 	if !r.Passed {
@@ -334,7 +335,7 @@ func ResultsMarkdown(r *Results) string {
 	}
 	cadence := ""
 	if r.Cadence != "" {
-		cadence = "Cadence " + code(r.Cadence) + ", image "
+		cadence = "Cadence " + code(string(r.Cadence)) + ", image "
 	} else {
 		cadence = "Image "
 	}
@@ -342,16 +343,16 @@ func ResultsMarkdown(r *Results) string {
 	if len(r.Tests) > 0 {
 		b.WriteString("| file | status | attempts | time | exit code |\n|---|---|---:|---:|---:|\n")
 		for _, t := range r.Tests {
-			status := t.Status
+			status := string(t.Status)
 			switch t.Status {
-			case "pass":
+			case report.Pass:
 				status = "✅ pass"
-			case "fail":
+			case report.Fail:
 				status = "❌ fail"
-			case "timeout":
+			case report.Timeout:
 				status = "⏱️ timeout"
 				if t.TimeoutS != nil {
-					status += " (" + seconds(*t.TimeoutS) + ")"
+					status += " (" + seconds(float64(*t.TimeoutS)) + ")"
 				}
 			}
 			exit := "–"

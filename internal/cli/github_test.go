@@ -159,19 +159,34 @@ func TestStepSummaryFiles(t *testing.T) {
 }
 
 func TestRegistryErrorAnnotatesTheFile(t *testing.T) {
-	repo := t.TempDir()
-	dir := filepath.Join(repo, "tests", "e2e")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, src, want string
+		whole           bool // want is all of stderr, not its start
+	}{
+		{name: "not a literal (docs/github.md)",
+			src:  "import os\n\nregister_cuda_ci(est_time=60*10, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n",
+			want: "::error file=tests/e2e/test_x.py,line=3::tests/e2e/test_x.py: est_time in register_cuda_ci() must be a literal constant (line 3); write the value itself, "},
+		{name: "not Python (docs/python.md)", whole: true,
+			src:  "from tests.ci.ci_register import register_cpu_ci\nregister_cpu_ci(est_time=1, suite=\"stage-b-cpu\")\nf() = 1\n",
+			want: "::error file=tests/e2e/test_x.py,line=3::tests/e2e/test_x.py: not valid Python: cannot assign to function call here. Maybe you meant '==' instead of '='? (line 3); fix the syntax so that python -c 'import ast; ast.parse(open(FILE).read())' accepts the file\n"},
 	}
-	src := "import os\n\nregister_cuda_ci(est_time=60*10, suite=\"stage-c-2-gpu-h200\", labels=[\"megatron\"])\n"
-	if err := os.WriteFile(filepath.Join(dir, "test_x.py"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runArgs([]string{"plan", "--repo", repo, "--all"})
-	want := "::error file=tests/e2e/test_x.py,line=3::tests/e2e/test_x.py: est_time in register_cuda_ci() must be a literal constant (line 3); "
-	if code != 1 || !strings.HasPrefix(stderr, want) {
-		t.Fatalf("wanted exit 1 and %q..., got %d and %q", want, code, stderr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := t.TempDir()
+			dir := filepath.Join(repo, "tests", "e2e")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "test_x.py"), []byte(tt.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// As the pages run it: from the checkout, --repo .
+			t.Chdir(repo)
+			code, _, stderr := runArgs([]string{"plan", "--repo", ".", "--hw", "cpu", "--suite", "stage-b-cpu"})
+			if code != 1 || !strings.HasPrefix(stderr, tt.want) || (tt.whole && stderr != tt.want) {
+				t.Fatalf("wanted exit 1 and %q, got %d and %q", tt.want, code, stderr)
+			}
+		})
 	}
 }
 
