@@ -315,7 +315,7 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string) (Result, err
 func checkPlan(ctx context.Context, c Container, spec Spec) error {
 	text, err := c.ReadFile(ctx, PlanPath, maxPlanFile)
 	if err != nil {
-		return fmt.Errorf("reading the in-container plan: %w", err)
+		return fmt.Errorf("running the steps up to the in-container plan (run_suite.py --list-only): %w", err)
 	}
 	files, err := report.ParseListOnly(text)
 	if err != nil {

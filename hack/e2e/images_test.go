@@ -77,6 +77,14 @@ func TestImages(t *testing.T) {
 					t.Fatalf("wanted %q from %s, got %q (err %v)", tc.smiWant, tc.smi, out, err)
 				}
 			})
+			// Miles' run_suite.py runs `ray stop --force` before each file in CI;
+			// the real images ship Ray, so the stand-ins must answer it.
+			t.Run("ray stop", func(t *testing.T) {
+				out, err := run(ctx, c, tc.image, "ray stop --force")
+				if err != nil || !strings.Contains(out, "Stopped all 0 Ray processes.") {
+					t.Fatalf("wanted %q from ray stop --force, got %q (err %v)", "Stopped all 0 Ray processes.", out, err)
+				}
+			})
 			t.Run("pip offline", func(t *testing.T) {
 				out, err := run(ctx, c, tc.image, `
 pip install polars zstandard xxhash blake3 numba==0.65.1

@@ -7,7 +7,9 @@
 #     Megatron-LM ref in each of the three patch states;
 #   - single-file runs (CUDA and ROCm) and a release run from a lockfile release-lock made;
 #   - layer reuse from the layer stamps (no timing);
-#   - `miles-ci run` on the same engine, and its --dry-run JSON equal to the module's spec.
+#   - `miles-ci run` on the same engine, and its --dry-run JSON equal to the module's spec;
+#   - with MILES_CI_REAL_MILES=DIR (opt-in), the same CUDA and CPU shards under that Miles
+#     checkout's own tests/ci runner.
 # Expected commits come from hack/images/mkrepos.sh, which builds the images' repositories
 # with fixed dates.
 
@@ -197,6 +199,34 @@ check $? "miles-ci run: the same results on the engine through dagger.io/dagger,
 "$out/miles-ci" report --results "$out/cuda" >"$out/last.out" 2>"$out/last.log" &&
 	has "$out/last.out" "FAILED, exit code 255" "not-run" "tests/e2e/gpu/test_c_timeout.py"
 check $? "miles-ci report reads the module's results folder"
+
+# Opt-in: Miles' own runner. MILES_CI_REAL_MILES=DIR names a Miles checkout (never part
+# of this repository); its tests/ci runner (run_suite.py and what it imports) replaces the
+# stand-in in a copy of the fixture, which keeps its own tests, requirements and
+# verify_source_resolution.py (the real ones need PyPI and GPU packages; docs/running.md).
+if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
+	echo "=== RUN Miles' own runner from $MILES_CI_REAL_MILES"
+	real=$out/fx-real
+	if [[ ! -f $MILES_CI_REAL_MILES/tests/ci/run_suite.py ]]; then
+		bad "MILES_CI_REAL_MILES=$MILES_CI_REAL_MILES holds no tests/ci/run_suite.py; point it at a Miles checkout"
+	else
+		rm -rf "$real" && cp -r "$fx" "$real" && cp -r "$MILES_CI_REAL_MILES/tests/ci/." "$real/tests/ci/" &&
+			find "$real/tests/ci" -name 'test_*.py' -delete &&
+			cp "$fx/tests/ci/verify_source_resolution.py" "$fx/tests/ci/requirements-ci-cpu.txt" "$real/tests/ci/" &&
+			rm -f "$real/tests/ci/run_suite_defaults.json"
+		rmc() { dagger call --source "$real" --gpus none "$@" >"$out/last.out" 2>"$out/last.log"; }
+		t0=$SECONDS
+		rmc stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test results export --path "$out/real-cuda" &&
+			json "$out/real-cuda/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255 and s['tests'][1]['exit_code'] == 1" &&
+			has "$out/real-cuda/status.log" "[1/3] tests/e2e/gpu/test_a_pass.py  PASS" "[2/3] tests/e2e/gpu/test_b_fail.py  FAIL"
+		check $? "Miles' own runner: a CUDA shard's plan agrees and its status lines give the results ($((SECONDS - t0)) s)"
+		t0=$SECONDS
+		rmc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/real-cpu" &&
+			json "$out/real-cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1" &&
+			has "$out/real-cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"'
+		check $? "Miles' own runner: a CPU shard's results from pytest's JUnit ($((SECONDS - t0)) s)"
+	fi
+fi
 
 same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \

@@ -6,7 +6,7 @@
 #   rocm        rocm/sgl-dev:miles-rocm720-mi35x     ROCm stage image
 #   python-3.11 python:3.11                          CPU stage image
 # Layers: a Debian bookworm rootfs (debootstrap) + a common layer (offline pip setup
-# and stand-in wheels) + one layer per image (GPU tool stand-ins and git checkouts,
+# and stand-in wheels) + one layer per image (GPU tool and Ray CLI stand-ins and git checkouts,
 # protoc and rustc stand-ins for ROCm; uv and helm stand-ins, the dependency origins
 # and a gitconfig that serves their GitHub URLs from them for the CPU image).
 # Skips the build when its inputs are unchanged.
@@ -72,7 +72,7 @@ for img in miles-dev:nvidia-smi rocm:rocm-smi; do
 	layer=$work/$tag
 	mkdir -p "$layer/usr/local/bin"
 	cp -a "$repos/." "$layer/"
-	cp "$here/files/bin/$tool" "$layer/usr/local/bin/$tool"
+	cp "$here/files/bin/$tool" "$here/files/bin/ray" "$layer/usr/local/bin/"
 	if [[ $tag == rocm ]]; then cp "$here/files/bin/protoc" "$here/files/bin/rustc" "$layer/usr/local/bin/"; fi
 	echo "build-images: $tag layer"
 	umoci insert --image "$layout:$tag" "$layer" /

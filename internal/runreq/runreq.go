@@ -91,6 +91,17 @@ func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
 	if ok {
 		return policy.Stage{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick one of %v", name, names)
 	}
+	if len(names) == 0 {
+		// An old Miles checkout (suites named before the stage roster of rules §1)
+		// leaves no stage at all: say why rather than offer an empty list.
+		var suites []string
+		for _, b := range []policy.Backend{policy.CPU, policy.CUDA, policy.ROCM} {
+			suites = append(suites, t.Suites.Of(b)...)
+		}
+		return policy.Stage{}, fmt.Errorf("unknown stage %q: the checkout has no stage miles-ci can run, since none of its suites %v (%s) is a stage of the roster (%s); "+
+			"its tests/ci predates the stage jobs of rules §1, so check out a Miles commit that has them",
+			name, suites, t.Origin(policy.TableSuites), t.Origin(policy.TableRoster))
+	}
 	return policy.Stage{}, fmt.Errorf("unknown stage %q; pick one of %v", name, names)
 }
 
