@@ -790,9 +790,7 @@ func (m *MilesCi) Plan(
 		noteFallback(tables, dir)
 		if pr != nil {
 			// The PR decides cadence and labels as the workflow would, unless given.
-			trig := pr.Trigger()
-			trig.Tables = tables
-			wp, err := policy.ResolveTrigger(trig)
+			wp, err := runreq.PRPolicy(pr, tables)
 			if err != nil {
 				return "", err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -118,9 +119,7 @@ func runPlan(args []string, env Env) int {
 			return fail(env, err)
 		}
 		gh.note(env, pr)
-		trig := pr.Trigger()
-		trig.Tables = tables
-		wp, err := policy.ResolveTrigger(trig)
+		wp, err := runreq.PRPolicy(pr, tables)
 		if err != nil {
 			return fail(env, err)
 		}

@@ -62,8 +62,9 @@ func ConflictsWithPR(flag string) error {
 // ErrReleasePR is a pull request given to a release run.
 var ErrReleasePR = errors.New("a release run takes no pull request: its refs and image come from the lockfile; drop --pr")
 
-// prPolicy is the run policy the workflow resolves on the pull request.
-func prPolicy(pr *github.PR, tables *policy.Tables) (policy.WorkflowPolicy, error) {
+// PRPolicy is the run policy the workflow resolves on the pull request
+// (its cadence and raw labels), with the checkout's tables.
+func PRPolicy(pr *github.PR, tables *policy.Tables) (policy.WorkflowPolicy, error) {
 	trig := pr.Trigger()
 	trig.Tables = tables
 	return policy.ResolveTrigger(trig)
@@ -76,7 +77,7 @@ func skippedOnPR(reg *policy.Registry, pr *github.PR, st policy.Stage) (string, 
 	if !st.SkipGated {
 		return "", nil
 	}
-	wp, err := prPolicy(pr, reg.Tables)
+	wp, err := PRPolicy(pr, reg.Tables)
 	if err != nil {
 		return "", err
 	}

@@ -143,7 +143,7 @@ func suite(in Inputs, tables *policy.Tables) (policy.Cadence, []string, error) {
 	if in.PR != nil {
 		// The pull request decides cadence and labels as its workflow run
 		// does, unless the caller named them.
-		wp, err := prPolicy(in.PR, tables)
+		wp, err := PRPolicy(in.PR, tables)
 		if err != nil {
 			return "", nil, err
 		}
