@@ -80,6 +80,7 @@ func (r MilesCi) MarshalJSON() ([]byte, error) {
 		GithubRepo      string
 		GithubToken     *dagger.Secret
 		GithubApiUrl    string
+		GithubEnv       []string
 	}
 	concrete.Source = r.Source
 	concrete.PrBodyFile = r.PrBodyFile
@@ -100,6 +101,7 @@ func (r MilesCi) MarshalJSON() ([]byte, error) {
 	concrete.GithubRepo = r.GithubRepo
 	concrete.GithubToken = r.GithubToken
 	concrete.GithubApiUrl = r.GithubApiUrl
+	concrete.GithubEnv = r.GithubEnv
 	return json.Marshal(&concrete)
 }
 
@@ -124,6 +126,7 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 		GithubRepo      string
 		GithubToken     *dagger.Secret
 		GithubApiUrl    string
+		GithubEnv       []string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -148,6 +151,7 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 	r.GithubRepo = concrete.GithubRepo
 	r.GithubToken = concrete.GithubToken
 	r.GithubApiUrl = concrete.GithubApiUrl
+	r.GithubEnv = concrete.GithubEnv
 	return nil
 }
 
@@ -862,7 +866,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubApiUrl", err))
 				}
 			}
-			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets, pr, githubRepo, githubToken, githubApiUrl)
+			var githubEnv []string
+			if inputArgs["githubEnv"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["githubEnv"]), &githubEnv)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubEnv", err))
+				}
+			}
+			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets, pr, githubRepo, githubToken, githubApiUrl, githubEnv)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

@@ -69,6 +69,8 @@ type MilesCi struct {
 	GithubToken *dagger.Secret
 	// +private
 	GithubApiUrl string
+	// +private
+	GithubEnv []string
 }
 
 // New sets up a run of Miles CI on a checkout.
@@ -132,14 +134,21 @@ func New(
 	// The GitHub REST API root for --pr (GITHUB_API_URL in Actions; default https://api.github.com/).
 	// +optional
 	githubApiUrl string,
+	// The GitHub Actions run's facts, NAME=VALUE, set in the run phase only (never a cached layer): GITHUB_SHA, GITHUB_REF, GITHUB_EVENT_NAME, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_WORKFLOW, GITHUB_JOB.
+	// +optional
+	githubEnv []string,
 ) (*MilesCi, error) {
 	if err := github.CheckArgs(pr, githubRepo, githubApiUrl); err != nil {
+		return nil, err
+	}
+	// Bad facts fail here, before any stage is planned.
+	if _, err := runreq.GitHubFromArgs(githubEnv); err != nil {
 		return nil, err
 	}
 	return &MilesCi{Source: source, PrBodyFile: prBodyFile, SglangPr: sglangPr, MegatronPr: megatronPr, ImageTag: imageTag,
 		PrNumber: prNumber, HeadSha: headSha, Fork: fork, Gpus: gpus, VisibleDevices: visibleDevices,
 		WandbApiKey: wandbApiKey, NeonDatabaseUrl: neonDatabaseUrl, HfToken: hfToken, Models: models, Datasets: datasets,
-		Pr: pr, GithubRepo: githubRepo, GithubToken: githubToken, GithubApiUrl: githubApiUrl}, nil
+		Pr: pr, GithubRepo: githubRepo, GithubToken: githubToken, GithubApiUrl: githubApiUrl, GithubEnv: githubEnv}, nil
 }
 
 // maxBodyBytes bounds the PR body read; GitHub caps a description at 65536 characters.
@@ -153,8 +162,11 @@ func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (runreq.Inputs, er
 		PRNumber: m.PrNumber, HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
 		Models: m.Models != nil, Datasets: m.Datasets != nil,
 		Given: runreq.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", HeadSHA: m.HeadSha != ""}}
+	var err error
+	if in.GitHub, err = runreq.GitHubFromArgs(m.GithubEnv); err != nil {
+		return in, err
+	}
 	if pr != "" {
-		var err error
 		if in.PR, err = github.DecodePR(pr); err != nil {
 			return in, err
 		}

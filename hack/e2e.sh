@@ -40,13 +40,18 @@ bad() { failed=$((failed + 1)); echo "--- FAIL: $1"; }
 
 # same NAME CLI-ARGS -- DAGGER-CALL-ARGS: the two outputs must be equal byte for byte.
 same() {
-	local name=$1 cli=() call=()
+	local name=$1 cli=() call=() vars=()
 	shift
+	# Leading NAME=VALUE words are the CLI's environment; the GitHub run facts of the
+	# job running this script (in Actions) never reach it otherwise.
+	while [[ $1 =~ ^[A-Z_]+= ]]; do vars+=("$1"); shift; done
 	while [[ $1 != -- ]]; do cli+=("$1"); shift; done
 	shift
 	call=("$@")
 	local t0=$SECONDS
-	"$out/miles-ci" "${cli[@]}" >"$out/want" 2>"$out/want.err" || true
+	env -u GITHUB_ACTIONS -u GITHUB_SHA -u GITHUB_REF -u GITHUB_EVENT_NAME -u GITHUB_RUN_ID -u GITHUB_RUN_ATTEMPT \
+		-u GITHUB_REPOSITORY -u GITHUB_SERVER_URL -u GITHUB_WORKFLOW -u GITHUB_JOB "${vars[@]}" \
+		"$out/miles-ci" "${cli[@]}" >"$out/want" 2>"$out/want.err" || true
 	if ! dagger call "${call[@]}" >"$out/got" 2>"$out/got.err"; then
 		tail -n 20 "$out/got.err"
 		bad "$name (dagger call failed)"

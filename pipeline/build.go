@@ -182,6 +182,9 @@ func checkRequest(req Request) error {
 	if err := CheckVisibleDevices(req.VisibleDevices); err != nil {
 		return err
 	}
+	if err := req.GitHub.Check(); err != nil {
+		return fmt.Errorf("GitHub run facts: %w", err)
+	}
 	if st.Backend == policy.CPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
 		return fmt.Errorf("stage %s is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only", st.Name)
 	}
@@ -395,6 +398,9 @@ func (b *builder) runPhase() {
 	if req.VisibleDevices != "" {
 		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, req.VisibleDevices})
 	}
+	// The run's own facts come last and only here: a new run id or attempt
+	// changes no layer before the run phase.
+	b.spec.RunEnv = append(b.spec.RunEnv, req.GitHub.Env()...)
 	if gpuStage {
 		b.spec.ShmBytes = ShmBytes
 		b.spec.Ulimits = append(b.spec.Ulimits, gpuUlimits...)

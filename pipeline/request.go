@@ -39,6 +39,9 @@ type Request struct {
 	PRNumber string
 	// Fork is set for a pull request from a fork: it gets no secrets.
 	Fork bool
+	// GitHub is the facts of the GitHub Actions run (GITHUB_RUN_ID and the
+	// rest of GitHubVars), set in the run phase only; empty for a local run.
+	GitHub GitHubRun
 	// GPUs is which GPUs the container gets.
 	GPUs GPUs
 	// VisibleDevices is passed as CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES ("" = unset).

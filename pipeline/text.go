@@ -25,6 +25,10 @@ func (s Spec) Text() string {
 	for _, e := range s.Env {
 		fmt.Fprintf(&b, "  %s=%s\n", e.Name, e.Value)
 	}
+	b.WriteString("run env (set in the run phase, after every cached layer):\n")
+	for _, e := range s.RunEnv {
+		fmt.Fprintf(&b, "  %s=%s\n", e.Name, e.Value)
+	}
 	b.WriteString("caches:\n")
 	for _, c := range s.Caches {
 		fmt.Fprintf(&b, "  %s at %s (%s)\n", c.Key, c.Path, c.Sharing)

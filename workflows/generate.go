@@ -18,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -462,6 +463,13 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 	}
 	script = append(script,
 		`if [ "$FORK" = true ]; then module+=(--fork); else module+=(`+strings.Join(secretFlags, " ")+`); fi`,
+		// The runner's own default variables, never a secret: the container
+		// gets them as a GitHub job container does. dagger reads a list flag
+		// as CSV, so each entry is quoted (a ref or workflow name may hold a comma).
+		`# The run's facts for the container (GITHUB_RUN_ID, ...), CSV-quoted for dagger's list flag.`,
+		`for v in `+strings.Join(pipeline.GitHubVars, " ")+`; do`,
+		`  if [ -n "${!v:-}" ]; then module+=(--github-env "\"$v=${!v//\"/\"\"}\""); fi`,
+		`done`,
 		`stage=(stage --name "$STAGE" --cadence "$CADENCE")`,
 		`[ -n "$RAW_LABELS" ] && stage+=(--labels "${RAW_LABELS// /,}")`,
 	)

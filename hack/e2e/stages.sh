@@ -159,12 +159,13 @@ mc release-lock --branch release/v0.1.0 export --path "$out/release-lock.json" &
 check $? "release run from the lockfile release-lock made"
 
 echo "=== RUN layer reuse"
-# stamps DIR [BODY]: the layer stamps of the CUDA shard's container, one line per phase
-# (base, requirements, deps, source); a cached phase keeps its stamp.
+# stamps DIR [BODY [MODULE-ARGS...]]: the layer stamps of the CUDA shard's container, one
+# line per phase (base, requirements, deps, source); a cached phase keeps its stamp.
 stamps() {
-	local body=()
+	local src=$1 body=()
 	[[ -n ${2:-} ]] && body=(--pr-body-file "$2")
-	dagger call --source "$1" --gpus none "${body[@]}" stage --name stage-b-2-gpu-h200 shard --id 0 container \
+	shift $(($# < 2 ? $# : 2))
+	dagger call --source "$src" --gpus none "${body[@]}" "$@" stage --name stage-b-2-gpu-h200 shard --id 0 container \
 		with-exec --args cat,/opt/miles-ci/layers/base,/opt/miles-ci/layers/requirements,/opt/miles-ci/layers/deps,/opt/miles-ci/layers/source \
 		stdout 2>"$out/last.log"
 }
@@ -187,6 +188,25 @@ s2=$(stamps "$out/fx-req") && same_stamps "$s0" "$s2" sddd
 check $? "layer reuse: editing requirements.txt re-runs requirements, deps and source"
 s3=$(stamps "$fx" "$out/body-sglang.md") && same_stamps "$s0" "$s3" ssdd
 check $? "layer reuse: a ci-sglang-pr directive re-runs deps and source"
+
+echo "=== RUN GitHub run facts"
+# As the generated workflows pass them: one CSV-quoted NAME=VALUE per --github-env (a
+# workflow name may hold a comma or a quote).
+gh_run=(--github-env '"GITHUB_RUN_ID=4242",GITHUB_RUN_ATTEMPT=2,GITHUB_EVENT_NAME=schedule,GITHUB_REF=refs/heads/main'
+	--github-env '"GITHUB_WORKFLOW=PR ""Test"", e2e"')
+mc "${gh_run[@]}" stage --name stage-b-2-gpu-h200 shard --id 0 container with-exec --args env stdout &&
+	has "$out/last.out" "GITHUB_RUN_ID=4242" "GITHUB_RUN_ATTEMPT=2" "GITHUB_EVENT_NAME=schedule" "GITHUB_REF=refs/heads/main" \
+		'GITHUB_WORKFLOW=PR "Test", e2e' "GITHUB_COMMIT_NAME=local_non-pr" && ! grep -q "^GITHUB_SHA=" "$out/last.out"
+check $? "GitHub run facts: the values given reach the container's env, a comma and a quote intact"
+s4=$(stamps "$fx" "" --github-env GITHUB_RUN_ID=1,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s0" "$s4" ssss &&
+	s5=$(stamps "$fx" "" --github-env GITHUB_RUN_ID=2,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s4" "$s5" ssss
+check $? "GitHub run facts: a new run id re-runs no phase before the run"
+mc --github-env GITHUB_TOKEN=e2e-not-a-fact stage --name stage-b-cpu plan
+rc=$?
+# (dagger's own progress lists the call's arguments; the error itself must not repeat it.)
+((rc != 0)) && has "$out/last.log" '--github-env: "GITHUB_TOKEN" is not a GitHub run fact a stage container takes' &&
+	! grep -F -- "--github-env:" "$out/last.log" | grep -q e2e-not-a-fact
+check $? "GitHub run facts: a name off the list fails; the error does not repeat its value"
 
 echo "=== RUN miles-ci run"
 t0=$SECONDS
@@ -228,6 +248,11 @@ if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
 	fi
 fi
 
+same "miles-ci run --dry-run --json = module spec, with the run facts of an Actions job" \
+	GITHUB_ACTIONS=true GITHUB_RUN_ID=4242 GITHUB_RUN_ATTEMPT=2 GITHUB_WORKFLOW='PR "Test", e2e' \
+	run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --dry-run --json -- \
+	--source "$fx" --gpus none --github-env GITHUB_RUN_ID=4242,GITHUB_RUN_ATTEMPT=2 --github-env '"GITHUB_WORKFLOW=PR ""Test"", e2e"' \
+	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 spec
 same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
 	--source "$fx" --pr-body-file "$out/body-sglang.md" --gpus none stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec

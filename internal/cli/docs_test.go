@@ -197,6 +197,7 @@ func onlyBlank(lines []string) bool {
 // is a miles-ci command at all.
 func milesArgs(command string) ([]string, bool) {
 	words := shellWords(command)
+	words = words[len(commandEnv(words)):]
 	switch {
 	case len(words) >= 1 && words[0] == "miles-ci":
 		return words[1:], true
@@ -205,6 +206,18 @@ func milesArgs(command string) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// commandEnv is the leading NAME=VALUE words of a command (the environment
+// sh gives it), in order.
+func commandEnv(words []string) []string {
+	n := 0
+	for n < len(words) && envWord.MatchString(words[n]) {
+		n++
+	}
+	return words[:n]
+}
+
+var envWord = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
 
 func isMilesCI(command string) bool {
 	_, ok := milesArgs(command)
@@ -345,6 +358,10 @@ func checkExample(t *testing.T, ex docExample, apiURL string, prevCode int) int 
 		args[i] = strings.ReplaceAll(a, "$GITHUB_OUTPUT", out)
 	}
 	vars := map[string]string{"GITHUB_API_URL": apiURL, "GITHUB_OUTPUT": out}
+	for _, w := range commandEnv(words) {
+		name, value, _ := strings.Cut(w, "=")
+		vars[name] = value
+	}
 	var both bytes.Buffer
 	code := Run(args, Env{Stdout: &both, Stderr: &both, Getenv: func(k string) string { return vars[k] }})
 	got := strings.Split(both.String(), "\n")

@@ -54,8 +54,13 @@ func addRunFlags(fs *flagSet) runFlags {
 	}
 }
 
-// inputs fills the run inputs the shared flags give, all but the PR's.
-func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
+// inputs fills the run inputs the shared flags give, all but the PR's, and
+// inside a GitHub Actions job the run's facts from its environment.
+func (f runFlags) inputs(fs *flagSet) (runreq.Inputs, error) {
+	gh, err := runreq.GitHubFromEnv(fs.env.Getenv)
+	if err != nil {
+		return runreq.Inputs{}, err
+	}
 	return runreq.Inputs{
 		Repo:           *f.repo,
 		SGLangInput:    *f.sglang,
@@ -68,6 +73,7 @@ func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
 		VisibleDevices: *f.visible,
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
+		GitHub:         gh,
 		Given: runreq.Given{
 			Body:    fs.Given("pr-body-file"),
 			Cadence: fs.Given("cadence") || fs.Given("nightly"),
@@ -75,7 +81,7 @@ func (f runFlags) inputs(fs *flagSet) runreq.Inputs {
 			Number:  fs.Given("pr-number"),
 			HeadSHA: fs.Given("head-sha"),
 		},
-	}
+	}, nil
 }
 
 // readPR adds the PR body to in: with --pr, the pull request (and its changed
@@ -133,7 +139,10 @@ func runStage(args []string, env Env) int {
 	if *sf.continueOnError {
 		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
 	}
-	in := rf.inputs(fs)
+	in, err := rf.inputs(fs)
+	if err != nil {
+		return fail(env, err)
+	}
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
@@ -178,7 +187,10 @@ func runFile(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	in := rf.inputs(fs)
+	in, err := rf.inputs(fs)
+	if err != nil {
+		return fail(env, err)
+	}
 	in.File = *file
 	if err := rf.readPR(fs, &in, false); err != nil {
 		return fail(env, err)

@@ -298,3 +298,40 @@ func TestRunFromPR(t *testing.T) {
 		}
 	})
 }
+
+// TestRunGitHubFacts checks run takes the GitHub run facts from its
+// environment inside an Actions job only, into the run env of the spec.
+func TestRunGitHubFacts(t *testing.T) {
+	vars := map[string]string{"GITHUB_RUN_ID": "16273849506", "GITHUB_RUN_ATTEMPT": "3", "GITHUB_EVENT_NAME": "schedule",
+		"GITHUB_REF": "refs/heads/main", "GITHUB_TOKEN": "ghs_neverpassed"}
+	args := []string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run", "--json"}
+	runEnv := func() []pipeline.EnvVar {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, vars, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var spec pipeline.Spec
+		if err := json.Unmarshal([]byte(stdout), &spec); err != nil {
+			t.Fatal(err)
+		}
+		return spec.RunEnv
+	}
+	local := []pipeline.EnvVar{{Name: "GITHUB_COMMIT_NAME", Value: "local_non-pr"}, {Name: "GITHUB_STEP_SUMMARY", Value: "/results/step-summary.md"}}
+	if got := runEnv(); !slices.Equal(got, local) {
+		t.Errorf("outside Actions: wanted %v, got %v", local, got)
+	}
+	vars["GITHUB_ACTIONS"] = "true"
+	want := append(slices.Clone(local), pipeline.EnvVar{Name: "GITHUB_REF", Value: "refs/heads/main"},
+		pipeline.EnvVar{Name: "GITHUB_EVENT_NAME", Value: "schedule"}, pipeline.EnvVar{Name: "GITHUB_RUN_ID", Value: "16273849506"},
+		pipeline.EnvVar{Name: "GITHUB_RUN_ATTEMPT", Value: "3"})
+	if got := runEnv(); !slices.Equal(got, want) {
+		t.Errorf("in Actions: wanted %v, got %v", want, got)
+	}
+	vars["GITHUB_RUN_ID"] = "run-1"
+	code, stdout, stderr := runCLI(t, vars, args...)
+	wantErr := "::error::the GitHub Actions environment (GITHUB_ACTIONS=true): GITHUB_RUN_ID \"run-1\" is not a run id; give the digits of github.run_id, e.g. 1234567890\n"
+	if code != 1 || stdout != "" || stderr != wantErr {
+		t.Errorf("wanted exit 1 and %q, got %d %q %q", wantErr, code, stdout, stderr)
+	}
+}

@@ -45,6 +45,9 @@ type Inputs struct {
 	PRNumber, HeadSHA string
 	// Fork marks a pull request from a fork: no secrets.
 	Fork bool
+	// GitHub is the facts of the GitHub Actions run (GitHubFromArgs,
+	// GitHubFromEnv); empty for a local run.
+	GitHub pipeline.GitHubRun
 	// Release is the lockfile of a release run (cadence release, its refs and image).
 	Release *deps.Lock
 
@@ -312,6 +315,10 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 	}
 	req.VisibleDevices, req.Models, req.Datasets = in.VisibleDevices, in.Models, in.Datasets
 	req.HeadSHA, req.PRNumber, req.Fork = in.HeadSHA, in.PRNumber, in.Fork
+	if err := in.GitHub.Check(); err != nil {
+		return pipeline.Request{}, fmt.Errorf("GitHub run facts: %w", err)
+	}
+	req.GitHub = in.GitHub
 
 	din := deps.Inputs{Backend: hw, PRBody: in.PRBody, SGLangInput: in.SGLangInput, MegatronInput: in.MegatronInput}
 	switch {
