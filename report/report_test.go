@@ -208,6 +208,27 @@ func TestSummarizeGPU(t *testing.T) {
 	}
 }
 
+// TestSummarizeGPUWithoutStatusLines: a GPU run whose runner printed no
+// per-file line says so, whatever its exit code; a CPU run does not.
+func TestSummarizeGPUWithoutStatusLines(t *testing.T) {
+	t1800 := 1800
+	const want = "run_suite.py printed no per-file status line ([i/n] FILE PASS|FAIL|TIMEOUT, with GITHUB_ACTIONS=true), so no file has an outcome of its own; see run.log"
+	for _, code := range []int{0, 255} {
+		s := Summarize(Input{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Cadence: policy.Regular, ExitCode: code,
+			Tests: []Expected{{"tests/e2e/a.py", &t1800}}})
+		if len(s.Notes) != 1 || s.Notes[0] != want || s.Tests[0].Status != NotRun {
+			t.Errorf("exit %d: wanted the file not-run and the note %q, got %+v", code, want, s)
+		}
+		if !strings.Contains(s.Text(), want) {
+			t.Errorf("exit %d: wanted the note in the text, got\n%s", code, s.Text())
+		}
+	}
+	empty := Summarize(Input{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Cadence: policy.Regular})
+	if len(empty.Notes) != 0 {
+		t.Errorf("a shard with nothing planned needs no note, got %q", empty.Notes)
+	}
+}
+
 // TestSummarizeFileRun checks single-file outcomes from the exit status.
 func TestSummarizeFileRun(t *testing.T) {
 	for _, tc := range []struct {

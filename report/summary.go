@@ -111,6 +111,11 @@ func Summarize(in Input) Summary {
 	if in.HW == policy.CPU && !in.HaveJUnit {
 		s.Notes = append(s.Notes, "pytest wrote no JUnit report, so no file has an outcome of its own; see run.log")
 	}
+	if in.HW != policy.CPU && in.File == "" && len(in.Tests) > 0 && len(in.Status) == 0 {
+		// A runner that stopped printing its per-file lines must not pass for
+		// a run in which no file ran: the exit code stays the verdict.
+		s.Notes = append(s.Notes, "run_suite.py printed no per-file status line ([i/n] FILE PASS|FAIL|TIMEOUT, with GITHUB_ACTIONS=true), so no file has an outcome of its own; see run.log")
+	}
 	return s
 }
 
