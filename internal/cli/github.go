@@ -23,21 +23,34 @@ const (
 	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
 )
 
-// addGitHubFlags declares the GitHub flags, and makes --github-repo without
-// --pr a usage error (alone it would be silently ignored).
+// addGitHubFlags declares the GitHub flags. A --pr that is not a number, a
+// --github-repo that is not owner/name, and --github-repo without --pr (alone
+// it would be silently ignored) are usage errors, like any other bad flag value.
 func addGitHubFlags(fs *flagSet) *githubFlags {
-	fs.check(func() error {
-		if fs.Given("github-repo") && !fs.Given("pr") {
-			return github.ErrRepoWithoutPR
-		}
-		return nil
-	})
-	return &githubFlags{
+	g := &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
 		summary: fs.String("github-step-summary", "FILE", summaryHelp),
 		given:   fs.Given,
 	}
+	fs.check(func() error {
+		if fs.Given("github-repo") && !fs.Given("pr") {
+			return github.ErrRepoWithoutPR
+		}
+		if !fs.Given("pr") {
+			return nil
+		}
+		if _, err := github.ParseNumber(*g.pr); err != nil {
+			return err
+		}
+		if fs.Given("github-repo") {
+			if _, _, err := github.ParseRepo(*g.repo); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return g
 }
 
 // fetchTimeout bounds everything one command asks GitHub.

@@ -71,15 +71,18 @@ func TestPRErrors(t *testing.T) {
 			want: "::error::reading pull request radixark/miles#99999: not found (404); check --pr and --github-repo; a private repository also needs GITHUB_TOKEN or GH_TOKEN: GET "},
 		{name: "rate limit", args: []string{"plan", "--pr", "2874", "--repo", repo, "--all"}, limited: true, wantCode: 1,
 			want: "::error::reading pull request radixark/miles#2874: GitHub API rate limit exceeded (60 requests an hour, resets at 15:30:00 UTC); set GITHUB_TOKEN or GH_TOKEN to a token (5,000 requests an hour instead of 60), or wait until then: "},
-		{name: "not a number", args: []string{"deps", "--backend", "cuda", "--pr", "abc"}, wantCode: 1,
-			want: "::error::--pr \"abc\" is not a pull request number; give the number, e.g. --pr 2874\n"},
+		// A bad flag value is a usage error, before GitHub is asked.
+		{name: "not a number", args: []string{"deps", "--backend", "cuda", "--pr", "abc"}, wantCode: 2,
+			want: "miles-ci deps: --pr \"abc\" is not a pull request number; give the number, e.g. --pr 2874\n"},
+		{name: "zero", args: []string{"policy", "--pr", "0", "--repo", repo}, wantCode: 2,
+			want: "miles-ci policy: --pr \"0\" is not a pull request number; give the number, e.g. --pr 2874\n"},
 		// Alone, --github-repo would be ignored: a usage error instead.
 		{name: "repository without --pr", args: []string{"image", "--backend", "cuda", "--github-repo", "a/b"}, wantCode: 2,
 			want: "miles-ci image: --github-repo names the repository of --pr; give --pr N too\n"},
 		{name: "run: repository without --pr", args: []string{"run", "--repo", repo, "--stage", "stage-b-cpu", "--github-repo", "a/b", "--dry-run"}, wantCode: 2,
 			want: "miles-ci run: --github-repo names the repository of --pr; give --pr N too\n"},
-		{name: "bad repository", args: []string{"explain", "--pr", "1", "--github-repo", "miles", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py"}, wantCode: 1,
-			want: "::error::--github-repo \"miles\" is not a repository; give owner/name, e.g. radixark/miles\n"},
+		{name: "bad repository", args: []string{"explain", "--pr", "1", "--github-repo", "miles", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py"}, wantCode: 2,
+			want: "miles-ci explain: --github-repo \"miles\" is not a repository; give owner/name, e.g. radixark/miles\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
