@@ -19,10 +19,7 @@ import (
 // workflow and job). Variables miles-ci sets itself (GITHUB_ACTIONS,
 // GITHUB_WORKSPACE, GITHUB_COMMIT_NAME, GITHUB_STEP_SUMMARY) and anything
 // that may carry a credential (GITHUB_TOKEN) are not on the list.
-var GitHubVars = []string{
-	"GITHUB_SHA", "GITHUB_REF", "GITHUB_EVENT_NAME", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT",
-	"GITHUB_REPOSITORY", "GITHUB_SERVER_URL", "GITHUB_WORKFLOW", "GITHUB_JOB",
-}
+var GitHubVars = factNames()
 
 // selfSet are the GitHub variables every stage container gets from miles-ci
 // itself; a run may not override them.
@@ -59,25 +56,8 @@ type GitHubRun struct {
 
 // field is the GitHubRun field a variable of GitHubVars fills; nil for another name.
 func (g *GitHubRun) field(name string) *string {
-	switch name {
-	case "GITHUB_SHA":
-		return &g.SHA
-	case "GITHUB_REF":
-		return &g.Ref
-	case "GITHUB_EVENT_NAME":
-		return &g.EventName
-	case "GITHUB_RUN_ID":
-		return &g.RunID
-	case "GITHUB_RUN_ATTEMPT":
-		return &g.RunAttempt
-	case "GITHUB_REPOSITORY":
-		return &g.Repository
-	case "GITHUB_SERVER_URL":
-		return &g.ServerURL
-	case "GITHUB_WORKFLOW":
-		return &g.Workflow
-	case "GITHUB_JOB":
-		return &g.Job
+	if f := factNamed(name); f != nil {
+		return f.field(g)
 	}
 	return nil
 }
@@ -154,6 +134,66 @@ var (
 	gitHubJob        = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,99}$`)
 )
 
+// gitHubFact is one variable of GitHubVars: the GitHubRun field it fills and
+// the shape GitHub gives its value.
+type gitHubFact struct {
+	name  string
+	field func(*GitHubRun) *string
+	// shape names what a value must be, fix says what to give instead.
+	shape, fix string
+	// valid checks a value's shape; nil for free text.
+	valid func(string) bool
+}
+
+// gitHubFacts are the facts in the order GitHubVars lists and Env sets them.
+var gitHubFacts = []gitHubFact{
+	{"GITHUB_SHA", func(g *GitHubRun) *string { return &g.SHA },
+		"a full commit id", "the 40 lowercase hex digits of github.sha", gitHubSHA.MatchString},
+	{"GITHUB_REF", func(g *GitHubRun) *string { return &g.Ref },
+		"a full ref", "github.ref, e.g. refs/heads/main or refs/pull/42/merge", validRef},
+	{"GITHUB_EVENT_NAME", func(g *GitHubRun) *string { return &g.EventName },
+		"an event name", "github.event_name, e.g. pull_request or schedule", gitHubEventName.MatchString},
+	{"GITHUB_RUN_ID", func(g *GitHubRun) *string { return &g.RunID },
+		"a run id", "the digits of github.run_id, e.g. 1234567890", gitHubRunID.MatchString},
+	{"GITHUB_RUN_ATTEMPT", func(g *GitHubRun) *string { return &g.RunAttempt },
+		"a run attempt", "github.run_attempt, a number from 1", gitHubRunAttempt.MatchString},
+	{"GITHUB_REPOSITORY", func(g *GitHubRun) *string { return &g.Repository },
+		"a repository", "github.repository, owner/name such as radixark/miles", gitHubRepository.MatchString},
+	{"GITHUB_SERVER_URL", func(g *GitHubRun) *string { return &g.ServerURL },
+		"a server URL", "github.server_url, e.g. https://github.com (no credentials, path or query)", validServerURL},
+	// The workflow's name is free text.
+	{"GITHUB_WORKFLOW", func(g *GitHubRun) *string { return &g.Workflow }, "", "", nil},
+	{"GITHUB_JOB", func(g *GitHubRun) *string { return &g.Job },
+		"a job id", "github.job, the job's key in the workflow", gitHubJob.MatchString},
+}
+
+// factNames are the variable names of gitHubFacts, in order.
+func factNames() []string {
+	names := make([]string, len(gitHubFacts))
+	for i, f := range gitHubFacts {
+		names[i] = f.name
+	}
+	return names
+}
+
+// factNamed is the fact of a variable name, nil for a name off GitHubVars.
+func factNamed(name string) *gitHubFact {
+	for i := range gitHubFacts {
+		if gitHubFacts[i].name == name {
+			return &gitHubFacts[i]
+		}
+	}
+	return nil
+}
+
+func validRef(v string) bool { return strings.HasPrefix(v, "refs/") && !strings.HasPrefix(v, "refs/-") }
+
+func validServerURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" &&
+		u.User == nil && strings.Trim(u.Path, "/") == "" && u.RawQuery == "" && u.Fragment == ""
+}
+
 // checkGitHubValue checks one fact: no control character (a newline would
 // add a variable to an env file), bounded, and the shape GitHub gives it.
 func checkGitHubValue(name, value string) error {
@@ -166,53 +206,12 @@ func checkGitHubValue(name, value string) error {
 	if !utf8.ValidString(value) || strings.ContainsFunc(value, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return fmt.Errorf("%s %q holds a control character (a newline or NUL); give the one-line value GitHub Actions sets", name, value)
 	}
-	var shape, fix string
-	switch name {
-	case "GITHUB_SHA":
-		shape, fix = "a full commit id", "the 40 lowercase hex digits of github.sha"
-		if gitHubSHA.MatchString(value) {
-			return nil
-		}
-	case "GITHUB_REF":
-		shape, fix = "a full ref", "github.ref, e.g. refs/heads/main or refs/pull/42/merge"
-		if strings.HasPrefix(value, "refs/") && !strings.HasPrefix(value, "refs/-") {
-			return nil
-		}
-	case "GITHUB_EVENT_NAME":
-		shape, fix = "an event name", "github.event_name, e.g. pull_request or schedule"
-		if gitHubEventName.MatchString(value) {
-			return nil
-		}
-	case "GITHUB_RUN_ID":
-		shape, fix = "a run id", "the digits of github.run_id, e.g. 1234567890"
-		if gitHubRunID.MatchString(value) {
-			return nil
-		}
-	case "GITHUB_RUN_ATTEMPT":
-		shape, fix = "a run attempt", "github.run_attempt, a number from 1"
-		if gitHubRunAttempt.MatchString(value) {
-			return nil
-		}
-	case "GITHUB_REPOSITORY":
-		shape, fix = "a repository", "github.repository, owner/name such as radixark/miles"
-		if gitHubRepository.MatchString(value) {
-			return nil
-		}
-	case "GITHUB_SERVER_URL":
-		shape, fix = "a server URL", "github.server_url, e.g. https://github.com (no credentials, path or query)"
-		if u, err := url.Parse(value); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" &&
-			u.User == nil && strings.Trim(u.Path, "/") == "" && u.RawQuery == "" && u.Fragment == "" {
-			return nil
-		}
-	case "GITHUB_WORKFLOW":
-		return nil // the workflow's name is free text
-	case "GITHUB_JOB":
-		shape, fix = "a job id", "github.job, the job's key in the workflow"
-		if gitHubJob.MatchString(value) {
-			return nil
-		}
-	default:
+	f := factNamed(name)
+	switch {
+	case f == nil:
 		return errors.New("unknown GitHub run fact " + name)
+	case f.valid == nil || f.valid(value):
+		return nil
 	}
-	return fmt.Errorf("%s %q is not %s; give %s", name, value, shape, fix)
+	return fmt.Errorf("%s %q is not %s; give %s", name, value, f.shape, f.fix)
 }
