@@ -851,21 +851,7 @@ func (m *MilesCi) Policy(
 	}
 	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
 		if changedFiles != nil {
-			// Exported, not read as a string: a diff is NUL-separated and need not be UTF-8.
-			path := dir + ".changed-files"
-			if _, err := changedFiles.Export(ctx, path); err != nil {
-				return "", fmt.Errorf("export --changed-files: %w", err)
-			}
-			defer os.Remove(path)
-			if req.Diff, err = fsinput.ReadFile(path, fsinput.ChangedFiles); err != nil {
-				// As `miles-ci policy` does: a diff that cannot be read skips no stage.
-				req.DiffErr = "--changed-files: " + err.Error()
-				if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
-					req.DiffErr = "--changed-files " + fe.Problem
-				}
-			} else if req.Diff == nil {
-				req.Diff = []byte{}
-			}
+			req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, changedFiles, dir+".changed-files") }
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
 		// request the GPU stages its diff skips.
@@ -884,6 +870,26 @@ func (m *MilesCi) Policy(
 		}
 		return jsonString(ans.Outputs)
 	})
+}
+
+// readChangedFiles reads the --changed-files File, exported to path (not read
+// as a string: a diff is NUL-separated and need not be UTF-8). As `miles-ci
+// policy` does, a diff that cannot be read is unusable (it skips no stage).
+func readChangedFiles(ctx context.Context, f *dagger.File, path string) ([]byte, string, error) {
+	if _, err := f.Export(ctx, path); err != nil {
+		return nil, "", fmt.Errorf("export --changed-files: %w", err)
+	}
+	defer os.Remove(path)
+	diff, err := fsinput.ReadFile(path, fsinput.ChangedFiles)
+	if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
+		return nil, "--changed-files " + fe.Problem, nil
+	} else if err != nil {
+		return nil, "--changed-files: " + err.Error(), nil
+	}
+	if diff == nil {
+		diff = []byte{}
+	}
+	return diff, "", nil
 }
 
 // sourceOr is a function's own source argument, else the constructor's.

@@ -66,10 +66,12 @@ func runPolicy(args []string, env Env) int {
 		}
 		gh.note(env, req.PR)
 	}
-	if req.PR == nil || req.DiffGiven {
-		if req.Diff, err = readChangedFiles(*changed); err != nil {
-			req.DiffErr = err.Error() // fail open: a diff that cannot be read skips no stage
+	req.ReadDiff = func() ([]byte, string, error) {
+		diff, err := readChangedFiles(*changed)
+		if err != nil {
+			return nil, err.Error(), nil // fail open: a diff that cannot be read skips no stage
 		}
+		return diff, "", nil
 	}
 	ans, err := runreq.Policy(req)
 	if err != nil {

@@ -20,11 +20,14 @@ type PolicyRequest struct {
 	// EventGiven and LabelsGiven say the caller gave --event and
 	// --pr-labels-json itself, so the pull request does not override them.
 	EventGiven, LabelsGiven bool
-	// Diff is the --changed-files content when DiffGiven; it wins over the
-	// pull request's files. DiffErr says why a given diff could not be read.
-	Diff      []byte
+	// DiffGiven says --changed-files was given: it wins over the pull
+	// request's files.
 	DiffGiven bool
-	DiffErr   string
+	// ReadDiff reads the --changed-files diff (nil: there is none), only on a
+	// pull request and only when the PR's own files do not stand in for it.
+	// unusable says why a diff cannot be used (then no stage is skipped, rules
+	// §4); err is a failure to reach it at all.
+	ReadDiff func() (diff []byte, unusable string, err error)
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
@@ -72,9 +75,15 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	if err != nil {
 		return PolicyAnswer{}, err
 	}
-	diff, unusable := req.Diff, req.DiffErr
-	if req.PR != nil && !req.DiffGiven {
+	var diff []byte
+	unusable := ""
+	switch {
+	case req.PR != nil && !req.DiffGiven:
 		diff, unusable = req.PR.NameStatus()
+	case req.ReadDiff != nil:
+		if diff, unusable, err = req.ReadDiff(); err != nil {
+			return PolicyAnswer{}, err
+		}
 	}
 	if unusable != "" {
 		diff = nil

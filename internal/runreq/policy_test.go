@@ -9,6 +9,11 @@ import (
 	"github.com/radixark/miles-ci/policy"
 )
 
+// diffOf is a ReadDiff that gives diff, or says why it is unusable.
+func diffOf(diff []byte, unusable string) func() ([]byte, string, error) {
+	return func() ([]byte, string, error) { return diff, unusable, nil }
+}
+
 // TestPolicyFromPR checks which facts decide the policy of a pull request:
 // the PR's event, labels and changed files, except the ones the caller gave;
 // a diff that cannot be used skips no stage and says why.
@@ -34,9 +39,9 @@ func TestPolicyFromPR(t *testing.T) {
 			cadence: policy.Regular, labels: []string{}, skipped: []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-c-4-gpu-mi350", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}},
 		{name: "a given event wins", req: PolicyRequest{PR: pr, EventGiven: true, Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}},
 			cadence: policy.Weekly, labels: []string{}, skipped: []string{}},
-		{name: "a given diff wins over the PR's files", req: PolicyRequest{PR: pr, DiffGiven: true, Diff: []byte{}},
+		{name: "a given diff wins over the PR's files", req: PolicyRequest{PR: pr, DiffGiven: true, ReadDiff: diffOf([]byte{}, "")},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "the diff is empty"},
-		{name: "a given diff that cannot be read fails open", req: PolicyRequest{PR: pr, DiffGiven: true, DiffErr: "--changed-files x.z is a FIFO"},
+		{name: "a given diff that cannot be read fails open", req: PolicyRequest{PR: pr, DiffGiven: true, ReadDiff: diffOf(nil, "--changed-files x.z is a FIFO")},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "--changed-files x.z is a FIFO"},
 		{name: "a capped PR fails open", req: PolicyRequest{PR: &capped},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "GitHub lists at most 3000"},
@@ -62,5 +67,28 @@ func TestPolicyFromPR(t *testing.T) {
 				t.Errorf("diff unusable %q, want %q", got, tc.unusable)
 			}
 		})
+	}
+}
+
+// TestPolicyReadsNoDiffOffAPullRequest: the diff is read only when a pull
+// request's policy needs it, so a schedule never opens --changed-files and a
+// PR's own files stand in for a diff that was not given.
+func TestPolicyReadsNoDiffOffAPullRequest(t *testing.T) {
+	tables, err := policy.LoadTables(milesRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() ([]byte, string, error) {
+		t.Error("wanted the diff left unread")
+		return nil, "", nil
+	}
+	for _, req := range []PolicyRequest{
+		{Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}, DiffGiven: true, ReadDiff: read},
+		{PR: fetch(t, 2874, true), ReadDiff: read},
+	} {
+		req.Repo, req.Tables = milesRepo, tables
+		if _, err := Policy(req); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
