@@ -11,6 +11,8 @@
 #   - each stand-in image pulls by its production name and works offline
 #     (git fetch of the dependency refs, GPU tool stand-ins, pip from local wheels),
 #   - a container cannot reach an address outside the machine,
+#   - `engine.sh start` takes the next slot while an unseen engine holds the state
+#     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
 # Clients run in a network namespace with only loopback. Ends with
 # "e2e: N passed, M failed" and exits non-zero on any failure. See docs/engine.md.
@@ -120,6 +122,7 @@ fi
 
 source hack/e2e/pr.sh
 source hack/e2e/stages.sh
+source hack/e2e/slots.sh
 
 echo "=== RUN generated bindings"
 if bash hack/check-generated.sh >"$out/gen" 2>&1; then

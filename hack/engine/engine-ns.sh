@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Runs as pid 1 of the engine's own mount/net/pid namespaces (started by engine.sh
-# start through unshare). Everything it changes is inside those namespaces: overlays
-# on /etc, /usr/bin, /usr/local/bin and /usr/local/share, private /run and /tmp, and
-# a network namespace whose only interface is loopback plus the engine's own bridge.
-# It starts the loopback registry with the stand-in images, then runs the engine
-# under tini.
+# start through unshare, with its slot's run and state folders). Everything it
+# changes is inside those namespaces: overlays on /etc, /usr/bin, /usr/local/bin and
+# /usr/local/share, private /run and /tmp, and a network namespace whose only
+# interface is loopback plus the engine's own bridge. It starts the loopback registry
+# with the stand-in images, then runs the engine under tini.
 set -euo pipefail
 
 cache=${MILES_CI_CACHE:?}
 bin=$cache/bin
-run=$cache/run
+run=${1:?usage: engine-ns.sh RUN-DIR STATE-DIR}
+state=${2:?usage: engine-ns.sh RUN-DIR STATE-DIR}
 ns=$run/ns
-state=$cache/engine-state
 
 ip link set lo up
 

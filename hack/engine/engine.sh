@@ -26,10 +26,21 @@ repo=$(cd "$here/../.." && pwd)
 export MILES_CI_CACHE=${MILES_CI_CACHE:-$HOME/.cache/miles-ci}
 cache=$MILES_CI_CACHE
 bin=$cache/bin
-run=$cache/run
-state=$cache/engine-state
-version=v0.21.8
-sock=$run/dagger/engine.sock
+max_slots=8
+
+# An engine's run folder (pid, socket, namespace overlays) and state (its lock and build
+# cache) form a slot; slot 0 is run/ and engine-state/. Another engine may hold slot 0's
+# state lock where this shell cannot see its pid: one started in another pid namespace
+# sharing ~/.cache (a sandbox and its CI job, say). A second engine on a locked state
+# exits at once ("another instance running?"), so start takes the next free slot instead.
+slot_dirs() { # slot_dirs N sets run, state and sock for slot N
+	if (($1 == 0)); then
+		run=$cache/run state=$cache/engine-state
+	else
+		run=$cache/run.$1 state=$cache/engine-state.$1
+	fi
+	sock=$run/dagger/engine.sock
+}
 
 log() { echo "engine: $*" >&2; }
 die() { echo "engine: $*" >&2; exit 1; }
@@ -83,6 +94,35 @@ running_pid() { # prints the pid of the running unshare, if any
 	echo "$pid"
 }
 
+# state_locked: an engine (seen from here or not) holds this slot's state.
+state_locked() {
+	[[ -e $state/dagger-engine.lock ]] && ! flock -n "$state/dagger-engine.lock" true
+}
+
+# use_running_slot selects the slot whose engine this shell sees running; else slot 0.
+use_running_slot() {
+	local n
+	for ((n = 0; n < max_slots; n++)); do
+		slot_dirs "$n"
+		running_pid >/dev/null && return 0
+	done
+	slot_dirs 0
+	return 1
+}
+
+# use_free_slot selects the first slot no engine holds.
+use_free_slot() {
+	local n
+	for ((n = 0; n < max_slots; n++)); do
+		slot_dirs "$n"
+		if ! state_locked; then
+			((n == 0)) || log "$cache/engine-state is held by an engine not started from this pid namespace; using $state"
+			return 0
+		fi
+	done
+	die "every engine state under $cache (engine-state, engine-state.1 ... .$((max_slots - 1))) is held by a running engine; stop one, or set MILES_CI_CACHE to another folder"
+}
+
 answers() {
 	env _EXPERIMENTAL_DAGGER_RUNNER_HOST="unix://$sock" DO_NOT_TRACK=1 \
 		timeout 20 "$bin/dagger" core version --progress=plain >/dev/null 2>&1
@@ -104,6 +144,7 @@ cmd_start() {
 		log "restarting: the Go SDK image, the stand-in images or engine-ns.sh changed, or the engine does not answer"
 		cmd_stop
 	fi
+	use_free_slot
 	mkdir -p "$run" "$state"
 	rm -rf "$run/ns" "$run/dagger" "$run/registry-ready"
 	mkdir -p "$run/ns" "$run/dagger"
@@ -112,7 +153,7 @@ cmd_start() {
 	# setsid: the engine outlives this shell; --kill-child: it dies with unshare.
 	setsid unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private \
 		env MILES_CI_CACHE="$cache" DAGGER_GO_SDK_MANIFEST_DIGEST="$digest" \
-		bash "$here/engine-ns.sh" </dev/null >"$run/engine.log" 2>&1 &
+		bash "$here/engine-ns.sh" "$run" "$state" </dev/null >"$run/engine.log" 2>&1 &
 	echo $! >"$run/engine.pid"
 	for _ in $(seq 1 120); do
 		if [[ -S $sock ]] && answers; then
@@ -211,6 +252,7 @@ cmd_serve() {
 	exec nsenter --target "$child" --net -- "$@"
 }
 
+use_running_slot || true
 case ${1:-} in
 build | start | stop | env | status) "cmd_$1" ;;
 run) shift; cmd_run "$@" ;;
