@@ -3,7 +3,8 @@
 # see (another pid namespace sharing ~/.cache) holds engine-state's lock, so a second
 # engine there would exit at once; `engine.sh start` must take slot 1 and answer there,
 # and `stop` must end that engine. Runs on a scratch cache that borrows the built
-# binaries and images, so the engine the other tests use is left alone.
+# binaries and images, so the engine the other tests use is left alone. MILES_CI_ENGINE=local:
+# the PATH e2e.sh sets holds the real cache's dagger, which is not the scratch cache's.
 
 echo "=== RUN engine slots"
 slots_check() {
@@ -19,19 +20,19 @@ slots_check() {
 		flock -n "$c/engine-state/dagger-engine.lock" true || break
 		sleep 0.1
 	done
-	if ! MILES_CI_CACHE=$c bash "$engine" start >"$out/slots.log" 2>&1; then
+	if ! MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" start >"$out/slots.log" 2>&1; then
 		tail -n 20 "$out/slots.log"
 		rc=1
 	elif ! grep -q "using $c/engine-state.1" "$out/slots.log"; then
 		echo "start did not say it took slot 1:" && cat "$out/slots.log"
 		rc=1
-	elif ! MILES_CI_CACHE=$c bash "$engine" status >"$out/slots.status" 2>&1 ||
+	elif ! MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" status >"$out/slots.status" 2>&1 ||
 		! grep -q "socket $c/run.1/dagger/engine.sock" "$out/slots.status"; then
 		cat "$out/slots.status"
 		rc=1
 	fi
-	MILES_CI_CACHE=$c bash "$engine" stop >>"$out/slots.log" 2>&1 || rc=1
-	if MILES_CI_CACHE=$c bash "$engine" status >/dev/null 2>&1; then
+	MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" stop >>"$out/slots.log" 2>&1 || rc=1
+	if MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" status >/dev/null 2>&1; then
 		echo "the slot-1 engine still runs after stop"
 		rc=1
 	fi
