@@ -873,23 +873,16 @@ func (m *MilesCi) Policy(
 }
 
 // readChangedFiles reads the --changed-files File, exported to path (not read
-// as a string: a diff is NUL-separated and need not be UTF-8). As `miles-ci
-// policy` does, a diff that cannot be read is unusable (it skips no stage).
+// as a string: a diff is NUL-separated and need not be UTF-8), as `miles-ci
+// policy` reads its file; the reason it is unusable names the argument, not
+// the export path.
 func readChangedFiles(ctx context.Context, f *dagger.File, path string) ([]byte, string, error) {
 	if _, err := f.Export(ctx, path); err != nil {
 		return nil, "", fmt.Errorf("export --changed-files: %w", err)
 	}
 	defer os.Remove(path)
-	diff, err := fsinput.ReadFile(path, fsinput.ChangedFiles)
-	if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
-		return nil, "--changed-files " + fe.Problem, nil
-	} else if err != nil {
-		return nil, "--changed-files: " + err.Error(), nil
-	}
-	if diff == nil {
-		diff = []byte{}
-	}
-	return diff, "", nil
+	diff, unusable := runreq.ReadChangedFiles(path, "--changed-files")
+	return diff, unusable, nil
 }
 
 // sourceOr is a function's own source argument, else the constructor's.

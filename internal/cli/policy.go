@@ -6,7 +6,6 @@ import (
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -66,12 +65,11 @@ func runPolicy(args []string, env Env) int {
 		}
 		gh.note(env, req.PR)
 	}
-	req.ReadDiff = func() ([]byte, string, error) {
-		diff, err := readChangedFiles(*changed)
-		if err != nil {
-			return nil, err.Error(), nil // fail open: a diff that cannot be read skips no stage
+	if *changed != "" {
+		req.ReadDiff = func() ([]byte, string, error) {
+			diff, unusable := runreq.ReadChangedFiles(*changed, "--changed-files "+*changed)
+			return diff, unusable, nil
 		}
-		return diff, "", nil
 	}
 	ans, err := runreq.Policy(req)
 	if err != nil {
@@ -114,23 +112,6 @@ func policyOutputs(r policy.Outputs) []output {
 		{"bypass_fastfail", fmt.Sprintf("%t", r.BypassFastfail)},
 		{"skipped_stages", compactJSON(r.SkippedStages)},
 	}
-}
-
-// readChangedFiles reads the --changed-files diff. An unset path gives nil
-// and no error; a path that cannot be read gives nil and an error naming it.
-// Either way the diff is missing, so no stage is skipped (rules §4).
-func readChangedFiles(path string) ([]byte, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := fsinput.ReadFile(path, fsinput.ChangedFiles)
-	if err != nil {
-		return nil, fmt.Errorf("--changed-files %w", err)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
 }
 
 func listOrNone(l []string) string {

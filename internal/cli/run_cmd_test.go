@@ -43,14 +43,7 @@ func TestRunDryRunEveryStage(t *testing.T) {
 				if st.Shards > 1 {
 					args = append(args, "--shard", fmt.Sprint(id))
 				}
-				code, stdout, stderr := runCLI(t, nil, args...)
-				if code != 0 {
-					t.Fatalf("exit %d: %s", code, stderr)
-				}
-				var spec pipeline.Spec
-				if err := json.Unmarshal([]byte(stdout), &spec); err != nil {
-					t.Fatal(err)
-				}
+				spec := dryRunSpec(t, nil, args...)
 				w := want[st.Backend]
 				if spec.Image != w.image || !slices.Equal(spec.Secrets, w.secrets) {
 					t.Errorf("wanted %s with %v, got %s with %v", w.image, w.secrets, spec.Image, spec.Secrets)
@@ -74,7 +67,9 @@ func TestRunDryRunEveryStage(t *testing.T) {
 				if !sawInstall || !sawSource {
 					t.Errorf("wanted the install step %q and the source copy, got %v", w.first, spec.Steps)
 				}
-				verifies := strings.Contains(stdout, "tests/ci/verify_source_resolution.py")
+				verifies := slices.ContainsFunc(spec.Steps, func(s pipeline.Step) bool {
+					return strings.Contains(strings.Join(s.Argv, " "), "tests/ci/verify_source_resolution.py")
+				})
 				if verifies != w.verify {
 					t.Errorf("wanted verify_source_resolution.py: %t", w.verify)
 				}
@@ -116,10 +111,10 @@ func TestRunDryRunText(t *testing.T) {
 	}
 }
 
-// TestFileRunDryRun checks a single-file run's spec.
-func TestFileRunDryRun(t *testing.T) {
-	code, stdout, stderr := runCLI(t, map[string]string{"TEST_FILE": "tests/e2e/megatron/test_glm4_9b.py"},
-		"file-run", "--repo", milesRepo(), "--gpus", "none", "--dry-run", "--json")
+// dryRunSpec runs a `--dry-run --json` command line that must succeed and decodes its spec.
+func dryRunSpec(t *testing.T, vars map[string]string, args ...string) pipeline.Spec {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, vars, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -127,6 +122,13 @@ func TestFileRunDryRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &spec); err != nil {
 		t.Fatal(err)
 	}
+	return spec
+}
+
+// TestFileRunDryRun checks a single-file run's spec.
+func TestFileRunDryRun(t *testing.T) {
+	spec := dryRunSpec(t, map[string]string{"TEST_FILE": "tests/e2e/megatron/test_glm4_9b.py"},
+		"file-run", "--repo", milesRepo(), "--gpus", "none", "--dry-run", "--json")
 	run := strings.Join(spec.Steps[len(spec.Steps)-1].Argv, " ")
 	if spec.File != "tests/e2e/megatron/test_glm4_9b.py" || !strings.HasSuffix(run, "-- timeout --signal=TERM --kill-after=30s 1800s python3 tests/e2e/megatron/test_glm4_9b.py") ||
 		!slices.Equal(spec.Secrets, []string{"WANDB_API_KEY"}) || spec.GPU.Kind != pipeline.NoGPU {
@@ -307,15 +309,7 @@ func TestRunGitHubFacts(t *testing.T) {
 	args := []string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run", "--json"}
 	runEnv := func() []pipeline.EnvVar {
 		t.Helper()
-		code, stdout, stderr := runCLI(t, vars, args...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		var spec pipeline.Spec
-		if err := json.Unmarshal([]byte(stdout), &spec); err != nil {
-			t.Fatal(err)
-		}
-		return spec.RunEnv
+		return dryRunSpec(t, vars, args...).RunEnv
 	}
 	local := []pipeline.EnvVar{{Name: "GITHUB_COMMIT_NAME", Value: "local_non-pr"}, {Name: "GITHUB_STEP_SUMMARY", Value: "/results/step-summary.md"}}
 	if got := runEnv(); !slices.Equal(got, local) {

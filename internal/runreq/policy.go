@@ -1,7 +1,10 @@
 package runreq
 
 import (
+	"errors"
+
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -97,4 +100,22 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	}
 	ans.Selection, ans.Outputs.SkippedStages = &sel, sel.Skipped
 	return ans, nil
+}
+
+// ReadChangedFiles reads a --changed-files diff for PolicyRequest.ReadDiff;
+// shown names the file in the reason it is unusable ("--changed-files F").
+// A file that cannot be read makes the diff unusable rather than failing the
+// call: as the workflow does, a missing diff skips no GPU stage (rules §4).
+// An empty file is an empty diff, not a missing one.
+func ReadChangedFiles(path, shown string) (diff []byte, unusable string) {
+	diff, err := fsinput.ReadFile(path, fsinput.ChangedFiles)
+	if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
+		return nil, shown + " " + fe.Problem
+	} else if err != nil {
+		return nil, shown + ": " + err.Error()
+	}
+	if diff == nil {
+		diff = []byte{}
+	}
+	return diff, ""
 }

@@ -1,6 +1,8 @@
 package runreq
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -90,5 +92,25 @@ func TestPolicyReadsNoDiffOffAPullRequest(t *testing.T) {
 		if _, err := Policy(req); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestReadChangedFiles: an empty file is an empty diff (it skips every stage it
+// can), a file that cannot be read is unusable with the reason naming it as the
+// caller shows it (it skips none).
+func TestReadChangedFiles(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.z")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff, unusable := ReadChangedFiles(empty, "--changed-files"); diff == nil || len(diff) != 0 || unusable != "" {
+		t.Errorf("empty file: wanted an empty diff, got %q %q", diff, unusable)
+	}
+	if diff, unusable := ReadChangedFiles(filepath.Join(dir, "gone.z"), "--changed-files"); diff != nil || unusable != "--changed-files does not exist" {
+		t.Errorf("missing file: wanted unusable, got %q %q", diff, unusable)
+	}
+	if _, unusable := ReadChangedFiles(dir, "--changed-files "+dir); unusable != "--changed-files "+dir+" is a folder, not a regular file" {
+		t.Errorf("folder: got %q", unusable)
 	}
 }
