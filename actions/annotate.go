@@ -46,6 +46,10 @@ func ErrorAnnotations(err error) string {
 	if errors.As(err, &re) {
 		return Annotation("error", re.File, re.Line, err.Error())
 	}
+	var ae *policy.AheadError
+	if errors.As(err, &ae) {
+		return Annotation("error", ae.File, ae.Line, err.Error())
+	}
 	var b strings.Builder
 	for _, line := range strings.Split(err.Error(), "\n") {
 		b.WriteString(Annotation("error", "", 0, line))
