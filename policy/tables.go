@@ -35,12 +35,30 @@ type Tables struct {
 	Crons []Cron `json:"crons"`
 	// Origins say where each table came from, in TableNames order.
 	Origins []Origin `json:"origins"`
+	// Rules is the rule set the checkout declares (rules §0): RulesBase for
+	// 31f1ca9 and every checkout in that form, RulesGPUGen where it holds
+	// tests/ci/hardware.py (rules §11).
+	Rules RuleSet `json:"rules"`
+	// Arches are KNOWN_ARCHES (rules §11.1), in auto-preference order; empty
+	// under RulesBase.
+	Arches []string `json:"arches,omitempty"`
 
 	// lines are the source line of each element, per table (read tables only).
 	lines map[string]map[string]int
 	// workflow is what the workflow reader saw besides the roster, for lint.
 	workflow workflowFacts
 }
+
+// RuleSet names one set of Miles CI rules (rules §0).
+type RuleSet string
+
+// The rule sets miles-ci implements.
+const (
+	// RulesBase are the rules of Miles 31f1ca9 and earlier (rules §1-§10).
+	RulesBase RuleSet = "31f1ca9"
+	// RulesGPUGen are the GPU-generation rules Miles adopted after 31f1ca9 (rules §11).
+	RulesGPUGen RuleSet = "gpu-generation"
+)
 
 // Label is one known domain label and its description.
 type Label struct {
@@ -121,6 +139,7 @@ var builtin = newBuiltinTables()
 
 func newBuiltinTables() *Tables {
 	t := &Tables{
+		Rules: RulesBase,
 		Suites: BackendSuites{
 			CPU:  []string{"stage-a-cpu", "stage-b-cpu"},
 			CUDA: []string{"stage-b-2-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200", "stage-c-4-gpu-h200", "stage-c-2-gpu-h200"},
@@ -176,6 +195,7 @@ func (t *Tables) Clone() *Tables {
 		c.Crons[i] = cr
 	}
 	c.Origins = slices.Clone(t.Origins)
+	c.Arches = slices.Clone(t.Arches)
 	return &c
 }
 
