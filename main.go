@@ -866,7 +866,7 @@ func (m *MilesCi) Policy(
 			return "", err
 		}
 		if sel := ans.Selection; sel != nil && sel.DiffUnusable != "" {
-			fmt.Fprint(os.Stderr, actions.Annotation("warning", "", 0, "changed files unusable ("+sel.DiffUnusable+"); failing open: no GPU stage is skipped"))
+			fmt.Fprint(os.Stderr, actions.Annotation("warning", "", 0, sel.DiffNote()))
 		}
 		return jsonString(ans.Outputs)
 	})

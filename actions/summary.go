@@ -111,12 +111,14 @@ func (r PolicyReport) Verdicts() []StageVerdict {
 			// No skipped-stage gate: the policy cannot skip this job.
 		case sel == nil:
 			v.Why = "GPU stages are pruned on pull requests only"
-		case sel.DiffUnusable != "":
+		case sel.DiffUnusable != "" && !sel.SkipsUnrunnable:
 			v.Why = "the diff is unusable (" + sel.DiffUnusable + "), so no GPU stage is skipped"
 		case !slices.Contains(sel.Runnable, st.Name):
 			v.Runs, v.Why = false, fmt.Sprintf("no enabled test of it is selected by cadence %s and labels %s", r.Policy.Cadence, labelText(r.Policy.RawLabels))
 		case !slices.Contains(sel.Affected, st.Name):
 			v.Runs, v.Why = false, "no changed file touches its tests, and no label asks for it"
+		case sel.DiffUnusable != "":
+			v.Why = "it has selected tests, and the diff is unusable (" + sel.DiffUnusable + "), so every selected stage counts as affected"
 		default:
 			v.Why = "it has selected tests and the PR touches them (or a label asks for it)"
 		}

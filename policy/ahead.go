@@ -14,17 +14,26 @@ type AheadError struct {
 	// Line is its 1-based line, or 0.
 	Line int
 	// Construct is what miles-ci does not know, as the message quotes it:
-	// a keyword such as 'num_gpus', or a table such as "CUDA_STAGES".
+	// a keyword such as 'num_gpus', or a table and what is wrong with it.
 	Construct string
-	// Detail says more about the construct, or "" ("a keyword accepted by
-	// tests/ci/ci_register.py:NN _VALID_KWARGS").
+	// Detail says where the checkout declares it, or "".
 	Detail string
+	// Err is the reading fault behind it (a *TableError), or nil.
+	Err error
 }
 
+// aheadWayOut is how a user gets an answer all the same.
+const aheadWayOut = "plan with --planner checkout (the checkout's own tests/ci code), or update miles-ci"
+
 func (e *AheadError) Error() string {
-	msg := fmt.Sprintf("this checkout's CI accepts %s, which miles-ci does not know yet; plan with --planner checkout (the checkout's own tests/ci code), or update miles-ci", e.Construct)
+	if e.Err != nil {
+		return e.Err.Error() + "; this checkout's CI is ahead of miles-ci: " + aheadWayOut
+	}
+	msg := fmt.Sprintf("this checkout's CI accepts %s, which miles-ci does not know yet; %s", e.Construct, aheadWayOut)
 	if e.Detail != "" {
 		msg += " (" + e.Detail + ")"
 	}
 	return msg
 }
+
+func (e *AheadError) Unwrap() error { return e.Err }

@@ -23,6 +23,9 @@ type Registration struct {
 	Suite string `json:"suite"`
 	// Labels are the domain labels, in source order; empty means always selected.
 	Labels []string `json:"labels"`
+	// Hardware are the GPU generations a CUDA test supports, in source order
+	// (rules §11.2); empty under the 31f1ca9 rules and for CPU and ROCm.
+	Hardware []string `json:"hardware,omitempty"`
 	// Nightly marks a registration admitted only by nightly, weekly and release cadences.
 	Nightly bool `json:"nightly"`
 	// Disabled is nil when enabled, else the reason the test is skipped.

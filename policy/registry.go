@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/radixark/miles-ci/policy/pysource"
@@ -13,9 +14,6 @@ var registerFuncs = map[string]Backend{
 	"register_cuda_ci": CUDA,
 	"register_rocm_ci": ROCM,
 }
-
-// validKeywords are the keyword arguments a registration accepts.
-var validKeywords = map[string]bool{"est_time": true, "suite": true, "labels": true, "nightly": true, "disabled": true}
 
 // positionalParams are the only parameters that may be passed by position.
 var positionalParams = []string{"est_time", "suite"}
@@ -112,7 +110,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		}
 		parsed[name] = a.Value
 	}
-	var labels []string
+	var labels, hardware []string
 	for _, a := range c.Args {
 		switch a.Kind {
 		case pysource.DoubleStar:
@@ -124,21 +122,38 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		if _, dup := parsed[a.Keyword]; dup {
 			return fail(fmt.Sprintf("duplicated argument '%s' in %s()", a.Keyword, fn), "give each argument once")
 		}
-		if !validKeywords[a.Keyword] {
+		accepted, implemented := t.keywordStatus(a.Keyword)
+		if !accepted {
 			return fail(fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
-				"valid arguments are est_time, suite, labels, nightly and disabled")
+				"valid arguments are "+keywordList(t.KnownKeywords()))
 		}
-		if a.Keyword == "labels" {
+		if !implemented {
+			// The checkout's own code accepts it: miles-ci lags, the test is fine.
+			return Registration{}, &AheadError{File: rel, Line: c.Line, Construct: pysource.Repr(a.Keyword),
+				Detail: "a registration keyword of " + t.keywordLine(a.Keyword) + " _VALID_KWARGS"}
+		}
+		switch a.Keyword {
+		case "labels":
 			l, err := labelList(a.Value, fmt.Sprintf("labels in %s()", fn))
 			if err != "" {
 				return fail(err, `write labels as a list of strings, e.g. labels=["megatron", "short"]`)
 			}
 			labels = l
-		} else if a.Value.Node != "Constant" {
+		case "hardware":
+			l, err := labelList(a.Value, fmt.Sprintf("hardware in %s()", fn))
+			if err != "" {
+				return fail(err, `write hardware as a list of arches, e.g. hardware=["hopper", "blackwell"]`)
+			}
+			hardware = l
+		default:
+			if a.Value.Node == "Constant" {
+				break
+			}
 			return fail(fmt.Sprintf("%s in %s() must be a literal constant", a.Keyword, fn), literalFix)
 		}
 		parsed[a.Keyword] = a.Value
 	}
+	backend := registerFuncs[fn]
 	est, ok := parsed["est_time"]
 	if !ok {
 		return fail(fmt.Sprintf("est_time is required in %s()", fn), "add est_time=SECONDS, e.g. est_time=300")
@@ -164,6 +179,11 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	if suiteExpr.Const.Type != "str" {
 		return fail(fmt.Sprintf("suite must be a string in %s()", fn), `e.g. suite="stage-a-cpu"`)
 	}
+	valid := "[" + strings.Join(t.sortedKnownLabels(), ", ") + "]"
+	if backend != CPU && len(labels) == 0 && !t.Forms.GPULabelsOptional {
+		return fail(fmt.Sprintf("labels in %s() must contain at least one domain label", fn),
+			`add labels=[...] with a label from `+valid+`, e.g. labels=["megatron"]`)
+	}
 	nightly := false
 	if v, ok := parsed["nightly"]; ok {
 		if v.Const.Type != "bool" {
@@ -182,21 +202,20 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 			return fail(fmt.Sprintf("disabled must be a string or None in %s()", fn), `write the reason, e.g. disabled="flaky on H200, see #123"`)
 		}
 	}
+	if t.spec().hardware {
+		if msg, fix := t.checkHardware(fn, backend, suiteExpr.Const.Str, hardware); msg != "" {
+			return fail(msg, fix)
+		}
+	}
 	var unknown []string
 	for _, l := range labels {
 		if !t.IsKnownLabel(l) {
 			unknown = append(unknown, l)
 		}
 	}
-	valid := "[" + strings.Join(t.sortedKnownLabels(), ", ") + "]"
 	if len(unknown) > 0 {
 		return fail(fmt.Sprintf("unknown labels %s in %s(); valid labels: %s. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels.",
 			pysource.ReprList(unknown), fn, valid), "use one of the valid labels")
-	}
-	backend := registerFuncs[fn]
-	if backend != CPU && len(labels) == 0 {
-		return fail(fmt.Sprintf("%s() needs at least one label; valid labels: %s", fn, valid),
-			`add labels=[...], e.g. labels=["megatron"]`)
 	}
 	if labels == nil {
 		labels = []string{}
@@ -204,6 +223,12 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	// Copy every string out of the source: the caller may reuse its buffer.
 	for i, l := range labels {
 		labels[i] = strings.Clone(l)
+	}
+	for i, h := range hardware {
+		hardware[i] = strings.Clone(h)
+	}
+	if backend != CUDA {
+		hardware = nil
 	}
 	if disabled != nil {
 		reason := strings.Clone(*disabled)
@@ -215,6 +240,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		EstTime:  estTime,
 		Suite:    strings.Clone(suiteExpr.Const.Str),
 		Labels:   labels,
+		Hardware: hardware,
 		Nightly:  nightly,
 		Disabled: disabled,
 		Line:     c.Line,
@@ -241,4 +267,53 @@ func labelList(e pysource.Expr, context string) ([]string, string) {
 		out = append(out, el.Const.Str)
 	}
 	return out, ""
+}
+
+// checkHardware applies the GPU-generation rules to hardware= (rules
+// §11.2), in ci_register.py's order; it returns Miles' message and a fix,
+// or "" when the list is right.
+func (t *Tables) checkHardware(fn string, b Backend, suite string, hardware []string) (msg, fix string) {
+	arches := t.or().Arches
+	if b != CUDA {
+		if len(hardware) > 0 {
+			return fmt.Sprintf("hardware in %s() is CUDA-only; CPU has no GPU generation and ROCm is a separate backend", fn), "drop hardware="
+		}
+		return "", ""
+	}
+	archFix := "list the GPU generations the test supports, from " + pysource.ReprList(arches)
+	if len(hardware) == 0 {
+		return fmt.Sprintf("hardware in %s() must list at least one arch from %s", fn, pysource.ReprList(arches)), archFix
+	}
+	var unknown []string
+	for _, h := range hardware {
+		if !slices.Contains(arches, h) {
+			unknown = append(unknown, h)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Sprintf("unknown arches %s in %s(); valid arches: %s", pysource.ReprList(unknown), fn, pysource.ReprList(arches)), archFix
+	}
+	seen := map[string]bool{}
+	for _, h := range hardware {
+		if seen[h] {
+			return fmt.Sprintf("duplicated arch in %s() hardware=%s", fn, pysource.ReprList(hardware)), "give each arch once"
+		}
+		seen[h] = true
+	}
+	home, ok := t.cudaStage(suite)
+	if !ok {
+		names := make([]string, 0, len(t.or().CUDAStages))
+		for _, s := range t.or().CUDAStages {
+			names = append(names, s.Name)
+		}
+		slices.Sort(names)
+		return fmt.Sprintf("unknown CUDA suite %s in %s(); valid suites: %s", pysource.Repr(suite), fn, pysource.ReprList(names)),
+			"home the test on a stage of " + HardwareFile + " CUDA_STAGES"
+	}
+	if first := t.AutoArch(hardware); home.Arch != first {
+		return fmt.Sprintf("suite %s is %s but hardware=%s runs on %s by default; a test's home stage must be on its first supported arch",
+				pysource.Repr(suite), home.Arch, pysource.ReprList(hardware), first),
+			"home the test on a " + first + " stage, or list " + pysource.Repr(home.Arch) + " in hardware="
+	}
+	return "", ""
 }

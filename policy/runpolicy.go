@@ -57,6 +57,11 @@ type RunPolicy struct {
 	BypassFastfail bool `json:"bypass_fastfail"`
 	// WriteBaseline is set when the run writes the rolling performance baseline.
 	WriteBaseline bool `json:"write_baseline"`
+	// DispatchArches are the GPU generations the run executes on (rules
+	// §11.3), in KNOWN_ARCHES order; empty: each test on its own default.
+	DispatchArches []string `json:"dispatch_arches,omitempty"`
+	// Absorb lets a CUDA test run outside its home stage (a run-on-<arch> label).
+	Absorb bool `json:"absorb,omitempty"`
 	// Warnings are raw labels that were ignored, with why.
 	Warnings []string `json:"warnings"`
 }
@@ -73,7 +78,7 @@ func RequestedLabels(raw []string) (requested []string, warnings []string) {
 func (t *Tables) RequestedLabels(raw []string) (requested []string, warnings []string) {
 	seen := map[string]bool{}
 	for _, l := range raw {
-		if l == "" || l == LabelNightly || l == LabelBypassFastfail {
+		if l == "" || t.IsWorkflowOnlyLabel(l) {
 			continue
 		}
 		x, ok := strings.CutPrefix(l, runCIPrefix)
@@ -107,14 +112,30 @@ func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) 
 		return RunPolicy{}, fmt.Errorf("The nightly workflow label requires cadence='nightly' (got %s); drop the nightly label or pass --cadence nightly", pysource.Repr(string(cadence)))
 	}
 	requested, warnings := t.RequestedLabels(raw)
+	spec := t.spec()
+	blackwellOnly := spec.blackwellLabel != "" && slices.Contains(raw, spec.blackwellLabel)
 	var scope []string
 	switch {
 	case slices.Contains(raw, LabelRunAll) || cadence == Weekly || cadence == Release:
 		scope = known
 	case cadence == Nightly:
 		scope = without(known, "long", "ft-long")
+	case blackwellOnly:
+		scope = known // the arch, not the domain, selects here (rules §11.3)
 	case slices.Contains(raw, LabelRunImage):
 		scope = without(known, "long", "ft-short", "ft-long")
+	}
+	// run-on-<arch> picks the arches and lets a test leave its home stage;
+	// the blackwell-only scope picks its arch without that move.
+	var dispatch []string
+	for _, a := range t.or().Arches {
+		if slices.Contains(raw, runOnPrefix+a) {
+			dispatch = append(dispatch, a)
+		}
+	}
+	absorb := len(dispatch) > 0
+	if !absorb && blackwellOnly {
+		dispatch = []string{spec.blackwellArch}
 	}
 	if matchAll {
 		scope = known
@@ -127,6 +148,8 @@ func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) 
 		AdmitNightly:   late,
 		BypassFastfail: late || slices.Contains(raw, LabelBypassFastfail),
 		WriteBaseline:  cadence == Nightly || cadence == Weekly,
+		DispatchArches: dispatch,
+		Absorb:         absorb,
 		Warnings:       warnings,
 	}, nil
 }
@@ -190,7 +213,7 @@ func (t *Tables) Select(regs []Registration, hw Backend, suite string, p RunPoli
 	}
 	var s Selection
 	for _, r := range regs {
-		if r.Backend != hw || r.Suite != suite || !p.Selects(r) {
+		if r.Backend != hw || !t.RunsInStage(r, suite, p) || !p.Selects(r) {
 			continue
 		}
 		if r.Disabled != nil {

@@ -10,8 +10,25 @@ type StageSelection struct {
 	Affected []string `json:"affected"`
 	// Skipped = PR GPU stages − (runnable ∩ affected), sorted.
 	Skipped []string `json:"skipped"`
-	// DiffUnusable says why the diff was ignored (no stage is skipped), or "".
+	// DiffUnusable says why the diff was ignored (no stage is skipped, or
+	// with SkipsUnrunnable only the unrunnable ones), or "".
 	DiffUnusable string `json:"diff_unusable,omitempty"`
+	// SkipsUnrunnable: the checkout's form treats every stage as affected
+	// when the diff is unusable, so the unrunnable ones are still skipped
+	// (rules §11.5).
+	SkipsUnrunnable bool `json:"skips_unrunnable,omitempty"`
+}
+
+// DiffNote is the one line a front end prints when the diff was unusable,
+// or "": it says what happened to the stages in the checkout's form.
+func (s StageSelection) DiffNote() string {
+	switch {
+	case s.DiffUnusable == "":
+		return ""
+	case s.SkipsUnrunnable:
+		return "changed files unusable (" + s.DiffUnusable + "); all selected GPU stages are treated as affected"
+	}
+	return "changed files unusable (" + s.DiffUnusable + "); failing open: no GPU stage is skipped"
 }
 
 // SelectPRStages computes skipped_stages for a pull request. diff is the raw
@@ -23,12 +40,27 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 	if err != nil {
 		return StageSelection{}, err
 	}
-	inPR := func(suite string) bool { return slices.Contains(prStages, suite) }
+	// stagesOf are the PR GPU stages a registration executes in: its suite,
+	// or under the GPU-generation rules its dispatch targets (rules §11.4).
+	stagesOf := func(r Registration) []string {
+		var out []string
+		for _, s := range prStages {
+			if t.RunsInStage(r, s, rp) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	mark := func(m map[string]bool, stages []string) {
+		for _, s := range stages {
+			m[s] = true
+		}
+	}
 
 	runnable := map[string]bool{}
 	for _, r := range reg.Registrations {
-		if r.Disabled == nil && inPR(r.Suite) && rp.Selects(r) {
-			runnable[r.Suite] = true
+		if r.Disabled == nil && rp.Selects(r) {
+			mark(runnable, stagesOf(r))
 		}
 	}
 
@@ -40,8 +72,8 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 	} else {
 		requested, _ := t.RequestedLabels(wp.RawLabels)
 		for _, r := range reg.Registrations {
-			if r.Disabled == nil && inPR(r.Suite) && (!r.Nightly || rp.AdmitNightly) && sharesLabel(r.Labels, requested) {
-				explicit[r.Suite] = true
+			if r.Disabled == nil && (!r.Nightly || rp.AdmitNightly) && sharesLabel(r.Labels, requested) {
+				mark(explicit, stagesOf(r))
 			}
 		}
 	}
@@ -55,26 +87,33 @@ func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelecti
 		sel.DiffUnusable = err.Error()
 	}
 	if sel.DiffUnusable != "" {
-		// Fail open: an unusable diff skips no stage at all (rules §4).
+		// An unusable diff fails open (rules §4): no stage is skipped, or in
+		// the later form every selected stage counts as affected (§11.5).
 		sel.Runnable, sel.Affected, sel.Skipped = sortedKeys(runnable), prStages, []string{}
 		if sel.Runnable == nil {
 			sel.Runnable = []string{}
 		}
+		if t.or().Forms.UnusableDiffSkipsUnrunnable {
+			sel.SkipsUnrunnable = true
+			for _, s := range prStages {
+				if !runnable[s] {
+					sel.Skipped = append(sel.Skipped, s)
+				}
+			}
+		}
 		return sel, nil
 	}
 	{
-		suitesOf := map[string][]string{}
+		stagesOfFile := map[string][]string{}
 		for _, r := range reg.Registrations {
-			suitesOf[r.File] = append(suitesOf[r.File], r.Suite)
+			stagesOfFile[r.File] = append(stagesOfFile[r.File], stagesOf(r)...)
 		}
 	entries:
 		for _, e := range entries {
 			for _, p := range e.Paths {
-				if suites, ok := suitesOf[p]; ok {
-					for _, s := range suites {
-						if inPR(s) {
-							affected[s] = true
-						}
+				if stages, ok := stagesOfFile[p]; ok {
+					for _, s := range stages {
+						affected[s] = true
 					}
 					continue
 				}

@@ -42,6 +42,13 @@ type Tables struct {
 	// Arches are KNOWN_ARCHES (rules §11.1), in auto-preference order; empty
 	// under RulesBase.
 	Arches []string `json:"arches,omitempty"`
+	// CUDAStages are CUDA_STAGES (rules §11.1), in order; empty under RulesBase.
+	CUDAStages []CUDAStage `json:"cuda_stages,omitempty"`
+	// Keywords are the checkout's _VALID_KWARGS (sorted), or nil where
+	// tests/ci/ci_register.py holds none: then the rule set's own apply.
+	Keywords []string `json:"valid_kwargs,omitempty"`
+	// Forms are the later forms the checkout's tests/ci code takes.
+	Forms Forms `json:"forms"`
 
 	// lines are the source line of each element, per table (read tables only).
 	lines map[string]map[string]int
@@ -196,6 +203,12 @@ func (t *Tables) Clone() *Tables {
 	}
 	c.Origins = slices.Clone(t.Origins)
 	c.Arches = slices.Clone(t.Arches)
+	c.Keywords = slices.Clone(t.Keywords)
+	c.CUDAStages = make([]CUDAStage, len(t.CUDAStages))
+	for i, st := range t.CUDAStages {
+		st.RunsOn = slices.Clone(st.RunsOn)
+		c.CUDAStages[i] = st
+	}
 	return &c
 }
 

@@ -38,6 +38,9 @@ type TableError struct {
 	Name string
 	// Msg says what is wrong and how to mend it.
 	Msg string
+	// form marks a table present in a form miles-ci cannot read (not a file
+	// Python could not read either): the checkout is ahead of miles-ci.
+	form bool
 }
 
 func (e *TableError) Error() string {
@@ -74,6 +77,8 @@ func LoadTables(root string) (*Tables, error) {
 		{RunSuiteFile, t.readSuites},
 		{StageSelectionFile, t.readStageSelection},
 		{CIPolicyFile, t.readCrons},
+		{HardwareFile, t.readHardware},
+		{CIRegisterFile, t.readKeywords},
 	}
 	mods := newPyModules(root)
 	for _, s := range steps {
@@ -85,9 +90,13 @@ func LoadTables(root string) (*Tables, error) {
 			continue
 		}
 		if err := s.read(m); err != nil {
-			return nil, err
+			return nil, asAhead(err)
 		}
 	}
+	t.readForms(func(rel string) []byte {
+		data, _ := readTableFile(root, rel)
+		return data
+	})
 	if err := t.readWorkflows(root); err != nil {
 		return nil, err
 	}
@@ -235,7 +244,7 @@ func (m *pyModule) table(name string) (pysource.Value, int, bool, error) {
 }
 
 func (m *pyModule) errf(line int, name, format string, args ...any) error {
-	return &TableError{File: m.file, Line: line, Name: name, Msg: fmt.Sprintf(format, args...)}
+	return &TableError{File: m.file, Line: line, Name: name, Msg: fmt.Sprintf(format, args...), form: true}
 }
 
 // maxConstantHops bounds the chain of module-level constants a name may go

@@ -51,7 +51,7 @@ func ResolveTrigger(t Trigger) (WorkflowPolicy, error) {
 		}
 		cadence = c
 	case t.Event == EventPullRequest:
-		labels, err := canonicalPRLabels(t.PRLabelsJSON)
+		labels, err := tables.canonicalPRLabels(t.PRLabelsJSON)
 		if err != nil {
 			return WorkflowPolicy{}, err
 		}
@@ -79,7 +79,7 @@ func ResolveTrigger(t Trigger) (WorkflowPolicy, error) {
 }
 
 // canonicalPRLabels keeps nightly, bypass-fastfail and safe run-ci-* names, in order.
-func canonicalPRLabels(js string) ([]string, error) {
+func (t *Tables) canonicalPRLabels(js string) ([]string, error) {
 	var labels []string
 	dec := json.NewDecoder(strings.NewReader(js))
 	if err := dec.Decode(&labels); err != nil || labels == nil || dec.More() {
@@ -90,7 +90,7 @@ func canonicalPRLabels(js string) ([]string, error) {
 	}
 	out := []string{}
 	for _, l := range labels {
-		if l == LabelNightly || l == LabelBypassFastfail || safeRunCILabel.MatchString(l) {
+		if t.IsWorkflowOnlyLabel(l) || safeRunCILabel.MatchString(l) {
 			out = append(out, l)
 		}
 	}

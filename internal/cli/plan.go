@@ -148,7 +148,7 @@ func runPlan(args []string, env Env) int {
 			}
 			if why != "" {
 				sel.DiffUnusable = why
-				warn(env, "changed files unusable ("+why+"); failing open: no GPU stage is skipped")
+				warn(env, sel.DiffNote())
 			}
 			report.Selection, skipped = &sel, sel.Skipped
 		}

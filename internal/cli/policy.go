@@ -77,7 +77,7 @@ func runPolicy(args []string, env Env) int {
 	}
 	res, sel := ans.Outputs, ans.Selection
 	if sel != nil && sel.DiffUnusable != "" {
-		warn(env, "changed files unusable ("+sel.DiffUnusable+"); failing open: no GPU stage is skipped")
+		warn(env, sel.DiffNote())
 	}
 	report := actions.PolicyReport{Trigger: triggerText(ans.Trigger, req.PR), Policy: ans.Policy, Selection: sel, Roster: tables.Stages()}
 	if err := gh.writeSummary(env, report.Markdown()); err != nil {
@@ -106,12 +106,16 @@ func triggerText(t policy.Trigger, pr *github.PR) string {
 
 // policyOutputs are the four step outputs of rules §3.
 func policyOutputs(r policy.Outputs) []output {
-	return []output{
+	out := []output{
 		{"cadence", string(r.Cadence)},
 		{"raw_labels", strings.Join(r.RawLabels, " ")},
 		{"bypass_fastfail", fmt.Sprintf("%t", r.BypassFastfail)},
 		{"skipped_stages", compactJSON(r.SkippedStages)},
 	}
+	if r.NeedsCUDAImage != nil {
+		out = append(out, output{"needs_cuda_image", fmt.Sprintf("%t", *r.NeedsCUDAImage)})
+	}
+	return out
 }
 
 func listOrNone(l []string) string {

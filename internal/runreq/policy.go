@@ -68,7 +68,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 		return PolicyAnswer{}, err
 	}
 	ans := PolicyAnswer{Trigger: trig, Policy: wp,
-		Outputs: policy.Outputs{Cadence: wp.Cadence, RawLabels: wp.RawLabels, BypassFastfail: wp.BypassFastfail, SkippedStages: []string{}}}
+		Outputs: req.Tables.Outputs(wp, nil)}
 	// Like ci_policy.py, a pull request prunes GPU stages even when a called
 	// workflow's cadence override decides the cadence.
 	if trig.Event != policy.EventPullRequest {
@@ -98,7 +98,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	if unusable != "" {
 		sel.DiffUnusable = unusable // say why, not "no changed-files input"
 	}
-	ans.Selection, ans.Outputs.SkippedStages = &sel, sel.Skipped
+	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
 	return ans, nil
 }
 

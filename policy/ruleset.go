@@ -1,0 +1,180 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/policy/pysource"
+)
+
+// What each rule set knows (rules §0). One table: a new rule set of Miles is a
+// new row here, its tables are read in tables_load.go and hardware.go, and
+// every rule that differs between sets asks Tables.Rules or Tables.Forms.
+var ruleSets = map[RuleSet]ruleSetSpec{
+	RulesBase: {
+		keywords: []string{"disabled", "est_time", "labels", "nightly", "suite"},
+	},
+	RulesGPUGen: {
+		keywords:       []string{"disabled", "est_time", "hardware", "labels", "nightly", "suite"},
+		hardware:       true,
+		blackwellLabel: "run-ci-blackwell-only",
+		blackwellArch:  "blackwell",
+	},
+}
+
+// ruleSetSpec is the knowledge of one rule set.
+type ruleSetSpec struct {
+	// keywords are the registration keywords the set implements, sorted.
+	keywords []string
+	// hardware: register_cuda_ci takes hardware= and CUDA tests are
+	// dispatched to stages by GPU generation (rules §11.2, §11.4).
+	hardware bool
+	// blackwellLabel is the scope label that runs the tests exclusive to
+	// blackwellArch (rules §11.3), or "".
+	blackwellLabel, blackwellArch string
+}
+
+// spec returns the knowledge of the tables' rule set.
+func (t *Tables) spec() ruleSetSpec { return ruleSets[t.or().Rules] }
+
+// Forms are the later forms of one rule set that a checkout's tests/ci code
+// takes (rules §11.5, and the older forms before it). Each is read from what
+// the checkout's code declares (formMarkers); a checkout without that file
+// keeps the 31f1ca9 form.
+type Forms struct {
+	// GPULabelsOptional: GPU registrations may have no labels (Miles before
+	// its PR 2548, mid-August), and are then selected by every run.
+	GPULabelsOptional bool `json:"gpu_labels_optional,omitempty"`
+	// UnusableDiffSkipsUnrunnable: on a pull request whose diff is unusable,
+	// ci_policy skips PR_GPU_STAGES − runnable instead of no stage.
+	UnusableDiffSkipsUnrunnable bool `json:"unusable_diff_skips_unrunnable,omitempty"`
+	// NeedsCUDAImage: ci_policy writes the needs_cuda_image output.
+	NeedsCUDAImage bool `json:"needs_cuda_image,omitempty"`
+	// HasTestsOutput: run_suite.py --list-only --github-output FILE appends has_tests=.
+	HasTestsOutput bool `json:"has_tests_output,omitempty"`
+}
+
+// formMarker says how a checkout declares a form: whether a string literal
+// of one of its tests/ci files holds marker (the message or output line that
+// form's code prints). set records what was found; a checkout without the
+// file keeps the zero Forms, the form of 31f1ca9.
+type formMarker struct {
+	file   string
+	marker string
+	set    func(f *Forms, found bool)
+	// registry: the marker is read only from a registry module miles-ci
+	// reads as Miles' (one that defines _VALID_KWARGS), so that a stand-in
+	// ci_register.py without Miles' checks keeps the 31f1ca9 form.
+	registry bool
+}
+
+var formMarkers = []formMarker{
+	// Miles' PR 2548 added this message with the rule that GPU tests need labels.
+	{CIRegisterFile, "must contain at least one domain label", func(f *Forms, found bool) { f.GPULabelsOptional = !found }, true},
+	{CIPolicyFile, "all selected GPU stages are treated as affected", func(f *Forms, found bool) { f.UnusableDiffSkipsUnrunnable = found }, false},
+	{CIPolicyFile, "needs_cuda_image=", func(f *Forms, found bool) { f.NeedsCUDAImage = found }, false},
+	{RunSuiteFile, "has_tests=", func(f *Forms, found bool) { f.HasTestsOutput = found }, false},
+}
+
+// readForms sets the forms from the checkout's files (src returns a file's
+// bytes, nil when it is absent).
+func (t *Tables) readForms(src func(rel string) []byte) {
+	literals := map[string][]string{}
+	for _, m := range formMarkers {
+		if m.registry && t.Keywords == nil {
+			continue
+		}
+		lits, read := literals[m.file]
+		if !read {
+			data := src(m.file)
+			if data == nil {
+				literals[m.file] = nil
+				continue
+			}
+			lits = stringLiterals(data)
+			if lits == nil {
+				lits = []string{}
+			}
+			literals[m.file] = lits
+		}
+		if lits == nil {
+			continue
+		}
+		m.set(&t.Forms, slices.ContainsFunc(lits, func(s string) bool { return strings.Contains(s, m.marker) }))
+	}
+}
+
+// stringLiterals returns the text of every string token of a Python file
+// (f-strings as written); nil when the file does not tokenize.
+func stringLiterals(src []byte) []string {
+	var out []string
+	err := pysource.Scan(string(src), func(toks []pysource.Token) error {
+		for _, tok := range toks {
+			if tok.Kind == pysource.String {
+				out = append(out, tok.Text)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// KnownKeywords returns the registration keywords this checkout accepts: its
+// own _VALID_KWARGS where it has one, else those of its rule set.
+func (t *Tables) KnownKeywords() []string {
+	t = t.or()
+	if t.Keywords != nil {
+		return slices.Clone(t.Keywords)
+	}
+	return slices.Clone(t.spec().keywords)
+}
+
+// keywordOrder is the order keywords are listed in a fix: Miles' order of
+// the parameters, then any other in byte order.
+var keywordOrder = []string{"est_time", "suite", "labels", "hardware", "nightly", "disabled"}
+
+// keywordList is "est_time, suite, labels, nightly and disabled".
+func keywordList(kws []string) string {
+	ordered := slices.Clone(kws)
+	rank := func(k string) int {
+		if i := slices.Index(keywordOrder, k); i >= 0 {
+			return i
+		}
+		return len(keywordOrder)
+	}
+	slices.SortStableFunc(ordered, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	if len(ordered) <= 1 {
+		return strings.Join(ordered, "")
+	}
+	return strings.Join(ordered[:len(ordered)-1], ", ") + " and " + ordered[len(ordered)-1]
+}
+
+// keywordStatus says how a registration keyword is treated: accepted by the
+// checkout and implemented here (ok), not accepted by the checkout (the
+// test's error), or accepted by the checkout but unknown to every rule set
+// of miles-ci (ahead, rules §11.7).
+func (t *Tables) keywordStatus(k string) (accepted, implemented bool) {
+	return slices.Contains(t.KnownKeywords(), k), slices.Contains(t.spec().keywords, k)
+}
+
+// IsWorkflowOnlyLabel reports a raw label the workflow consumes and the
+// domain request ignores silently: nightly, bypass-fastfail and, under the
+// GPU-generation rules, run-on-<arch> for every known arch.
+func (t *Tables) IsWorkflowOnlyLabel(l string) bool {
+	if l == LabelNightly || l == LabelBypassFastfail {
+		return true
+	}
+	arch, ok := strings.CutPrefix(l, runOnPrefix)
+	return ok && slices.Contains(t.or().Arches, arch)
+}
+
+// runOnPrefix starts the labels that dispatch a run to a GPU generation.
+const runOnPrefix = "run-on-"
