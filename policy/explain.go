@@ -24,6 +24,9 @@ type Explanation struct {
 	Reason  string `json:"reason"`
 	// Shard is where an enabled test runs in a sharded stage, else nil.
 	Shard *Partition `json:"shard"`
+	// Targets are the CUDA stages the registration is dispatched to under
+	// the GPU-generation rules (rules §11.4), sorted; nil under other rules.
+	Targets []string `json:"dispatch_targets,omitempty"`
 }
 
 // FileExplanation is every registration of one test file under a run policy.
@@ -61,6 +64,25 @@ func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
 		return e
 	}
 	e.Stage = &st
+	dispatched := r.Backend == CUDA && reg.Tables.spec().hardware
+	if dispatched {
+		e.Targets = reg.Tables.DispatchTargets(r.Suite, r.Hardware, rp)
+		if e.Targets == nil {
+			e.Targets = []string{}
+		}
+		if len(e.Targets) == 0 {
+			e.Verdict = VerdictNotSelected
+			e.Reason = fmt.Sprintf("hardware [%s] runs on none of this run's arches [%s] (rules §11.4)", strings.Join(r.Hardware, ", "), strings.Join(rp.DispatchArches, ", "))
+			if !rp.Absorb {
+				e.Reason += "; only a run-on-<arch> label moves a test off its home stage"
+			}
+			return e
+		}
+		if first, ok := reg.Tables.Stage(e.Targets[0]); ok && !slices.Contains(e.Targets, r.Suite) {
+			st = first
+			e.Stage = &st
+		}
+	}
 	switch {
 	case r.Nightly && !rp.AdmitNightly:
 		e.Verdict = VerdictNotSelected
@@ -85,8 +107,11 @@ func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
 		why = "label " + strings.Join(sharedLabels(r.Labels, rp.IncludeLabels), ", ") + " is in the include set"
 	}
 	e.Reason = why
+	if dispatched && (len(e.Targets) > 1 || e.Targets[0] != r.Suite) {
+		e.Reason += "; dispatched (rules §11.4) from its home stage " + r.Suite + " to " + strings.Join(e.Targets, " and ")
+	}
 	if n := st.ShardsFor(rp.Cadence); n > 1 {
-		sel, _ := reg.Tables.Select(reg.Registrations, r.Backend, r.Suite, rp)
+		sel, _ := reg.Tables.Select(reg.Registrations, r.Backend, st.Name, rp)
 		for i, shard := range AssignShards(sel.Enabled, n) {
 			for _, t := range shard {
 				if t.File == r.File && t.Line == r.Line {

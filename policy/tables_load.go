@@ -73,11 +73,13 @@ func LoadTables(root string) (*Tables, error) {
 		file string
 		read func(*pyModule) error
 	}{
+		// hardware.py first: run_suite.py derives CI_SUITES from it, and a
+		// fault there is the one to report.
+		{HardwareFile, t.readHardware},
 		{LabelsFile, t.readLabels},
 		{RunSuiteFile, t.readSuites},
 		{StageSelectionFile, t.readStageSelection},
 		{CIPolicyFile, t.readCrons},
-		{HardwareFile, t.readHardware},
 		{CIRegisterFile, t.readKeywords},
 	}
 	mods := newPyModules(root)

@@ -101,6 +101,9 @@ func runExplain(args []string, env Env) int {
 		if len(r.Labels) > 0 {
 			desc += ", labels=" + pysource.ReprList(r.Labels)
 		}
+		if len(r.Hardware) > 0 {
+			desc += ", hardware=" + pysource.ReprList(r.Hardware)
+		}
 		if r.Nightly {
 			desc += ", nightly=True"
 		}

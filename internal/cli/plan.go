@@ -77,8 +77,12 @@ func runPlan(args []string, env Env) int {
 	fs.Int("max-attempts", "N", "accepted and ignored, like --enable-retry", 1, 10)
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
+	hasTestsOut := fs.String("github-output", "FILE", "append has_tests=true|false (the shard has an enabled test) to FILE, as run_suite.py --list-only --github-output does for the hosted plan job (rules §11.5)")
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
+	}
+	if *all && fs.Given("github-output") {
+		return fs.usageError("--github-output says whether one shard has tests; drop --all")
 	}
 	if pid.Set != psize.Set {
 		return fs.usageError("--auto-partition-id and --auto-partition-size must be specified together.")
@@ -189,6 +193,12 @@ func runPlan(args []string, env Env) int {
 	}
 	for _, w := range firstWarnings(plans) {
 		warn(env, w)
+	}
+	if fs.Given("github-output") {
+		out := stepFlags{githubOutput: hasTestsOut}
+		if err := out.writeOutputs([]output{{"has_tests", fmt.Sprintf("%t", len(plans[0].Enabled) > 0)}}); err != nil {
+			return fail(env, err)
+		}
 	}
 	var md strings.Builder
 	if report != nil && report.Selection != nil {

@@ -1,0 +1,3 @@
+from tests.ci.ci_register import register_cuda_ci
+
+register_cuda_ci(est_time=600, suite="stage-c-4-gpu-h200", labels=["megatron", "long"], hardware=["hopper", "blackwell"])
