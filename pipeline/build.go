@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,9 +41,6 @@ const (
 	SecretNeon  = "NEON_DATABASE_URL"
 	SecretHF    = "HF_TOKEN"
 )
-
-// ROCmExtraPackages are what the ROCm workflow installs after Miles itself.
-var ROCmExtraPackages = []string{"polars", "zstandard", "xxhash", "blake3", "numba==0.65.1"}
 
 // gpuUlimits are the GPU jobs' --ulimit options.
 var gpuUlimits = []Ulimit{
@@ -245,14 +243,48 @@ func (b *builder) cuda() {
 	b.cache("miles-ci:pip", "/root/.cache/pip", Shared)
 	b.hfCache("/root/.cache/huggingface", "/data/miles_ci/hf_cache")
 
-	b.step(Step{Name: "install requirements.txt (keeping the image's cudnn)", Phase: PhaseRequirements, Workdir: Workspace,
-		Files: []SourceFile{{Path: "requirements.txt", Dest: Workspace + "/requirements.txt"}},
-		Argv:  script("reconcile", Workspace+"/requirements.txt")})
+	for _, e := range b.stageEnv() {
+		b.env(e.Name, e.Value)
+	}
+	if rec := b.steps().Reconcile; rec != nil {
+		// The checkout's own reconciler (rules §11.6), with the files it names.
+		var files []SourceFile
+		for _, a := range rec[1:] {
+			if reconcileFile.MatchString(a) && !strings.Contains(a, "..") {
+				files = append(files, SourceFile{Path: a, Dest: Workspace + "/" + a})
+			}
+		}
+		b.step(Step{Name: "reconcile Miles dependencies (" + strings.Join(rec[1:], " ") + ")", Phase: PhaseRequirements, Workdir: Workspace,
+			Files: files, Argv: slices.Clone(rec)})
+	} else {
+		b.step(Step{Name: "install requirements.txt (keeping the image's cudnn)", Phase: PhaseRequirements, Workdir: Workspace,
+			Files: []SourceFile{{Path: "requirements.txt", Dest: Workspace + "/requirements.txt"}},
+			Argv:  script("reconcile", Workspace+"/requirements.txt")})
+	}
 	b.imageSync(sglangDependency, b.req.Deps.SGLang, b.req.Commits.SGLang)
 	b.imageSync(megatronDependency, b.req.Deps.Megatron, b.req.Commits.Megatron)
 	b.source()
 	b.verifySources()
 }
+
+// steps are the run workflows' steps the request carries, or those of
+// rules §9 when it carries none.
+func (b *builder) steps() policy.RunSteps {
+	if b.req.Steps.ROCmPackages == nil {
+		return policy.BuiltinTables().RunSteps
+	}
+	return b.req.Steps
+}
+
+// stageEnv are the variables the run workflow sets for this stage's runners.
+func (b *builder) stageEnv() []policy.StepEnv {
+	env, _ := b.req.Steps.StageEnvFor(b.req.Stage.RunsOn)
+	return env
+}
+
+// reconcileFile is an argument of the reconciler that names a file of the
+// checkout (copied into the requirements layer).
+var reconcileFile = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(txt|py|toml|in)$`)
 
 func (b *builder) rocm() {
 	b.githubEnv()
@@ -271,7 +303,12 @@ func (b *builder) rocm() {
 		b.step(Step{Name: "install sglang", Phase: PhaseDeps, Workdir: SGLangDir,
 			Argv: []string{"pip", "install", "-e", "python", "--no-deps", "--break-system-packages"}})
 	}
-	if deps.NeedsROCmPatch(policy.ROCM, d) {
+	if deps.NeedsROCmPatch(policy.ROCM, d) && !b.steps().ROCmPatch {
+		// The checkout's ROCm workflow no longer patches Megatron-LM (rules §11.6).
+		b.imageSync(megatronDependency, d.Megatron, b.req.Commits.Megatron)
+		b.step(Step{Name: "install megatron", Phase: PhaseDeps, Workdir: MegatronDir,
+			Argv: []string{"pip", "install", "-e", ".", "--no-deps", "--break-system-packages"}})
+	} else if deps.NeedsROCmPatch(policy.ROCM, d) {
 		b.imageSync(megatronDependency, d.Megatron, b.req.Commits.Megatron)
 		patch := deps.NewPatchPlan(Workspace + "/" + deps.ROCmPatchPath)
 		b.step(Step{Name: "ROCm patch for Megatron-LM (rules §8)", Phase: PhaseDeps, Kind: KindPatch, Workdir: MegatronDir,
@@ -283,7 +320,7 @@ func (b *builder) rocm() {
 	// The workflow installs these after Miles; they do not depend on it, so
 	// they come before the source and stay cached when a test file changes.
 	b.step(Step{Name: "install the packages the ROCm workflow adds", Phase: PhaseDeps,
-		Argv: append(append([]string{"pip", "install"}, ROCmExtraPackages...), "--break-system-packages")})
+		Argv: append(append([]string{"pip", "install"}, b.steps().ROCmPackages...), "--break-system-packages")})
 	b.source()
 	b.step(Step{Name: "install miles", Phase: PhaseSource, Workdir: Workspace,
 		Argv: []string{"pip", "install", "-e", ".", "--no-deps", "--break-system-packages"}})

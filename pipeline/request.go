@@ -31,6 +31,9 @@ type Request struct {
 	Image deps.Image
 	// Deps is the dependency decision of rules §7.
 	Deps deps.Decision
+	// Steps are what the checkout's run workflows do (rules §11.6); the zero
+	// value is read as the steps of rules §9 (policy.Tables.RunSteps).
+	Steps policy.RunSteps
 	// Commits are the commit ids the moving refs resolved to (see Resolve).
 	Commits Commits
 	// HeadSHA is the tested commit, for GITHUB_COMMIT_NAME ("" = local).

@@ -173,17 +173,35 @@ func (p *exprParser) primary() (any, error) {
 		return nil, nil
 	}
 	if p.eat("(") {
-		arg, err := p.or()
-		if err != nil {
-			return nil, err
+		var args []any
+		for {
+			arg, err := p.or()
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, arg)
+			if !p.eat(",") {
+				break
+			}
 		}
 		if !p.eat(")") {
-			return nil, fmt.Errorf("%s() takes one argument here", path)
+			return nil, fmt.Errorf("%s(): expected , or )", path)
 		}
-		if !strings.EqualFold(path, "fromJSON") {
-			return nil, fmt.Errorf("function %s() is not supported", path)
-		}
-		s, ok := arg.(string)
+		return callFunc(path, args)
+	}
+	v, ok := p.vars(path)
+	if !ok {
+		return nil, fmt.Errorf("%s is not known before the run", path)
+	}
+	return v, nil
+}
+
+// callFunc is one of the functions Miles' expressions use: fromJSON(s) and
+// contains(array or string, value).
+func callFunc(name string, args []any) (any, error) {
+	switch {
+	case strings.EqualFold(name, "fromJSON") && len(args) == 1:
+		s, ok := args[0].(string)
 		if !ok {
 			return nil, fmt.Errorf("fromJSON() needs a string")
 		}
@@ -192,12 +210,38 @@ func (p *exprParser) primary() (any, error) {
 			return nil, fmt.Errorf("fromJSON(%q): %v", s, err)
 		}
 		return v, nil
+	case strings.EqualFold(name, "contains") && len(args) == 2:
+		// GitHub compares case-insensitively, as strings.
+		want := strings.ToLower(exprString(args[1]))
+		switch hay := args[0].(type) {
+		case []any:
+			for _, e := range hay {
+				if strings.ToLower(exprString(e)) == want {
+					return true, nil
+				}
+			}
+			return false, nil
+		default:
+			return strings.Contains(strings.ToLower(exprString(hay)), want), nil
+		}
 	}
-	v, ok := p.vars(path)
-	if !ok {
-		return nil, fmt.Errorf("%s is not known before the run", path)
+	return nil, fmt.Errorf("function %s() with %d argument(s) is not supported", name, len(args))
+}
+
+// exprString is a value as GitHub turns it into a string.
+func exprString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return v, nil
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func isPathByte(c byte) bool {

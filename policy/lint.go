@@ -46,13 +46,15 @@ const (
 	DriftUnusedLabel = "unused-label"
 	// DriftCron: a workflow schedule cron with no SCHEDULE_POLICIES entry.
 	DriftCron = "cron-without-policy"
+	// DriftUnmodeledStep is a step of a run workflow miles-ci does not model (rules §11.6).
+	DriftUnmodeledStep = "unmodeled-step"
 )
 
 // Lint reports every drift between the registry's tables, the workflows its
 // roster came from and its registrations, sorted by file, line and kind.
 func Lint(reg *Registry) []Drift {
 	t := reg.Tables.or()
-	out := slices.Clone(t.workflow.drift)
+	out := slices.Concat(t.workflow.drift, t.RunSteps.Unmodeled)
 	add := func(kind, file string, line int, format string, args ...any) {
 		out = append(out, Drift{Kind: kind, File: file, Line: line, Message: fmt.Sprintf(format, args...)})
 	}

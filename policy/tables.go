@@ -49,6 +49,8 @@ type Tables struct {
 	Keywords []string `json:"valid_kwargs,omitempty"`
 	// Forms are the later forms the checkout's tests/ci code takes.
 	Forms Forms `json:"forms"`
+	// RunSteps are what the run workflows do to a stage's container.
+	RunSteps RunSteps `json:"run_steps"`
 
 	// lines are the source line of each element, per table (read tables only).
 	lines map[string]map[string]int
@@ -146,7 +148,8 @@ var builtin = newBuiltinTables()
 
 func newBuiltinTables() *Tables {
 	t := &Tables{
-		Rules: RulesBase,
+		Rules:    RulesBase,
+		RunSteps: defaultRunSteps(),
 		Suites: BackendSuites{
 			CPU:  []string{"stage-a-cpu", "stage-b-cpu"},
 			CUDA: []string{"stage-b-2-gpu-h200", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200", "stage-c-4-gpu-h200", "stage-c-2-gpu-h200"},
@@ -204,6 +207,10 @@ func (t *Tables) Clone() *Tables {
 	c.Origins = slices.Clone(t.Origins)
 	c.Arches = slices.Clone(t.Arches)
 	c.Keywords = slices.Clone(t.Keywords)
+	c.RunSteps.Reconcile = slices.Clone(t.RunSteps.Reconcile)
+	c.RunSteps.ROCmPackages = slices.Clone(t.RunSteps.ROCmPackages)
+	c.RunSteps.Env = slices.Clone(t.RunSteps.Env)
+	c.RunSteps.Unmodeled = slices.Clone(t.RunSteps.Unmodeled)
 	c.CUDAStages = make([]CUDAStage, len(t.CUDAStages))
 	for i, st := range t.CUDAStages {
 		st.RunsOn = slices.Clone(st.RunsOn)

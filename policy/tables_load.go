@@ -102,6 +102,9 @@ func LoadTables(root string) (*Tables, error) {
 	if err := t.readWorkflows(root); err != nil {
 		return nil, err
 	}
+	if err := t.readRunSteps(root); err != nil {
+		return nil, err
+	}
 	t.gatedPRStagesOnly()
 	return t, nil
 }

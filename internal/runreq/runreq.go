@@ -257,7 +257,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels}
+	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps}
 	if in.PR != nil {
 		note, err := skippedOnPR(reg, in.PR, st)
 		if err != nil {
@@ -294,7 +294,7 @@ func File(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, File: &fp}
+	req := pipeline.Request{Stage: st, File: &fp, Steps: tables.RunSteps}
 	if fp.ContainerImage != "" {
 		req.Image = deps.Image{Image: fp.ContainerImage, Tag: tagOf(fp.ContainerImage), Source: fp.ImageSource}
 	}
