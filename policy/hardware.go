@@ -179,6 +179,11 @@ func (t *Tables) readHardware(m *pyModule) error {
 	t.Rules, t.Arches, t.CUDAStages = RulesGPUGen, arches, stages
 	t.Origins = append(t.Origins, Origin{Table: TableArches, File: m.file, Line: aline}, Origin{Table: TableCUDAStages, File: m.file, Line: sline})
 	t.setLines(TableArches, arches, lines)
+	names := make([]string, len(stages))
+	for i, st := range stages {
+		names[i] = st.Name
+	}
+	t.setLines(TableCUDAStages, names, m.stageLines)
 	return nil
 }
 
@@ -190,6 +195,7 @@ func (m *pyModule) cudaStages(v pysource.Value, line int) ([]CUDAStage, error) {
 		return nil, m.errf(line, TableCUDAStages, "must be a dict of stage name to CudaStage(arch, num_gpus, runs_on), not %s", m.describe(v))
 	}
 	var out []CUDAStage
+	m.stageLines = nil
 	for i, k := range v.Keys {
 		name, err := m.str(k, TableCUDAStages, "each stage name")
 		if err != nil {
@@ -217,6 +223,7 @@ func (m *pyModule) cudaStages(v pysource.Value, line int) ([]CUDAStage, error) {
 			continue
 		}
 		out = append(out, s)
+		m.stageLines = append(m.stageLines, k.Line)
 	}
 	return out, nil
 }

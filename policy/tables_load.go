@@ -150,6 +150,8 @@ type pyModule struct {
 	imports map[string]pysource.FromImport
 	// mods reads the sibling modules an import names; nil reads none.
 	mods *pyModules
+	// stageLines are the lines of the CUDA_STAGES keys last read, in order.
+	stageLines []int
 }
 
 // pyModules reads the table files of one checkout, each at most once, so

@@ -75,6 +75,7 @@ func (t *Tables) readWorkflows(root string) error {
 				rows = append(rows, s)
 			}
 		}
+		rows = append(rows, t.cudaStageRows(rows)...)
 		t.Roster = append(rows, t.externalStages(rows)...)
 		return nil
 	}
@@ -85,6 +86,41 @@ func (t *Tables) readWorkflows(root string) error {
 		}
 	}
 	return nil
+}
+
+// cudaStageRows are built-in-style rows for the CUDA_STAGES stages that no
+// row runs, when the checkout has no PR workflows: a GPU-generation checkout
+// (rules §11.1) declares each CUDA stage's runners there, and its CUDA suites
+// come from that table. Each row is a one-shard stage like the built-in CUDA
+// stages, with the stage's runs_on.
+func (t *Tables) cudaStageRows(rows []Stage) []Stage {
+	var template *Stage
+	for i := range rows {
+		if rows[i].Backend == CUDA && !rows[i].External {
+			template = &rows[i]
+			break
+		}
+	}
+	if template == nil {
+		for _, s := range builtinRoster() {
+			if s.Backend == CUDA {
+				template = &s
+				break
+			}
+		}
+	}
+	var out []Stage
+	for _, cs := range t.CUDAStages {
+		if !slices.Contains(t.Suites.CUDA, cs.Name) || slices.ContainsFunc(rows, func(r Stage) bool { return r.Name == cs.Name }) {
+			continue
+		}
+		st := template.clone()
+		st.Name, st.RunsOn, st.Job, st.ByCadence = cs.Name, slices.Clone(cs.RunsOn), "", nil
+		st.Shards, st.MaxParallel, st.MaxParallelWeekly = 1, 1, 1
+		st.Source = t.elementOrigin(TableCUDAStages, cs.Name)
+		out = append(out, st)
+	}
+	return out
 }
 
 // externalStages are the CI_SUITES suites named nightly-... that no row

@@ -234,6 +234,12 @@ if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
 			find "$real/tests/ci" -name 'test_*.py' -delete &&
 			cp "$fx/tests/ci/verify_source_resolution.py" "$fx/tests/ci/requirements-ci-cpu.txt" "$real/tests/ci/" &&
 			rm -f "$real/tests/ci/run_suite_defaults.json"
+		# A checkout of the GPU-generation rules (rules §11) needs hardware= on every CUDA test.
+		gpugen=
+		if [[ -f $MILES_CI_REAL_MILES/tests/ci/hardware.py ]]; then
+			gpugen=1
+			find "$real/tests" -name 'test_*.py' -exec sed -i -E 's/^(register_cuda_ci\(.*)\)$/\1, hardware=["hopper", "blackwell"])/' {} +
+		fi
 		rmc() { dagger call --source "$real" --gpus none "$@" >"$out/last.out" 2>"$out/last.log"; }
 		t0=$SECONDS
 		rmc stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test results export --path "$out/real-cuda" &&
@@ -245,6 +251,13 @@ if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
 			json "$out/real-cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1" &&
 			has "$out/real-cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"'
 		check $? "Miles' own runner: a CPU shard's results from pytest's JUnit ($((SECONDS - t0)) s)"
+		if [[ -n $gpugen ]]; then
+			t0=$SECONDS
+			rmc stage --name stage-c-8-gpu-b200 --labels run-on-blackwell,run-ci-short shard --id 0 test results export --path "$out/real-b200" &&
+				json "$out/real-b200/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255" &&
+				has "$out/real-b200/status.log" "[1/3] tests/e2e/gpu/test_a_pass.py  PASS"
+			check $? "Miles' own runner, GPU-generation rules: run-on-blackwell dispatches the shard's tests to the B200 stage ($((SECONDS - t0)) s)"
+		fi
 	fi
 fi
 
