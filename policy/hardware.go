@@ -138,7 +138,9 @@ func (t *Tables) DispatchTargets(home string, hardware []string, p RunPolicy) []
 // GPU-generation rules a CUDA registration runs in its dispatch targets
 // (rules §11.4). Listing, shards and PR stage selection all ask this.
 func (t *Tables) RunsInStage(r Registration, stage string, p RunPolicy) bool {
-	if r.Backend != CUDA || !t.spec().hardware {
+	if r.Backend != CUDA || !t.spec().hardware || len(p.DispatchArches) == 0 {
+		// With no dispatch arch a test runs on its auto arch, which the
+		// registration check made its home stage's arch: its home stage.
 		return r.Suite == stage
 	}
 	return slices.Contains(t.DispatchTargets(r.Suite, r.Hardware, p), stage)
