@@ -472,3 +472,41 @@ func TestBuildEventTrigger(t *testing.T) {
 		t.Errorf("wanted the weekly cron to run cadence weekly, got %s", spec.Cadence)
 	}
 }
+
+// The steps of a GPU-generation checkout's run workflows (rules §11.6):
+// testdata/miles-gpugen's _run-ci.yml reconciles with its own script and sets
+// NVSHMEM_HCA_LIST on 4-GPU H200 runners; its _run-ci-rocm.yml no longer
+// patches Megatron-LM and installs fewer packages.
+func TestBuildFollowsRunWorkflows(t *testing.T) {
+	const tree = "../testdata/miles-gpugen"
+	envOf := func(spec Spec, name string) (string, bool) {
+		for _, e := range spec.Env {
+			if e.Name == name {
+				return e.Value, true
+			}
+		}
+		return "", false
+	}
+	h4 := build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-short"}}))
+	if v, ok := envOf(h4, "NVSHMEM_HCA_LIST"); !ok || v != "none_single_node_nvlink_only" {
+		t.Errorf("4-GPU H200: NVSHMEM_HCA_LIST %q, %t", v, ok)
+	}
+	b2 := build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}}))
+	if _, ok := envOf(b2, "NVSHMEM_HCA_LIST"); ok {
+		t.Errorf("2-GPU H200 must not get NVSHMEM_HCA_LIST")
+	}
+	want := "requirements exec @/__w/miles/miles +tests/ci/reconcile_dependencies.py +examples/lora/requirements.txt +requirements.txt: python tests/ci/reconcile_dependencies.py examples/lora/requirements.txt requirements.txt"
+	if !slices.Contains(listing(h4), want) {
+		t.Errorf("no reconcile step %q in\n%s", want, strings.Join(listing(h4), "\n"))
+	}
+	body := "ci-megatron-pr: miles-main\n"
+	rocm := strings.Join(listing(build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: runreq.Given{Body: true}}))), "\n")
+	if strings.Contains(rocm, string(KindPatch)) || !strings.Contains(rocm, "pip install polars zstandard xxhash blake3 --break-system-packages") {
+		t.Errorf("ROCm steps of a workflow without the patch:\n%s", rocm)
+	}
+	// testdata/miles has no run workflows: the steps of rules §9.
+	old := strings.Join(listing(build(t, stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: runreq.Given{Body: true}}))), "\n")
+	if !strings.Contains(old, string(KindPatch)) || !strings.Contains(old, "numba==0.65.1") {
+		t.Errorf("ROCm steps of rules §9:\n%s", old)
+	}
+}

@@ -327,3 +327,18 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// lint names the step of a run workflow miles-ci does not model (rules §11.6).
+func TestGPUGenLintUnmodeledStep(t *testing.T) {
+	reg := gpugenRegistry(t)
+	drift := Lint(reg)
+	if len(drift) != 1 || drift[0].Kind != DriftUnmodeledStep || drift[0].File != RunCIWorkflow || drift[0].Line != 40 ||
+		!strings.Contains(drift[0].Message, `"Attach isolated RDMA networks"`) {
+		t.Errorf("drift %+v", drift)
+	}
+	steps := reg.Tables.RunSteps
+	if steps.ROCmPatch || !reflect.DeepEqual(steps.ROCmPackages, []string{"polars", "zstandard", "xxhash", "blake3"}) ||
+		!reflect.DeepEqual(steps.Reconcile, []string{"python", "tests/ci/reconcile_dependencies.py", "examples/lora/requirements.txt", "requirements.txt"}) {
+		t.Errorf("run steps %+v", steps)
+	}
+}
