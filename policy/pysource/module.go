@@ -116,7 +116,7 @@ type moduleReader struct {
 	onStmt func(stmt []Token) error
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
-	stmt []Token
+	stmt   []Token
 	frames []frame // frames[0] is the module
 	// frameBuf backs frames for the common depths.
 	frameBuf [8]frame
