@@ -245,8 +245,6 @@ func (p *parser) enter() bool {
 	return true
 }
 
-func (p *parser) leave() { p.depth-- }
-
 // failed reports a hard error: the parse must stop.
 func (p *parser) failed() bool { return p.hard != nil }
 
@@ -377,7 +375,13 @@ func (p *parser) expression() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.expressionIn()
+	p.depth--
+	return e, ok
+}
+
+// expressionIn is expression inside the recursion guard.
+func (p *parser) expressionIn() (ex, bool) {
 	if p.isKw(kwLambda) {
 		return p.lambdef()
 	}
@@ -490,7 +494,14 @@ func (p *parser) climb(min int) (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.climbIn(min)
+	p.depth--
+	return e, ok
+}
+
+// climbIn is climb inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) climbIn(min int) (ex, bool) {
 	var e ex
 	t := p.next()
 	switch {
@@ -789,7 +800,14 @@ func (p *parser) parenAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.parenAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// parenAtomIn is parenAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) parenAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++ // (
 	if p.op(')') {
@@ -836,7 +854,14 @@ func (p *parser) listAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.listAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// listAtomIn is listAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) listAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
 	if p.op(']') {
@@ -873,7 +898,14 @@ func (p *parser) braceAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.braceAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// braceAtomIn is braceAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) braceAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
 	if p.op('}') {
@@ -1127,7 +1159,14 @@ func (p *parser) starTarget() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.starTargetIn()
+	p.depth--
+	return e, ok
+}
+
+// starTargetIn is starTarget inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) starTargetIn() (ex, bool) {
 	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
@@ -1848,7 +1887,13 @@ func (p *parser) pattern() bool {
 	if !p.enter() {
 		return false
 	}
-	defer p.leave()
+	ok := p.patternIn()
+	p.depth--
+	return ok
+}
+
+// patternIn is pattern inside the recursion guard.
+func (p *parser) patternIn() bool {
 	if !p.orPattern() {
 		return false
 	}

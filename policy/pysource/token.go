@@ -9,6 +9,7 @@ package pysource
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -230,7 +231,9 @@ func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxErr
 	if !utf8.ValidString(src) {
 		return &SyntaxError{Line: 1, Msg: "source is not valid UTF-8 (Python's open() cannot read it)", class: tokErr}
 	}
-	lx := &lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: make([]tok, 0, min(64, len(src)/2+1))}
+	lx := lexers.Get().(*lexer)
+	defer lx.release()
+	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: lx.toks[:0]}
 	lx.indent, lx.altIndent, lx.opens = lx.indentBuf[:1], lx.altIndentBuf[:1], lx.opensBuf[:0]
 	err := lx.run()
 	if err == nil {
@@ -247,6 +250,22 @@ func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxErr
 		return se
 	}
 	return lx.override(se)
+}
+
+// lexers keeps lexers and their token buffers between scans: a planner
+// reads hundreds of files, and a buffer grown to one file's longest logical
+// line serves the next without growing again.
+var lexers = sync.Pool{New: func() any { return &lexer{toks: make([]tok, 0, 256)} }}
+
+// release returns the lexer to the pool, dropping what refers to the source
+// and the caller. No token outlives the scan: onLine must copy what it keeps.
+func (lx *lexer) release() {
+	if cap(lx.toks) > 1<<16 {
+		return // a huge line: let the collector have its buffer
+	}
+	toks := lx.toks[:0]
+	*lx = lexer{toks: toks}
+	lexers.Put(lx)
 }
 
 // override tokenizes the rest of the source after a parser error, as CPython
@@ -339,6 +358,9 @@ func (lx *lexer) run() error {
 		switch charClass[c] {
 		case cSpace:
 			lx.pos++
+			for lx.pos < len(lx.src) && lx.src[lx.pos] == ' ' {
+				lx.pos++
+			}
 		case cComment:
 			lx.skipComment()
 		case cBackslash:
@@ -530,13 +552,11 @@ func (lx *lexer) name() error {
 	src := lx.src
 	start := lx.pos
 	i := start
-	for i < len(src) {
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if identByte[c] {
-				i++
-				continue
-			}
+	for {
+		for i < len(src) && identByte[src[i]] {
+			i++
+		}
+		if i >= len(src) || src[i] < utf8.RuneSelf {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(src[i:])
