@@ -351,16 +351,35 @@ func (lx *lexer) run() error {
 				continue
 			}
 		}
-		if lx.pos >= len(lx.src) {
+		// Spaces between tokens, skipped here rather than one turn of
+		// the loop each.
+		src, pos := lx.src, lx.pos
+		for pos < len(src) && src[pos] == ' ' {
+			pos++
+		}
+		lx.pos = pos
+		if pos >= len(src) {
 			break
 		}
-		c := lx.src[lx.pos]
+		c := src[pos]
 		switch charClass[c] {
+		case cName:
+			// The common ASCII identifier, read here; a non-ASCII one or a
+			// string prefix goes to name.
+			end := pos + 1
+			for end < len(src) && identByte[src[end]] {
+				end++
+			}
+			if c < utf8.RuneSelf && (end >= len(src) || src[end] < utf8.RuneSelf && src[end] != '"' && src[end] != '\'') {
+				lx.toks = append(lx.toks, tok{start: int32(pos), end: int32(end), line: int32(lx.line), Kind: Name, code: keywordCode(src[pos:end])})
+				lx.pos = end
+				continue
+			}
+			if err := lx.name(); err != nil {
+				return err
+			}
 		case cSpace:
 			lx.pos++
-			for lx.pos < len(lx.src) && lx.src[lx.pos] == ' ' {
-				lx.pos++
-			}
 		case cComment:
 			lx.skipComment()
 		case cBackslash:
@@ -400,10 +419,6 @@ func (lx *lexer) run() error {
 			}
 		case cControl:
 			return lx.errf("%s", invalidCharacter(rune(c)))
-		case cName:
-			if err := lx.name(); err != nil {
-				return err
-			}
 		default:
 			if err := lx.op(); err != nil {
 				return err
@@ -779,17 +794,17 @@ func numberMayEnd(src string, i int) bool {
 func isHexDigit(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
 
 func (lx *lexer) op() error {
-	rest := lx.src[lx.pos:]
-	c := rest[0]
 	start := lx.pos
+	c := lx.src[start]
 	switch c {
 	case '(', '[', '{':
 		if len(lx.opens) >= maxNesting {
 			return lx.errf("too many nested parentheses")
 		}
-		lx.pos++
-		lx.emitOp(start, c)
-		lx.opens = append(lx.opens, lx.toks[len(lx.toks)-1])
+		t := tok{start: int32(start), end: int32(start + 1), line: int32(lx.line), Kind: Op, code: c}
+		lx.pos = start + 1
+		lx.toks = append(lx.toks, t)
+		lx.opens = append(lx.opens, t)
 		return nil
 	case ')', ']', '}':
 		if len(lx.opens) == 0 {
@@ -811,7 +826,7 @@ func (lx *lexer) op() error {
 		lx.emitOp(start, c)
 		return nil
 	}
-	if code, n := opAt(rest); n > 0 {
+	if code, n := opAt(lx.src[start:]); n > 0 {
 		lx.pos += n
 		lx.emitOp(start, code)
 		return nil
