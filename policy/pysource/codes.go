@@ -91,7 +91,7 @@ const (
 
 // keywordCode is the code of a Name token's text: kwNone0 for a plain identifier.
 func keywordCode(s string) byte {
-	if len(s) < 1 || len(s) > 8 {
+	if len(s) < 1 || len(s) > 8 || !keywordStart[s[0]] {
 		return kwNone0
 	}
 	switch s {
@@ -178,6 +178,15 @@ func keywordCode(s string) byte {
 	}
 	return kwNone0
 }
+
+// keywordStart marks the first bytes of the names keywordCode knows, so
+// that most identifiers (self, x, HWBackend) are told apart at once.
+var keywordStart = func() (t [256]bool) {
+	for _, c := range "FNTabcdefgilmnoprtwy_" {
+		t[c] = true
+	}
+	return t
+}()
 
 // reserved reports a Name token that is one of Python's reserved words.
 func (t tok) reserved() bool { return t.Kind == Name && t.code != kwNone0 && t.code <= kwLastReserved }

@@ -528,7 +528,12 @@ func (p *parser) climbIn(min int) (ex, bool) {
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
-		if e, ok = p.awaitPrimary(); !ok {
+		if t.Kind == Name && t.code == kwAwait {
+			e, ok = p.awaitPrimary()
+		} else {
+			e, ok = p.primary()
+		}
+		if !ok {
 			return ex{}, false
 		}
 		if p.isOp(opPow) {

@@ -666,6 +666,18 @@ func (lx *lexer) str(start int) error {
 func (lx *lexer) number() error {
 	start := lx.pos
 	src := lx.src
+	// The common plain decimal integer (1, 42, 0) is read here: digits
+	// with no '_', and then a character that can follow no number.
+	if i := start + 1; isDigit(src[start]) && (src[start] != '0' || i >= len(src) || !isDigit(src[i])) {
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+		if i >= len(src) || charClass[src[i]] != cName && charClass[src[i]] != cDot && charClass[src[i]] != cDigit {
+			lx.pos = i
+			lx.emit(Number, start)
+			return nil
+		}
+	}
 	at := func(i int) byte {
 		if i < len(src) {
 			return src[i]
