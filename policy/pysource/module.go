@@ -424,15 +424,60 @@ func matching(toks []Token, open int) int {
 }
 
 // stripParens removes parentheses that wrap the whole token list.
+//
+// It reads the tokens once: peeling one layer at a time with a scan each
+// made 200 nested parentheses cost 200 scans.
 func stripParens(toks []Token) []Token {
-	for len(toks) >= 2 && toks[0].Kind == Op && toks[0].Text == "(" && matching(toks, 0) == len(toks)-1 {
-		inner := toks[1 : len(toks)-1]
-		if len(inner) == 0 || hasTopComma(inner) {
-			return toks // () or (a, b) is a tuple, not a grouping
-		}
-		toks = inner
+	n := len(toks)
+	lead := 0
+	for lead < n && toks[lead].Kind == Op && toks[lead].Text == "(" {
+		lead++
 	}
-	return toks
+	if lead == 0 || n < 2 {
+		return toks
+	}
+	// closes[j] is where the j-th leading '(' closes; comma[d] is set for
+	// a comma with d brackets open around it.
+	var closesBuf [8]int
+	var commaBuf [9]bool
+	closes, comma := closesBuf[:0], commaBuf[:0]
+	if lead > len(closesBuf) {
+		closes, comma = make([]int, 0, lead), make([]bool, 0, lead+1)
+	}
+	closes, comma = closes[:lead], comma[:lead+1]
+	for j := range closes {
+		closes[j] = -1
+	}
+	depth := 0
+	for k, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth >= 0 && depth < lead && closes[depth] < 0 {
+				closes[depth] = k
+			}
+		case ",":
+			if depth >= 0 && depth <= lead {
+				comma[depth] = true
+			}
+		}
+		if depth < 0 {
+			break // unbalanced: the parser refused this already
+		}
+	}
+	j := 0
+	for ; j < lead && closes[j] == n-1-j; j++ {
+		// Layer j holds toks[j+1 : n-1-j]: () or (a, b) is a tuple, not a grouping.
+		if n-2-2*j == 0 || comma[j+1] {
+			break
+		}
+	}
+	return toks[j : n-j]
 }
 
 func hasTopComma(toks []Token) bool { return containsTopOp(toks, ",") }
@@ -602,18 +647,19 @@ func classify(toks []Token) Expr {
 			return Expr{Node: "Set"}
 		}
 	}
+	top := topFactsOf(toks)
 	switch {
 	case first.Kind == Name && first.Text == "lambda":
 		return Expr{Node: "Lambda"}
-	case containsTopName(toks, "if"):
+	case top.ifKw:
 		return Expr{Node: "IfExp"}
-	case containsTopName(toks, "or") || containsTopName(toks, "and"):
+	case top.orAnd:
 		return Expr{Node: "BoolOp"}
 	case first.Kind == Name && first.Text == "not":
 		return Expr{Node: "UnaryOp"}
-	case containsTopOp(toks, ":="):
+	case top.walrus:
 		return Expr{Node: "NamedExpr"}
-	case hasCompare(toks):
+	case top.compare:
 		return Expr{Node: "Compare"}
 	case hasBinary(toks):
 		return Expr{Node: "BinOp"}
@@ -700,13 +746,53 @@ func containsTop(toks []Token, k Kind, text string) bool {
 	return found
 }
 
-func hasCompare(toks []Token) bool {
-	for op := range compareOps {
-		if containsTopOp(toks, op) {
-			return true
+// topFacts are what classify asks about the tokens outside brackets.
+type topFacts struct {
+	ifKw    bool // an 'if'
+	orAnd   bool // an 'or' or 'and'
+	walrus  bool // a ':='
+	compare bool // a comparison operator, or 'in' or 'is' after the first token
+}
+
+// topFactsOf reads the tokens outside brackets once, for all of classify's
+// questions (a scan per question made classify the cost of a call's
+// arguments).
+func topFactsOf(toks []Token) topFacts {
+	var f topFacts
+	depth := 0
+	for k, t := range toks {
+		switch t.Kind {
+		case Op:
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+				continue
+			case ")", "]", "}":
+				depth--
+				continue
+			}
+			if depth == 0 {
+				switch {
+				case t.Text == ":=":
+					f.walrus = true
+				case compareOps[t.Text]:
+					f.compare = true
+				}
+			}
+		case Name:
+			if depth == 0 {
+				switch t.Text {
+				case "if":
+					f.ifKw = true
+				case "or", "and":
+					f.orAnd = true
+				case "in", "is":
+					f.compare = f.compare || k > 0
+				}
+			}
 		}
 	}
-	return containsTopName(toks[1:], "in") || containsTopName(toks[1:], "is")
+	return f
 }
 
 // hasBinary reports a binary operator after the first operand at depth 0.
