@@ -146,6 +146,15 @@ const (
 	cControl
 )
 
+// stopSingle and stopDouble mark the bytes a '- or "-quoted string's scan
+// stops at: its quote, a backslash and a newline.
+var stopSingle, stopDouble = stringStops('\''), stringStops('"')
+
+func stringStops(q byte) (t [256]bool) {
+	t[q], t['\\'], t['\n'] = true, true, true
+	return t
+}
+
 // identByte marks the ASCII bytes an identifier continues with.
 var identByte = func() (t [256]bool) {
 	for c := 0; c < utf8.RuneSelf; c++ {
@@ -452,6 +461,12 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	// of the first backslash (if not 0) is the line's indentation.
 	contCol := 0
 	src, i := lx.src, lx.pos
+	// Most indentation is spaces only: count them in one tight loop, and
+	// leave tabs, form feeds and continuations to the loop below.
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	col, altcol = i-lx.pos, i-lx.pos
 	for i < len(src) {
 		switch src[i] {
 		case ' ':
@@ -602,12 +617,13 @@ func (lx *lexer) str(start int) error {
 	} else {
 		i++
 	}
+	stop := &stopDouble
+	if q == '\'' {
+		stop = &stopSingle
+	}
 	for {
 		// Skip the plain characters in one tight loop.
-		for i < len(src) {
-			if c := src[i]; c == q || c == '\\' || c == '\n' {
-				break
-			}
+		for i < len(src) && !stop[src[i]] {
 			i++
 		}
 		if i >= len(src) {
