@@ -853,6 +853,13 @@ func (lx *lexer) op() error {
 		lx.pos++
 		lx.emitOp(start, c)
 		return nil
+	case '.', ':', '=':
+		// The common . : = alone, without opAt's search for ... := ==.
+		if next := start + 1; next < len(lx.src) && lx.src[next] != c && lx.src[next] != '=' {
+			lx.pos = next
+			lx.emitOp(start, c)
+			return nil
+		}
 	}
 	if code, n := opAt(lx.src[start:]); n > 0 {
 		lx.pos += n
