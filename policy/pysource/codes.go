@@ -2,9 +2,10 @@ package pysource
 
 // Token codes. The lexer gives every operator and every keyword a one-byte
 // code, so the grammar compares bytes instead of text: a one-character
-// operator is its own character; a longer one is 0x80 plus its index in
-// operators; a Name is kwNone0 unless it is a keyword or one of the names the
-// grammar looks for (soft keywords, print and exec for CPython's hint).
+// operator is its own character; a longer one is one of the op constants
+// below, 0x80 and up (opAt reads them); a Name is kwNone0 unless it is a
+// keyword or one of the names the grammar looks for (soft keywords, print
+// and exec for CPython's hint).
 const (
 	opPowEq      = 0x80 + iota // **=
 	opFloorDivEq               // //=

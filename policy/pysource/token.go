@@ -47,7 +47,7 @@ type tok struct {
 	start, end int32
 	line       int32
 	Kind       Kind
-	// code is an operator's code (see opCode) or a Name's keyword code
+	// code is an operator's code (see codes.go and opAt) or a Name's keyword code
 	// (kwNone0 for a plain identifier, see keywordCode).
 	code byte
 }
