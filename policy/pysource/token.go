@@ -126,6 +126,12 @@ var charClass = func() (t [256]uint8) {
 			t[c] = cName
 		case c < ' ' || c == 0x7f:
 			t[c] = cControl
+		case c == '(' || c == '[' || c == '{':
+			t[c] = cOpen
+		case c == ')' || c == ']' || c == '}':
+			t[c] = cClose
+		case c == ',' || c == ';' || c == '~':
+			t[c] = cAlone
 		}
 	}
 	return t
@@ -144,6 +150,9 @@ const (
 	cDot
 	cName
 	cControl
+	cOpen  // ( [ {
+	cClose // ) ] }
+	cAlone // , ; ~: never the start of a longer operator
 )
 
 // stopSingle and stopDouble mark the bytes a '- or "-quoted string's scan
@@ -426,6 +435,25 @@ func (lx *lexer) run() error {
 			if err := lx.op(); err != nil {
 				return err
 			}
+		case cOpen, cClose, cAlone:
+			// Brackets and the one-character operators, here rather than
+			// in op: they are most of the operators.
+			t := tok{start: int32(pos), end: int32(pos + 1), line: int32(lx.line), Kind: Op, code: c}
+			switch {
+			case charClass[c] == cOpen:
+				if len(lx.opens) >= maxNesting {
+					return lx.errf("too many nested parentheses")
+				}
+				lx.opens = append(lx.opens, t)
+			case charClass[c] == cClose:
+				n := len(lx.opens)
+				if n == 0 || closerOf(lx.opens[n-1].code) != c {
+					return lx.closeError(c)
+				}
+				lx.opens = lx.opens[:n-1]
+			}
+			lx.toks = append(lx.toks, t)
+			lx.pos = pos + 1
 		case cControl:
 			return lx.errf("%s", invalidCharacter(rune(c)))
 		default:
@@ -835,15 +863,8 @@ func (lx *lexer) op() error {
 		lx.opens = append(lx.opens, t)
 		return nil
 	case ')', ']', '}':
-		if len(lx.opens) == 0 {
-			return lx.errf("unmatched '%c'", c)
-		}
-		open := lx.opens[len(lx.opens)-1]
-		if closerOf(open.code) != c {
-			if open.Line() != lx.line {
-				return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open.code, open.Line())
-			}
-			return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c'", c, open.code)
+		if n := len(lx.opens); n == 0 || closerOf(lx.opens[n-1].code) != c {
+			return lx.closeError(c)
 		}
 		lx.opens = lx.opens[:len(lx.opens)-1]
 		lx.pos++
@@ -870,6 +891,19 @@ func (lx *lexer) op() error {
 	// CPython hands it to the parser, which refuses it there.
 	lx.pos++
 	return &SyntaxError{Line: lx.line, Msg: "invalid syntax"}
+}
+
+// closeError is the error of a closing bracket c that closes no open one,
+// or not the innermost.
+func (lx *lexer) closeError(c byte) error {
+	if len(lx.opens) == 0 {
+		return lx.errf("unmatched '%c'", c)
+	}
+	open := lx.opens[len(lx.opens)-1]
+	if open.Line() != lx.line {
+		return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open.code, open.Line())
+	}
+	return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c'", c, open.code)
 }
 
 // emitOp emits the operator from start with its code.
