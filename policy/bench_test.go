@@ -12,7 +12,9 @@ import (
 
 // writeBenchTree writes a Miles-sized tree: ~400 test files, ~3 MB of Python
 // with docstrings, comments, nested data and functions around the calls.
-func writeBenchTree(tb testing.TB, root string) (files int, bytes int) {
+// With hardware set, every register_cuda_ci names its GPU generations, as
+// under the GPU-generation rules (rules §11.2).
+func writeBenchTree(tb testing.TB, root string, hardware bool) (files int, bytes int) {
 	tb.Helper()
 	body := strings.Repeat(`
 def helper_%[1]d(x, y=(1, 2, [3, {"k": 'v'}])):
@@ -32,8 +34,12 @@ def helper_%[1]d(x, y=(1, 2, [3, {"k": 'v'}])):
 		case dir == "tests/ci":
 			reg = fmt.Sprintf("register_cpu_ci(est_time=%d, suite=\"stage-b-cpu\")\n", 5+i%17)
 		default:
-			reg = fmt.Sprintf("register_cuda_ci(\n    est_time=%d,\n    suite=%q,\n    labels=[%q],\n    nightly=%s,\n)\nregister_rocm_ci(est_time=%d.5, suite=\"stage-c-4-gpu-mi350\", labels=[\"amd\"])\n",
-				60+i*7%900, suites[i%len(suites)], KnownLabels[i%len(KnownLabels)], map[bool]string{true: "True", false: "False"}[i%9 == 0], 100+i)
+			arches := ""
+			if hardware {
+				arches = "    hardware=[\"hopper\", \"blackwell\"],\n"
+			}
+			reg = fmt.Sprintf("register_cuda_ci(\n    est_time=%d,\n    suite=%q,\n    labels=[%q],\n    nightly=%s,\n%s)\nregister_rocm_ci(est_time=%d.5, suite=\"stage-c-4-gpu-mi350\", labels=[\"amd\"])\n",
+				60+i*7%900, suites[i%len(suites)], KnownLabels[i%len(KnownLabels)], map[bool]string{true: "True", false: "False"}[i%9 == 0], arches, 100+i)
 		}
 		src := "import os\nimport pytest\n\n" + reg + fmt.Sprintf(body, i) + "\nif __name__ == \"__main__\":\n    pytest.main([__file__])\n"
 		p := filepath.Join(root, filepath.FromSlash(fmt.Sprintf("%s/test_case_%03d.py", dir, i)))
@@ -68,21 +74,45 @@ func copyTables(tb testing.TB, root string) {
 	}
 }
 
+// gpuGenerationTables is a tests/ci/hardware.py in the GPU-generation form
+// (rules §11.1): the arches in auto-preference order and every CUDA stage.
+const gpuGenerationTables = `KNOWN_ARCHES = ("hopper", "blackwell")
+
+CUDA_STAGES = {
+    "stage-b-2-gpu-h200": CudaStage("hopper", 2, ("h200", "2gpu")),
+    "stage-c-8-gpu-h100": CudaStage("hopper", 8, ("h100", "8gpu")),
+    "stage-c-8-gpu-h200": CudaStage("hopper", 8, ("h200", "8gpu")),
+    "stage-c-4-gpu-h200": CudaStage("hopper", 4, ("h200", "4gpu")),
+    "stage-c-2-gpu-h200": CudaStage("hopper", 2, ("h200", "2gpu")),
+    "stage-c-8-gpu-b200": CudaStage("blackwell", 8, ("b200", "8gpu")),
+}
+`
+
 // BenchmarkPlan measures one suite's plan on a Miles-sized tree: reading the
 // CI tables, discovery, parsing every file, selection and sharding. The
 // builtin-tables case is a tree without table files (as before the tables
-// were read); checkout-tables has every table file of testdata/miles.
+// were read); checkout-tables has every table file of testdata/miles (the
+// 31f1ca9 rules); gpu-generation adds a tests/ci/hardware.py and a
+// hardware= list to every register_cuda_ci (rules §11). A registry that
+// refuses the gpu-generation tree (a miles-ci without hardware= support)
+// skips that case rather than failing.
 func BenchmarkPlan(b *testing.B) {
-	for _, withTables := range []bool{false, true} {
-		name := "builtin-tables"
-		if withTables {
-			name = "checkout-tables"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name             string
+		tables, hardware bool
+	}{
+		{name: "builtin-tables"},
+		{name: "checkout-tables", tables: true},
+		{name: "gpu-generation", tables: true, hardware: true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			root := b.TempDir()
-			n, size := writeBenchTree(b, root)
-			if withTables {
+			n, size := writeBenchTree(b, root, c.hardware)
+			if c.tables {
 				copyTables(b, root)
+			}
+			if c.hardware {
+				testfiles.Write(b, root, "tests/ci/hardware.py", gpuGenerationTables)
 			}
 			b.ReportMetric(float64(n), "files")
 			b.ReportMetric(float64(size)/1e6, "MB")
@@ -91,12 +121,18 @@ func BenchmarkPlan(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				reg, err := LoadRegistry(root)
 				if err != nil {
+					if c.hardware {
+						b.Skipf("the registry refuses the GPU-generation tree (no hardware= support yet?): %v", err)
+					}
 					b.Fatal(err)
 				}
-				if withTables && reg.Tables.Origin(TableRoster).Builtin() {
+				if c.tables && reg.Tables.Origin(TableRoster).Builtin() {
 					b.Fatal("the tables were not read")
 				}
 				if _, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-4-gpu-h200", Cadence: Nightly, Partition: &Partition{ID: 1, Size: 3}}); err != nil {
+					if c.hardware {
+						b.Skipf("the planner refuses the GPU-generation tree (no hardware= support yet?): %v", err)
+					}
 					b.Fatal(err)
 				}
 			}

@@ -2,7 +2,12 @@ package pysource
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -29,4 +34,66 @@ func BenchmarkTopLevelCalls(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchCorpus is a Miles-sized corpus: 400 test files, about 3 MB. Each is a
+// helper-heavy file like benchSource followed by one of the accepted files of
+// testdata/corpus, so the corpus holds every construct the reader checks.
+func benchCorpus(b *testing.B) (files []string, size int64) {
+	b.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.py"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no corpus files: %v", err)
+	}
+	var tails []string
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := TopLevelCalls(string(src), isRegister); err == nil {
+			tails = append(tails, string(src))
+		}
+	}
+	for i := 0; i < 400; i++ {
+		src := strings.Replace(benchSource(), "helper_1", fmt.Sprintf("helper_%d", i), -1) + tails[i%len(tails)]
+		files = append(files, src)
+		size += int64(len(src))
+	}
+	return files, size
+}
+
+// BenchmarkParse reads a Miles-sized corpus (benchCorpus) as the planner
+// does: serial on one goroutine, and parallel with one worker per core
+// taking the next file, as policy.LoadRegistry does.
+func BenchmarkParse(b *testing.B) {
+	files, size := benchCorpus(b)
+	parse := func(src string) {
+		if _, err := TopLevelCalls(src, isRegister); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			for _, src := range files {
+				parse(src)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+				wg.Go(func() {
+					for i := next.Add(1) - 1; i < int64(len(files)); i = next.Add(1) - 1 {
+						parse(files[i])
+					}
+				})
+			}
+			wg.Wait()
+		}
+	})
 }

@@ -255,16 +255,17 @@ func (f fstringChecker) expression(text string, stop byte) *SyntaxError {
 	if isDottedName(text) {
 		return nil // the common {name} and {obj.attr}: nothing to parse
 	}
-	var toks []Token
-	err := Scan("("+text+")", func(line []Token) error {
+	var toks []tok
+	src := "(" + text + ")"
+	err := scan(src, func(line []tok) error {
 		for _, t := range line {
 			if t.Kind != Newline && t.Kind != EOF && t.Kind != Indent && t.Kind != Dedent {
-				t.Line += f.line - 1
+				t.line += int32(f.line - 1)
 				toks = append(toks, t)
 			}
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		// The outer parser meets this error while it builds the string: a
 		// parser error to the tokenizer's override (see scan).
@@ -273,14 +274,14 @@ func (f fstringChecker) expression(text string, stop byte) *SyntaxError {
 		se.class = parseErr
 		return se
 	}
-	p := &parser{toks: toks, endLine: f.line}
+	p := &parser{src: src, toks: toks, endLine: f.line}
 	if _, ok := p.starExpressions(); ok && p.atEnd() && !p.failed() {
 		return nil
 	}
 	if p.hard != nil {
 		return p.hard
 	}
-	p = &parser{toks: toks, endLine: f.line, track: true}
+	p = &parser{src: src, toks: toks, endLine: f.line, track: true}
 	p.starExpressions()
 	e := p.explain()
 	e.Msg = "f-string: " + e.Msg

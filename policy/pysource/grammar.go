@@ -27,10 +27,6 @@ func isKeyword(s string) bool {
 	return false
 }
 
-// augAssign are the augmented assignment operators.
-var augAssign = map[string]bool{"+=": true, "-=": true, "*=": true, "@=": true, "/=": true, "%=": true,
-	"&=": true, "|=": true, "^=": true, "<<=": true, ">>=": true, "**=": true, "//=": true}
-
 // kind is the ast node class an expression parses to, as far as the grammar's
 // checks (assignment and del targets) and their messages need it.
 type kind uint8
@@ -140,7 +136,9 @@ const maxDepth = 3000
 
 // parser checks the tokens of one logical line (no INDENT, DEDENT or NEWLINE).
 type parser struct {
-	toks []Token
+	// src is the text the tokens' offsets point into.
+	src  string
+	toks []tok
 	pos  int
 	// far is the furthest token looked at, where "invalid syntax" points;
 	// it is kept only when track is set (a second parse of a failed line),
@@ -164,25 +162,28 @@ func (p *parser) lineOf(i int) int {
 		if len(p.toks) == 0 {
 			return p.endLine
 		}
-		return p.toks[len(p.toks)-1].Line
+		return p.toks[len(p.toks)-1].Line()
 	}
-	return p.toks[i].Line
+	return p.toks[i].Line()
 }
 
-func (p *parser) peekAt(i int) Token {
+// text is the source text of a token.
+func (p *parser) text(t tok) string { return p.src[t.start:t.end] }
+
+func (p *parser) peekAt(i int) tok {
 	if p.track && i > p.far {
 		p.far = i
 	}
 	if i >= len(p.toks) {
-		return Token{Kind: Newline}
+		return tok{Kind: Newline}
 	}
 	return p.toks[i]
 }
 
-func (p *parser) peek() Token { return p.peekAt(p.pos) }
+func (p *parser) peek() tok { return p.peekAt(p.pos) }
 
 // next is the next token, without a copy; nil at the end of the line.
-func (p *parser) next() *Token {
+func (p *parser) next() *tok {
 	if p.track && p.pos > p.far {
 		p.far = p.pos
 	}
@@ -194,34 +195,28 @@ func (p *parser) next() *Token {
 
 func (p *parser) atEnd() bool { return p.peek().Kind == Newline }
 
-// isOp reports whether the next token is the operator s.
-func (p *parser) isOp(s string) bool {
+// isOp reports whether the next token is the operator with code c.
+func (p *parser) isOp(c byte) bool {
 	t := p.next()
-	if t == nil || t.Kind != Op {
-		return false
-	}
-	if len(s) == 1 {
-		return t.op == s[0] // folded for a constant s
-	}
-	return t.Text == s
+	return t != nil && t.Kind == Op && t.code == c
 }
 
-// isKw reports whether the next token is the keyword (or soft keyword) s.
-func (p *parser) isKw(s string) bool {
+// isKw reports whether the next token is the keyword (or soft keyword) with code c.
+func (p *parser) isKw(c byte) bool {
 	t := p.next()
-	return t != nil && t.Kind == Name && t.Text == s
+	return t != nil && t.Kind == Name && t.code == c
 }
 
-func (p *parser) op(s string) bool {
-	if p.isOp(s) {
+func (p *parser) op(c byte) bool {
+	if p.isOp(c) {
 		p.pos++
 		return true
 	}
 	return false
 }
 
-func (p *parser) kw(s string) bool {
-	if p.isKw(s) {
+func (p *parser) kw(c byte) bool {
+	if p.isKw(c) {
 		p.pos++
 		return true
 	}
@@ -231,7 +226,7 @@ func (p *parser) kw(s string) bool {
 // name accepts an identifier that is not a keyword.
 func (p *parser) name() bool {
 	t := p.peek()
-	if t.Kind == Name && !isKeyword(t.Text) {
+	if t.Kind == Name && !t.reserved() {
 		p.pos++
 		return true
 	}
@@ -249,8 +244,6 @@ func (p *parser) enter() bool {
 	}
 	return true
 }
-
-func (p *parser) leave() { p.depth-- }
 
 // failed reports a hard error: the parse must stop.
 func (p *parser) failed() bool { return p.hard != nil }
@@ -273,7 +266,7 @@ func (p *parser) starExpressions() (ex, bool) {
 	if !ok {
 		return ex{}, false
 	}
-	if !p.isOp(",") {
+	if !p.isOp(',') {
 		return first, true
 	}
 	return p.tupleRest(first, p.starExpression), true
@@ -282,7 +275,7 @@ func (p *parser) starExpressions() (ex, bool) {
 // tupleRest reads ", item"* [","] after a first item and returns the tuple.
 func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
 	t := tupleOf(first)
-	for p.op(",") {
+	for p.op(',') {
 		mark := p.pos
 		e, ok := item()
 		if !ok {
@@ -318,7 +311,7 @@ func (t ex) add(e ex) ex {
 
 // starExpression: '*' bitwise_or | expression.
 func (p *parser) starExpression() (ex, bool) {
-	if p.isOp("*") {
+	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
 		e, ok := p.bitwiseOr()
@@ -342,7 +335,7 @@ func starred(e ex) ex {
 
 // starNamedExpression: '*' bitwise_or | named_expression.
 func (p *parser) starNamedExpression() (ex, bool) {
-	if p.isOp("*") {
+	if p.isOp('*') {
 		return p.starExpression()
 	}
 	return p.namedExpression()
@@ -350,12 +343,12 @@ func (p *parser) starNamedExpression() (ex, bool) {
 
 // walrusAt reports an unparenthesized assignment expression (NAME :=) at token i.
 func (p *parser) walrusAt(i int) bool {
-	return p.peekAt(i).Kind == Name && p.peekAt(i+1).isOp(":=")
+	return p.peekAt(i).Kind == Name && p.peekAt(i+1).isOp(opWalrus)
 }
 
 // namedExpression: NAME ':=' expression | expression !':='.
 func (p *parser) namedExpression() (ex, bool) {
-	if t := p.peek(); t.Kind == Name && !isKeyword(t.Text) && p.peekAt(p.pos+1).isOp(":=") {
+	if t := p.peek(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
 		mark := p.pos
 		p.pos += 2
 		if _, ok := p.expression(); ok {
@@ -368,7 +361,7 @@ func (p *parser) namedExpression() (ex, bool) {
 	if !ok {
 		return ex{}, false
 	}
-	if p.isOp(":=") {
+	if p.isOp(opWalrus) {
 		return ex{}, p.fail("cannot use assignment expressions with " + e.k.name())
 	}
 	return e, true
@@ -382,8 +375,14 @@ func (p *parser) expression() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
-	if p.isKw("lambda") {
+	e, ok := p.expressionIn()
+	p.depth--
+	return e, ok
+}
+
+// expressionIn is expression inside the recursion guard.
+func (p *parser) expressionIn() (ex, bool) {
+	if p.isKw(kwLambda) {
 		return p.lambdef()
 	}
 	mark := p.pos
@@ -391,10 +390,10 @@ func (p *parser) expression() (ex, bool) {
 	if !ok {
 		return ex{}, false
 	}
-	if p.isKw("if") {
+	if p.isKw(kwIf) {
 		save := p.pos
 		p.pos++
-		if _, ok := p.disjunction(); ok && p.kw("else") {
+		if _, ok := p.disjunction(); ok && p.kw(kwElse) {
 			if _, ok := p.expression(); ok {
 				return leaf(kIfExp), true
 			}
@@ -421,7 +420,7 @@ func (p *parser) simpleAtom() (ex, bool) {
 		if n.Kind != Op {
 			return ex{}, false
 		}
-		switch n.op {
+		switch n.code {
 		case ',', ')', ']', '}', ':', '=', ';':
 		default:
 			return ex{}, false
@@ -429,15 +428,15 @@ func (p *parser) simpleAtom() (ex, bool) {
 	}
 	var e ex
 	switch {
-	case t.Kind == Name && !isKeyword(t.Text):
+	case t.Kind == Name && !t.reserved():
 		e = ex{k: kName, single: true}
 	case t.Kind == Number:
-		if checkNumber(*t) != nil {
+		if checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
 		}
 		e = leaf(kLiteral)
 	case t.Kind == String:
-		k, err := checkStrings(p.toks[p.pos : p.pos+1])
+		k, err := checkStrings(p.src, p.toks[p.pos:p.pos+1])
 		if err != nil {
 			return ex{}, false
 		}
@@ -456,11 +455,11 @@ func (p *parser) simpleAtom() (ex, bool) {
 func (p *parser) lambdef() (ex, bool) {
 	mark := p.pos
 	p.pos++ // lambda
-	if !p.isOp(":") && !p.params(true) {
+	if !p.isOp(':') && !p.params(true) {
 		p.pos = mark
 		return ex{}, false
 	}
-	if !p.op(":") {
+	if !p.op(':') {
 		p.pos = mark
 		return ex{}, false
 	}
@@ -495,13 +494,20 @@ func (p *parser) climb(min int) (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.climbIn(min)
+	p.depth--
+	return e, ok
+}
+
+// climbIn is climb inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) climbIn(min int) (ex, bool) {
 	var e ex
 	t := p.next()
 	switch {
 	case t == nil:
 		return ex{}, false
-	case min <= precNot && t.Kind == Name && t.Text == "not":
+	case min <= precNot && t.Kind == Name && t.code == kwNot:
 		// inversion: 'not' inversion
 		mark := p.pos
 		p.pos++
@@ -510,7 +516,7 @@ func (p *parser) climb(min int) (ex, bool) {
 			return ex{}, false
 		}
 		e = leaf(kOperator)
-	case min <= precUnary && t.Kind == Op && (t.Text == "-" || t.Text == "+" || t.Text == "~"):
+	case min <= precUnary && t.Kind == Op && (t.code == '-' || t.code == '+' || t.code == '~'):
 		// factor: ('+' | '-' | '~') factor
 		mark := p.pos
 		p.pos++
@@ -522,10 +528,15 @@ func (p *parser) climb(min int) (ex, bool) {
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
-		if e, ok = p.awaitPrimary(); !ok {
+		if t.Kind == Name && t.code == kwAwait {
+			e, ok = p.awaitPrimary()
+		} else {
+			e, ok = p.primary()
+		}
+		if !ok {
 			return ex{}, false
 		}
-		if p.isOp("**") {
+		if p.isOp(opPow) {
 			mark := p.pos
 			p.pos++
 			if _, ok := p.climb(precUnary); ok {
@@ -561,20 +572,20 @@ func (p *parser) infix() (int, int) {
 		return 0, 0
 	}
 	if t.Kind == Name {
-		switch t.Text {
-		case "or":
+		switch t.code {
+		case kwOr:
 			return 1, 1
-		case "and":
+		case kwAnd:
 			return 2, 1
-		case "in":
+		case kwIn:
 			return precCompare, 1
-		case "is":
-			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.Text == "not" {
+		case kwIs:
+			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.code == kwNot {
 				return precCompare, 2
 			}
 			return precCompare, 1
-		case "not":
-			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.Text == "in" {
+		case kwNot:
+			if n := p.peekAt(p.pos + 1); n.Kind == Name && n.code == kwIn {
 				return precCompare, 2
 			}
 		}
@@ -583,20 +594,20 @@ func (p *parser) infix() (int, int) {
 	if t.Kind != Op {
 		return 0, 0
 	}
-	switch t.Text {
-	case "==", "!=", "<", "<=", ">", ">=":
+	switch t.code {
+	case opEq, opNe, '<', opLe, '>', opGe:
 		return precCompare, 1
-	case "|":
+	case '|':
 		return 5, 1
-	case "^":
+	case '^':
 		return 6, 1
-	case "&":
+	case '&':
 		return 7, 1
-	case "<<", ">>":
+	case opShl, opShr:
 		return 8, 1
-	case "+", "-":
+	case '+', '-':
 		return 9, 1
-	case "*", "/", "//", "%", "@":
+	case '*', '/', opFloorDiv, '%', '@':
 		return 10, 1
 	}
 	return 0, 0
@@ -604,7 +615,7 @@ func (p *parser) infix() (int, int) {
 
 // awaitPrimary: 'await' primary | primary.
 func (p *parser) awaitPrimary() (ex, bool) {
-	if p.isKw("await") {
+	if p.isKw(kwAwait) {
 		mark := p.pos
 		p.pos++
 		if _, ok := p.primary(); ok {
@@ -627,7 +638,7 @@ func (p *parser) primary() (ex, bool) {
 		if t == nil || t.Kind != Op {
 			return e, true
 		}
-		switch t.op {
+		switch t.code {
 		case '.':
 			mark := p.pos
 			p.pos++
@@ -644,7 +655,7 @@ func (p *parser) primary() (ex, bool) {
 		case '[':
 			mark := p.pos
 			p.pos++
-			if !p.slices() || !p.op("]") {
+			if !p.slices() || !p.op(']') {
 				p.pos = mark
 				return e, !p.failed()
 			}
@@ -661,10 +672,10 @@ func (p *parser) primary() (ex, bool) {
 func (p *parser) callTrailer() bool {
 	mark := p.pos
 	p.pos++ // (
-	if p.op(")") {
+	if p.op(')') {
 		return true
 	}
-	if p.arguments(true) && p.op(")") {
+	if p.arguments(true) && p.op(')') {
 		return true
 	}
 	p.pos = mark
@@ -676,9 +687,9 @@ func (p *parser) slices() bool {
 	if !p.sliceOrStarred() {
 		return false
 	}
-	for p.isOp(",") {
+	for p.isOp(',') {
 		p.pos++
-		if p.isOp("]") {
+		if p.isOp(']') {
 			break
 		}
 		if !p.sliceOrStarred() {
@@ -689,7 +700,7 @@ func (p *parser) slices() bool {
 }
 
 func (p *parser) sliceOrStarred() bool {
-	if p.isOp("*") {
+	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
 		if _, ok := p.expression(); ok {
@@ -703,20 +714,20 @@ func (p *parser) sliceOrStarred() bool {
 
 // slice: [expression] ':' [expression] [':' [expression]] | named_expression.
 func (p *parser) slice() bool {
-	if !p.isOp(":") {
+	if !p.isOp(':') {
 		walrus := p.walrusAt(p.pos)
 		_, ok := p.namedExpression()
-		if !ok || !p.isOp(":") || walrus {
+		if !ok || !p.isOp(':') || walrus {
 			return ok
 		}
 	}
 	p.pos++ // ':'
-	if p.startsExpression() && !p.isOp("*") {
+	if p.startsExpression() && !p.isOp('*') {
 		if _, ok := p.expression(); !ok {
 			return false
 		}
 	}
-	if p.op(":") && p.startsExpression() && !p.isOp("*") {
+	if p.op(':') && p.startsExpression() && !p.isOp('*') {
 		if _, ok := p.expression(); !ok {
 			return false
 		}
@@ -733,24 +744,24 @@ func (p *parser) atom() (ex, bool) {
 	}
 	switch t.Kind {
 	case Name:
-		switch t.Text {
-		case "True":
+		switch t.code {
+		case kwTrue:
 			p.pos++
 			return leaf(kTrueConst), true
-		case "False":
+		case kwFalse:
 			p.pos++
 			return leaf(kFalseConst), true
-		case "None":
+		case kwNone:
 			p.pos++
 			return leaf(kNoneConst), true
 		}
-		if isKeyword(t.Text) {
+		if t.reserved() {
 			return ex{}, false
 		}
 		p.pos++
 		return ex{k: kName, single: true}, true
 	case Number:
-		if err := checkNumber(*t); err != nil {
+		if err := checkNumber(p.text(*t), t.Line()); err != nil {
 			p.hard = err
 			return ex{}, false
 		}
@@ -759,14 +770,14 @@ func (p *parser) atom() (ex, bool) {
 	case String:
 		return p.strings()
 	case Op:
-		switch t.Text {
-		case "(":
+		switch t.code {
+		case '(':
 			return p.parenAtom()
-		case "[":
+		case '[':
 			return p.listAtom()
-		case "{":
+		case '{':
 			return p.braceAtom()
-		case "...":
+		case opEllipsis:
 			p.pos++
 			return leaf(kEllipsis), true
 		}
@@ -780,7 +791,7 @@ func (p *parser) strings() (ex, bool) {
 	for p.peek().Kind == String {
 		p.pos++
 	}
-	k, err := checkStrings(p.toks[start:p.pos])
+	k, err := checkStrings(p.src, p.toks[start:p.pos])
 	if err != nil {
 		p.hard = err
 		return ex{}, false
@@ -794,15 +805,22 @@ func (p *parser) parenAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.parenAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// parenAtomIn is parenAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) parenAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++ // (
-	if p.op(")") {
+	if p.op(')') {
 		return ex{k: kTuple}, true // () is an (empty) target too
 	}
-	if p.isKw("yield") {
+	if p.isKw(kwYield) {
 		// group: '(' yield_expr ')'
-		if p.yieldExpr() && p.op(")") {
+		if p.yieldExpr() && p.op(')') {
 			return leaf(kYield), true
 		}
 		p.pos = mark
@@ -811,23 +829,23 @@ func (p *parser) parenAtom() (ex, bool) {
 	first, ok := p.starNamedExpression()
 	switch {
 	case !ok:
-	case p.isOp(","):
+	case p.isOp(','):
 		// tuple: '(' star_named_expression ',' [star_named_expressions] ')'
 		t := p.tupleRest(first, p.starNamedExpression)
-		if p.op(")") {
+		if p.op(')') {
 			return t, true
 		}
 	case first.k == kStarred:
 		// (*a) is neither a group nor a generator expression
-		if p.isOp(")") {
+		if p.isOp(')') {
 			p.fail("cannot use starred expression here")
 		}
-	case p.isKw("for") || p.isKw("async"):
+	case p.isKw(kwFor) || p.isKw(kwAsync):
 		// genexp: '(' named_expression for_if_clauses ')'
-		if p.forIfClauses() && p.op(")") {
+		if p.forIfClauses() && p.op(')') {
 			return leaf(kGenExp), true
 		}
-	case p.op(")"):
+	case p.op(')'):
 		// A group is its inner expression; a parenthesized single target
 		// is still one (CPython's '(' single_target ')').
 		return first, true
@@ -841,10 +859,17 @@ func (p *parser) listAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.listAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// listAtomIn is listAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) listAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
-	if p.op("]") {
+	if p.op(']') {
 		return ex{k: kList}, true
 	}
 	first, ok := p.starNamedExpression()
@@ -852,8 +877,8 @@ func (p *parser) listAtom() (ex, bool) {
 		p.pos = mark
 		return ex{}, false
 	}
-	if first.k != kStarred && (p.isKw("for") || p.isKw("async")) {
-		if p.forIfClauses() && p.op("]") {
+	if first.k != kStarred && (p.isKw(kwFor) || p.isKw(kwAsync)) {
+		if p.forIfClauses() && p.op(']') {
 			return leaf(kListComp), true
 		}
 		p.pos = mark
@@ -861,11 +886,11 @@ func (p *parser) listAtom() (ex, bool) {
 	}
 	l := tupleOf(first)
 	l.k = kList
-	if p.isOp(",") {
+	if p.isOp(',') {
 		l = p.tupleRest(first, p.starNamedExpression)
 		l.k = kList
 	}
-	if !p.op("]") {
+	if !p.op(']') {
 		p.pos = mark
 		return ex{}, false
 	}
@@ -878,33 +903,40 @@ func (p *parser) braceAtom() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
+	e, ok := p.braceAtomIn()
+	p.depth--
+	return e, ok
+}
+
+// braceAtomIn is braceAtom inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) braceAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
-	if p.op("}") {
+	if p.op('}') {
 		return leaf(kDict), true
 	}
 	var first ex
-	if !p.isOp("**") {
+	if !p.isOp(opPow) {
 		var ok bool
 		walrus := p.walrusAt(p.pos)
 		if first, ok = p.starNamedExpression(); !ok {
 			p.pos = mark
 			return ex{}, false
 		}
-		if !p.isOp(":") {
+		if !p.isOp(':') {
 			// set: '{' star_named_expressions '}' and setcomp: '{' named_expression for_if_clauses '}'
-			if first.k != kStarred && (p.isKw("for") || p.isKw("async")) {
-				if p.forIfClauses() && p.op("}") {
+			if first.k != kStarred && (p.isKw(kwFor) || p.isKw(kwAsync)) {
+				if p.forIfClauses() && p.op('}') {
 					return leaf(kSetComp), true
 				}
 				p.pos = mark
 				return ex{}, false
 			}
-			if p.isOp(",") {
+			if p.isOp(',') {
 				p.tupleRest(first, p.starNamedExpression)
 			}
-			if !p.op("}") {
+			if !p.op('}') {
 				p.pos = mark
 				return ex{}, false
 			}
@@ -920,15 +952,15 @@ func (p *parser) braceAtom() (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		if p.isKw("for") || p.isKw("async") {
-			if p.forIfClauses() && p.op("}") {
+		if p.isKw(kwFor) || p.isKw(kwAsync) {
+			if p.forIfClauses() && p.op('}') {
 				return leaf(kDictComp), true
 			}
 			p.pos = mark
 			return ex{}, false
 		}
-		if !p.op(",") {
-			if p.op("}") {
+		if !p.op(',') {
+			if p.op('}') {
 				return leaf(kDict), true
 			}
 			p.pos = mark
@@ -936,8 +968,8 @@ func (p *parser) braceAtom() (ex, bool) {
 		}
 	}
 	// the other items: '**' bitwise_or | expression ':' expression
-	for !p.isOp("}") {
-		if p.op("**") {
+	for !p.isOp('}') {
+		if p.op(opPow) {
 			if _, ok := p.bitwiseOr(); !ok {
 				p.pos = mark
 				return ex{}, false
@@ -946,11 +978,11 @@ func (p *parser) braceAtom() (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			break
 		}
 	}
-	if p.op("}") {
+	if p.op('}') {
 		return leaf(kDict), true
 	}
 	p.pos = mark
@@ -960,7 +992,7 @@ func (p *parser) braceAtom() (ex, bool) {
 // kvpair: expression ':' expression.
 func (p *parser) kvpair() bool {
 	mark := p.pos
-	if _, ok := p.expression(); ok && p.op(":") {
+	if _, ok := p.expression(); ok && p.op(':') {
 		if _, ok := p.expression(); ok {
 			return true
 		}
@@ -974,12 +1006,12 @@ func (p *parser) forIfClauses() bool {
 	n := 0
 	for {
 		mark := p.pos
-		p.kw("async")
-		if !p.kw("for") {
+		p.kw(kwAsync)
+		if !p.kw(kwFor) {
 			p.pos = mark
 			break
 		}
-		if _, ok := p.starTargets(); !ok || !p.kw("in") {
+		if _, ok := p.starTargets(); !ok || !p.kw(kwIn) {
 			p.pos = mark
 			break
 		}
@@ -987,7 +1019,7 @@ func (p *parser) forIfClauses() bool {
 			p.pos = mark
 			break
 		}
-		for p.isKw("if") {
+		for p.isKw(kwIf) {
 			m := p.pos
 			p.pos++
 			if _, ok := p.disjunction(); !ok {
@@ -1007,7 +1039,7 @@ func (p *parser) arguments(genexp bool) bool {
 	seenKeyword, seenDoubleStar := false, false
 	for {
 		switch {
-		case p.isOp("**"):
+		case p.isOp(opPow):
 			mark := p.pos
 			p.pos++
 			if _, ok := p.expression(); !ok {
@@ -1015,7 +1047,7 @@ func (p *parser) arguments(genexp bool) bool {
 				return false
 			}
 			seenDoubleStar = true
-		case p.isOp("*"):
+		case p.isOp('*'):
 			if seenDoubleStar {
 				return p.fail("iterable argument unpacking follows keyword argument unpacking")
 			}
@@ -1025,8 +1057,8 @@ func (p *parser) arguments(genexp bool) bool {
 				p.pos = mark
 				return false
 			}
-		case p.peek().Kind == Name && p.peekAt(p.pos+1).isOp("="):
-			if isKeyword(p.peek().Text) {
+		case p.peek().Kind == Name && p.peekAt(p.pos+1).isOp('='):
+			if p.peek().reserved() {
 				return false
 			}
 			p.pos += 2
@@ -1041,13 +1073,13 @@ func (p *parser) arguments(genexp bool) bool {
 			if seenKeyword {
 				return p.fail("positional argument follows keyword argument")
 			}
-			first := p.toks[p.pos-1].isOp("(")
+			first := p.toks[p.pos-1].isOp('(')
 			if _, ok := p.namedExpression(); !ok {
 				return false
 			}
-			if p.isKw("for") || p.isKw("async") {
+			if p.isKw(kwFor) || p.isKw(kwAsync) {
 				// A bare generator expression must be the only argument.
-				if genexp && first && p.forIfClauses() && p.isOp(")") {
+				if genexp && first && p.forIfClauses() && p.isOp(')') {
 					return true
 				}
 				if !genexp {
@@ -1055,33 +1087,28 @@ func (p *parser) arguments(genexp bool) bool {
 				}
 				return p.fail("Generator expression must be parenthesized")
 			}
-			if p.isOp("=") {
+			if p.isOp('=') {
 				return p.fail(`expression cannot contain assignment, perhaps you meant "=="?`)
 			}
 		}
-		if !p.op(",") {
-			return p.isOp(")")
+		if !p.op(',') {
+			return p.isOp(')')
 		}
-		if p.isOp(")") {
+		if p.isOp(')') {
 			return true
 		}
 	}
 }
 
-func (t Token) isOp(s string) bool {
-	if len(s) == 1 {
-		return t.Kind == Op && t.op == s[0]
-	}
-	return t.Kind == Op && t.Text == s
-}
+func (t tok) isOp(c byte) bool { return t.Kind == Op && t.code == c }
 
 // yieldExpr: 'yield' 'from' expression | 'yield' [star_expressions].
 func (p *parser) yieldExpr() bool {
 	mark := p.pos
-	if !p.kw("yield") {
+	if !p.kw(kwYield) {
 		return false
 	}
-	if p.kw("from") {
+	if p.kw(kwFrom) {
 		if _, ok := p.expression(); ok {
 			return true
 		}
@@ -1102,16 +1129,16 @@ func (p *parser) startsExpression() bool {
 	t := p.peek()
 	switch t.Kind {
 	case Name:
-		switch t.Text {
-		case "True", "False", "None", "not", "lambda", "await":
+		switch t.code {
+		case kwTrue, kwFalse, kwNone, kwNot, kwLambda, kwAwait:
 			return true
 		}
-		return !isKeyword(t.Text)
+		return !t.reserved()
 	case Number, String:
 		return true
 	case Op:
-		switch t.Text {
-		case "(", "[", "{", "-", "+", "~", "*", "...":
+		switch t.code {
+		case '(', '[', '{', '-', '+', '~', '*', opEllipsis:
 			return true
 		}
 	}
@@ -1126,7 +1153,7 @@ func (p *parser) starTargets() (ex, bool) {
 	if !ok {
 		return ex{}, false
 	}
-	if !p.isOp(",") {
+	if !p.isOp(',') {
 		return first, true
 	}
 	return p.tupleRest(first, p.starTarget), true
@@ -1137,11 +1164,18 @@ func (p *parser) starTarget() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	defer p.leave()
-	if p.isOp("*") {
+	e, ok := p.starTargetIn()
+	p.depth--
+	return e, ok
+}
+
+// starTargetIn is starTarget inside the recursion guard; the guard is left without a
+// defer, which costs more than the rule on the common path.
+func (p *parser) starTargetIn() (ex, bool) {
+	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
-		if !p.isOp("*") {
+		if !p.isOp('*') {
 			if e, ok := p.starTarget(); ok {
 				return starred(e), true
 			}
@@ -1166,25 +1200,25 @@ func (p *parser) targetWithStarAtom() (ex, bool) {
 	switch {
 	case p.name():
 		return ex{k: kName, single: true}, true
-	case p.isOp("("):
+	case p.isOp('('):
 		p.pos++
-		if p.op(")") {
+		if p.op(')') {
 			return ex{k: kTuple}, true
 		}
 		e, ok := p.starTargets()
-		if ok && p.op(")") {
+		if ok && p.op(')') {
 			if e.k == kStarred {
 				break // (*a) is no target; (*a,) is
 			}
 			return e, true
 		}
-	case p.isOp("["):
+	case p.isOp('['):
 		p.pos++
-		if p.op("]") {
+		if p.op(']') {
 			return ex{k: kList}, true
 		}
 		e, ok := p.starTargets()
-		if ok && p.op("]") {
+		if ok && p.op(']') {
 			e.k = kList
 			return e, true
 		}
@@ -1202,7 +1236,7 @@ func (p *parser) tPrimaryTarget() (ex, bool) {
 	last := kNone
 	for {
 		switch {
-		case p.isOp("."):
+		case p.isOp('.'):
 			m := p.pos
 			p.pos++
 			if !p.name() {
@@ -1210,15 +1244,15 @@ func (p *parser) tPrimaryTarget() (ex, bool) {
 				goto done
 			}
 			last = kAttribute
-		case p.isOp("("):
+		case p.isOp('('):
 			if !p.callTrailer() {
 				goto done
 			}
 			last = kCall
-		case p.isOp("["):
+		case p.isOp('['):
 			m := p.pos
 			p.pos++
-			if !p.slices() || !p.op("]") {
+			if !p.slices() || !p.op(']') {
 				p.pos = m
 				goto done
 			}
@@ -1242,15 +1276,15 @@ done:
 // default before those with one, then '*' [NAME] or bare '*' followed by at
 // least one keyword-only parameter, then '**' NAME last.
 func (p *parser) params(lambda bool) bool {
-	closer := ")"
+	closer := byte(')')
 	if lambda {
-		closer = ":"
+		closer = ':'
 	}
 	sawDefault, sawSlash := false, false
 	for {
 		switch {
-		case p.isOp("/"):
-			if sawSlash || p.pos == 0 || !p.toks[p.pos-1].isOp(",") || !lambda && p.toks[p.pos-2].isOp("(") || lambda && p.toks[p.pos-2].Text == "lambda" {
+		case p.isOp('/'):
+			if sawSlash || p.pos == 0 || !p.toks[p.pos-1].isOp(',') || !lambda && p.toks[p.pos-2].isOp('(') || lambda && p.toks[p.pos-2].Kind == Name && p.toks[p.pos-2].code == kwLambda {
 				return false
 			}
 			p.pos++
@@ -1263,13 +1297,13 @@ func (p *parser) params(lambda bool) bool {
 				return true
 			}
 			continue
-		case p.isOp("*"):
+		case p.isOp('*'):
 			p.pos++
-			bare := !p.isOp(",") && !p.isOp(closer)
+			bare := !p.isOp(',') && !p.isOp(closer)
 			if bare && !p.param(lambda, true) {
 				return false
 			}
-			if !bare && !p.isOp(",") {
+			if !bare && !p.isOp(',') {
 				return p.fail("named arguments must follow bare *")
 			}
 			more, ok := p.nextParam(closer)
@@ -1277,7 +1311,7 @@ func (p *parser) params(lambda bool) bool {
 				return false
 			}
 			keywordOnly := 0
-			for more && !p.isOp("**") {
+			for more && !p.isOp(opPow) {
 				if !p.param(lambda, false) {
 					return false
 				}
@@ -1296,7 +1330,7 @@ func (p *parser) params(lambda bool) bool {
 				return p.kwds(lambda, closer)
 			}
 			return true
-		case p.isOp("**"):
+		case p.isOp(opPow):
 			return p.kwds(lambda, closer)
 		}
 		if !p.param(lambda, false) {
@@ -1326,8 +1360,8 @@ func (p *parser) param(lambda, star bool) bool {
 	if !p.name() {
 		return false
 	}
-	if !lambda && p.op(":") {
-		if star && p.isOp("*") {
+	if !lambda && p.op(':') {
+		if star && p.isOp('*') {
 			mark := p.pos
 			p.pos++
 			if _, ok := p.bitwiseOr(); ok {
@@ -1346,7 +1380,7 @@ func (p *parser) param(lambda, star bool) bool {
 // defaultValue reads an optional '=' expression: whether there was one, and
 // whether it parsed.
 func (p *parser) defaultValue() (bool, bool) {
-	if !p.op("=") {
+	if !p.op('=') {
 		return false, true
 	}
 	_, ok := p.expression()
@@ -1355,16 +1389,16 @@ func (p *parser) defaultValue() (bool, bool) {
 
 // nextParam moves past ',' (more is false when the closer follows) or stops
 // before the closer; ok is false otherwise.
-func (p *parser) nextParam(closer string) (more, ok bool) {
-	if p.op(",") {
+func (p *parser) nextParam(closer byte) (more, ok bool) {
+	if p.op(',') {
 		return !p.isOp(closer), true
 	}
 	return false, p.isOp(closer)
 }
 
 // kwds: '**' param, last.
-func (p *parser) kwds(lambda bool, closer string) bool {
-	if !p.op("**") || !p.param(lambda, false) {
+func (p *parser) kwds(lambda bool, closer byte) bool {
+	if !p.op(opPow) || !p.param(lambda, false) {
 		return false
 	}
 	more, ok := p.nextParam(closer)
@@ -1377,13 +1411,13 @@ func (p *parser) kwds(lambda bool, closer string) bool {
 // header whose block follows, or CPython's error. A line that fails is
 // parsed again keeping track of the furthest token, which errors need and
 // the common path does without.
-func checkStatement(toks []Token, endLine int) (stmtKind, bool, *SyntaxError) {
-	p := parser{toks: toks, endLine: endLine}
+func checkStatement(src string, toks []tok, endLine int) (stmtKind, bool, *SyntaxError) {
+	p := parser{src: src, toks: toks, endLine: endLine}
 	k, block, ok := p.statement()
 	if ok && !p.failed() {
 		return k, block, nil
 	}
-	q := parser{toks: toks, endLine: endLine, track: true}
+	q := parser{src: src, toks: toks, endLine: endLine, track: true}
 	q.statement()
 	return k, block, q.explain()
 }
@@ -1392,7 +1426,7 @@ func checkStatement(toks []Token, endLine int) (stmtKind, bool, *SyntaxError) {
 // it is a block header whose block follows on the next lines.
 func (p *parser) statement() (stmtKind, bool, bool) {
 	t := p.peek()
-	if t.Kind == Op && t.Text == "@" {
+	if t.Kind == Op && t.code == '@' {
 		p.pos++
 		if _, ok := p.namedExpression(); !ok || !p.atEnd() {
 			return sDecorator, false, false
@@ -1400,70 +1434,76 @@ func (p *parser) statement() (stmtKind, bool, bool) {
 		return sDecorator, false, true
 	}
 	if t.Kind == Name {
-		switch t.Text {
-		case "if", "elif", "while":
-			k := map[string]stmtKind{"if": sIf, "elif": sElif, "while": sWhile}[t.Text]
+		switch t.code {
+		case kwIf, kwElif, kwWhile:
+			k := sIf
+			switch t.code {
+			case kwElif:
+				k = sElif
+			case kwWhile:
+				k = sWhile
+			}
 			p.pos++
 			if _, ok := p.namedExpression(); !ok {
 				return k, false, false
 			}
 			return p.suite(k)
-		case "else":
+		case kwElse:
 			p.pos++
 			return p.suite(sElse)
-		case "try":
+		case kwTry:
 			p.pos++
 			return p.suite(sTry)
-		case "finally":
+		case kwFinally:
 			p.pos++
 			return p.suite(sFinally)
-		case "except":
+		case kwExcept:
 			p.pos++
 			k := sExcept
-			if p.op("*") {
+			if p.op('*') {
 				k = sExceptStar
 			}
-			if !p.isOp(":") || k == sExceptStar {
+			if !p.isOp(':') || k == sExceptStar {
 				if _, ok := p.expression(); !ok {
 					return k, false, false
 				}
-				if p.kw("as") && !p.name() {
+				if p.kw(kwAs) && !p.name() {
 					return k, false, false
 				}
 			}
 			return p.suite(k)
-		case "for":
+		case kwFor:
 			p.pos++
 			return p.forHeader()
-		case "with":
+		case kwWith:
 			p.pos++
 			return p.withHeader()
-		case "def":
+		case kwDef:
 			p.pos++
 			return p.defHeader()
-		case "class":
+		case kwClass:
 			p.pos++
 			if !p.name() {
 				return sClass, false, false
 			}
-			if p.op("(") && !p.op(")") {
-				if !p.arguments(false) || !p.op(")") {
+			if p.op('(') && !p.op(')') {
+				if !p.arguments(false) || !p.op(')') {
 					return sClass, false, false
 				}
 			}
 			return p.suite(sClass)
-		case "async":
+		case kwAsync:
 			p.pos++
 			switch {
-			case p.kw("def"):
+			case p.kw(kwDef):
 				return p.defHeader()
-			case p.kw("for"):
+			case p.kw(kwFor):
 				return p.forHeader()
-			case p.kw("with"):
+			case p.kw(kwWith):
 				return p.withHeader()
 			}
 			return sSimple, false, false
-		case "match":
+		case kwMatch:
 			if k, block, ok := p.matchHeader(); ok {
 				return k, block, true
 			}
@@ -1471,7 +1511,7 @@ func (p *parser) statement() (stmtKind, bool, bool) {
 				return sMatch, false, false
 			}
 			p.pos = 0
-		case "case":
+		case kwCase:
 			// Only a match block holds case clauses; the caller checks
 			// where this one stands.
 			if k, block, ok := p.caseHeader(); ok {
@@ -1489,7 +1529,7 @@ func (p *parser) statement() (stmtKind, bool, bool) {
 // suite ends a header: ':' then either the end of the line (a block follows)
 // or simple statements on the same line.
 func (p *parser) suite(k stmtKind) (stmtKind, bool, bool) {
-	if !p.op(":") {
+	if !p.op(':') {
 		return k, false, false
 	}
 	if p.atEnd() {
@@ -1500,7 +1540,7 @@ func (p *parser) suite(k stmtKind) (stmtKind, bool, bool) {
 
 // forHeader: 'for' star_targets 'in' star_expressions ':'.
 func (p *parser) forHeader() (stmtKind, bool, bool) {
-	if _, ok := p.starTargets(); !ok || !p.kw("in") {
+	if _, ok := p.starTargets(); !ok || !p.kw(kwIn) {
 		return sFor, false, false
 	}
 	if _, ok := p.starExpressions(); !ok {
@@ -1512,8 +1552,8 @@ func (p *parser) forHeader() (stmtKind, bool, bool) {
 // withHeader: 'with' ( '(' with_item, ... [','] ')' | with_item, ... ) ':'.
 func (p *parser) withHeader() (stmtKind, bool, bool) {
 	mark := p.pos
-	if p.op("(") {
-		if p.withItems(true) && p.op(")") && p.isOp(":") {
+	if p.op('(') {
+		if p.withItems(true) && p.op(')') && p.isOp(':') {
 			return p.suite(sWith)
 		}
 		if p.failed() {
@@ -1533,18 +1573,18 @@ func (p *parser) withItems(paren bool) bool {
 		if _, ok := p.expression(); !ok {
 			return false
 		}
-		if p.kw("as") {
+		if p.kw(kwAs) {
 			if _, ok := p.starTarget(); !ok {
 				return false
 			}
-			if !p.isOp(",") && !p.isOp(")") && !p.isOp(":") {
+			if !p.isOp(',') && !p.isOp(')') && !p.isOp(':') {
 				return false
 			}
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			return true
 		}
-		if paren && p.isOp(")") {
+		if paren && p.isOp(')') {
 			return true
 		}
 	}
@@ -1552,15 +1592,15 @@ func (p *parser) withItems(paren bool) bool {
 
 // defHeader: 'def' NAME '(' [params] ')' ['->' expression] ':'.
 func (p *parser) defHeader() (stmtKind, bool, bool) {
-	if !p.name() || !p.op("(") {
+	if !p.name() || !p.op('(') {
 		return sDef, false, false
 	}
-	if !p.op(")") {
-		if !p.params(false) || !p.op(")") {
+	if !p.op(')') {
+		if !p.params(false) || !p.op(')') {
 			return sDef, false, false
 		}
 	}
-	if p.op("->") {
+	if p.op(opArrow) {
 		if _, ok := p.expression(); !ok {
 			return sDef, false, false
 		}
@@ -1577,7 +1617,7 @@ func (p *parser) simpleStatements() bool {
 		if p.atEnd() {
 			return true
 		}
-		if !p.op(";") {
+		if !p.op(';') {
 			return false
 		}
 		if p.atEnd() {
@@ -1590,18 +1630,18 @@ func (p *parser) simpleStatements() bool {
 func (p *parser) simpleStatement() bool {
 	t := p.peek()
 	if t.Kind == Name {
-		switch t.Text {
-		case "pass", "break", "continue":
+		switch t.code {
+		case kwPass, kwBreak, kwContinue:
 			p.pos++
 			return true
-		case "return":
+		case kwReturn:
 			p.pos++
 			if p.startsExpression() {
 				_, ok := p.starExpressions()
 				return ok
 			}
 			return true
-		case "raise":
+		case kwRaise:
 			p.pos++
 			if !p.startsExpression() {
 				return true
@@ -1609,45 +1649,45 @@ func (p *parser) simpleStatement() bool {
 			if _, ok := p.expression(); !ok {
 				return false
 			}
-			if p.kw("from") {
+			if p.kw(kwFrom) {
 				_, ok := p.expression()
 				return ok
 			}
 			return true
-		case "global", "nonlocal":
+		case kwGlobal, kwNonlocal:
 			p.pos++
 			for {
 				if !p.name() {
 					return false
 				}
-				if !p.op(",") {
+				if !p.op(',') {
 					return true
 				}
 			}
-		case "del":
+		case kwDel:
 			p.pos++
 			e, ok := p.starExpressions()
-			if !ok || e.del != kNone || !p.atEnd() && !p.isOp(";") {
+			if !ok || e.del != kNone || !p.atEnd() && !p.isOp(';') {
 				return false
 			}
 			return true
-		case "assert":
+		case kwAssert:
 			p.pos++
 			if _, ok := p.expression(); !ok {
 				return false
 			}
-			if p.op(",") {
+			if p.op(',') {
 				_, ok := p.expression()
 				return ok
 			}
 			return true
-		case "import":
+		case kwImport:
 			p.pos++
 			return p.dottedAsNames()
-		case "from":
+		case kwFrom:
 			p.pos++
 			return p.importFrom()
-		case "yield":
+		case kwYield:
 			return p.yieldExpr()
 		}
 	}
@@ -1662,7 +1702,7 @@ func (p *parser) assignmentOrExpression() bool {
 		return false
 	}
 	switch t := p.peek(); {
-	case t.isOp(":"):
+	case t.isOp(':'):
 		// An annotation needs a single target: a name, attribute or subscript.
 		if !first.single {
 			return false
@@ -1671,11 +1711,11 @@ func (p *parser) assignmentOrExpression() bool {
 		if _, ok := p.expression(); !ok {
 			return false
 		}
-		if p.op("=") {
+		if p.op('=') {
 			return p.rhs()
 		}
 		return true
-	case t.Kind == Op && augAssign[t.Text]:
+	case t.Kind == Op && isAugAssign(t.code):
 		if !first.single {
 			return false
 		}
@@ -1683,12 +1723,12 @@ func (p *parser) assignmentOrExpression() bool {
 		return p.rhs()
 	}
 	target := first
-	for p.isOp("=") {
+	for p.isOp('=') {
 		if target.store != kNone {
 			return false
 		}
 		p.pos++
-		if p.isKw("yield") {
+		if p.isKw(kwYield) {
 			if !p.yieldExpr() {
 				return false
 			}
@@ -1706,7 +1746,7 @@ func (p *parser) assignmentOrExpression() bool {
 
 // rhs: yield_expr | star_expressions.
 func (p *parser) rhs() bool {
-	if p.isKw("yield") {
+	if p.isKw(kwYield) {
 		return p.yieldExpr()
 	}
 	_, ok := p.starExpressions()
@@ -1719,10 +1759,10 @@ func (p *parser) dottedAsNames() bool {
 		if !p.dottedName() {
 			return false
 		}
-		if p.kw("as") && !p.name() {
+		if p.kw(kwAs) && !p.name() {
 			return false
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			return true
 		}
 	}
@@ -1732,7 +1772,7 @@ func (p *parser) dottedName() bool {
 	if !p.name() {
 		return false
 	}
-	for p.isOp(".") {
+	for p.isOp('.') {
 		p.pos++
 		if !p.name() {
 			return false
@@ -1745,40 +1785,40 @@ func (p *parser) dottedName() bool {
 // 'from' ('.' | '...')+ 'import' targets.
 func (p *parser) importFrom() bool {
 	dots := 0
-	for p.isOp(".") || p.isOp("...") {
+	for p.isOp('.') || p.isOp(opEllipsis) {
 		p.pos++
 		dots++
 	}
-	if !p.isKw("import") || dots == 0 {
+	if !p.isKw(kwImport) || dots == 0 {
 		if !p.dottedName() {
 			return false
 		}
 	}
-	if !p.kw("import") {
+	if !p.kw(kwImport) {
 		return false
 	}
-	if p.op("*") {
+	if p.op('*') {
 		return true
 	}
-	paren := p.op("(")
+	paren := p.op('(')
 	for {
 		if !p.name() {
 			return false
 		}
-		if p.kw("as") && !p.name() {
+		if p.kw(kwAs) && !p.name() {
 			return false
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			break
 		}
-		if paren && p.isOp(")") {
+		if paren && p.isOp(')') {
 			break
 		}
-		if !paren && (p.atEnd() || p.isOp(";")) {
+		if !paren && (p.atEnd() || p.isOp(';')) {
 			return p.fail("trailing comma not allowed without surrounding parentheses")
 		}
 	}
-	return !paren || p.op(")")
+	return !paren || p.op(')')
 }
 
 // ---- match statements ----
@@ -1789,12 +1829,12 @@ func (p *parser) matchHeader() (stmtKind, bool, bool) {
 	p.pos++ // match
 	// subject_expr: star_named_expression ',' star_named_expressions? | named_expression
 	first, ok := p.starNamedExpression()
-	if ok && p.isOp(",") {
+	if ok && p.isOp(',') {
 		p.tupleRest(first, p.starNamedExpression)
 	} else if ok && first.k == kStarred {
 		ok = false
 	}
-	if ok && p.op(":") && p.atEnd() {
+	if ok && p.op(':') && p.atEnd() {
 		return sMatch, true, true
 	}
 	p.pos = mark
@@ -1806,13 +1846,13 @@ func (p *parser) caseHeader() (stmtKind, bool, bool) {
 	mark := p.pos
 	p.pos++ // case
 	if p.patterns() {
-		if p.kw("if") {
+		if p.kw(kwIf) {
 			if _, ok := p.namedExpression(); !ok {
 				p.pos = mark
 				return sCase, false, false
 			}
 		}
-		if p.isOp(":") {
+		if p.isOp(':') {
 			return p.suite(sCase)
 		}
 	}
@@ -1822,15 +1862,15 @@ func (p *parser) caseHeader() (stmtKind, bool, bool) {
 
 // patterns: open_sequence_pattern | pattern.
 func (p *parser) patterns() bool {
-	star := p.isOp("*")
+	star := p.isOp('*')
 	if !p.maybeStarPattern() {
 		return false
 	}
-	if !p.isOp(",") {
+	if !p.isOp(',') {
 		return !star
 	}
-	for p.op(",") {
-		if p.isOp(":") || p.isKw("if") {
+	for p.op(',') {
+		if p.isOp(':') || p.isKw(kwIf) {
 			break
 		}
 		if !p.maybeStarPattern() {
@@ -1841,7 +1881,7 @@ func (p *parser) patterns() bool {
 }
 
 func (p *parser) maybeStarPattern() bool {
-	if p.op("*") {
+	if p.op('*') {
 		return p.name() // *name or *_
 	}
 	return p.pattern()
@@ -1852,11 +1892,17 @@ func (p *parser) pattern() bool {
 	if !p.enter() {
 		return false
 	}
-	defer p.leave()
+	ok := p.patternIn()
+	p.depth--
+	return ok
+}
+
+// patternIn is pattern inside the recursion guard.
+func (p *parser) patternIn() bool {
 	if !p.orPattern() {
 		return false
 	}
-	if p.kw("as") {
+	if p.kw(kwAs) {
 		return p.captureTarget()
 	}
 	return true
@@ -1865,11 +1911,11 @@ func (p *parser) pattern() bool {
 // captureTarget: a NAME other than _ not followed by '.', '(' or '='.
 func (p *parser) captureTarget() bool {
 	t := p.peek()
-	if t.Kind != Name || t.Text == "_" || isKeyword(t.Text) {
+	if t.Kind != Name || t.code == kwUnderscore || t.reserved() {
 		return false
 	}
 	n := p.peekAt(p.pos + 1)
-	if n.isOp(".") || n.isOp("(") || n.isOp("=") {
+	if n.isOp('.') || n.isOp('(') || n.isOp('=') {
 		return false
 	}
 	p.pos++
@@ -1881,7 +1927,7 @@ func (p *parser) orPattern() bool {
 		if !p.closedPattern() {
 			return false
 		}
-		if !p.op("|") {
+		if !p.op('|') {
 			return true
 		}
 	}
@@ -1892,67 +1938,67 @@ func (p *parser) orPattern() bool {
 func (p *parser) closedPattern() bool {
 	t := p.peek()
 	switch {
-	case t.Kind == Number || t.isOp("-"):
+	case t.Kind == Number || t.isOp('-'):
 		return p.numberPattern()
 	case t.Kind == String:
 		_, ok := p.strings() // f-strings too: the compiler, not the parser, refuses them
 		return ok
-	case t.Kind == Name && (t.Text == "None" || t.Text == "True" || t.Text == "False"):
+	case t.Kind == Name && (t.code == kwNone || t.code == kwTrue || t.code == kwFalse):
 		p.pos++
 		return true
-	case t.Kind == Name && !isKeyword(t.Text):
+	case t.Kind == Name && !t.reserved():
 		// capture, wildcard, value (dotted) or class pattern
 		p.pos++
 		dotted := false
-		for p.isOp(".") {
+		for p.isOp('.') {
 			p.pos++
 			if !p.name() {
 				return false
 			}
 			dotted = true
 		}
-		if p.op("(") {
+		if p.op('(') {
 			return p.classPatternArgs()
 		}
-		if p.isOp("=") {
+		if p.isOp('=') {
 			return false
 		}
 		_ = dotted
 		return true
-	case t.isOp("("):
+	case t.isOp('('):
 		// group '(' pattern ')' or sequence '(' [p, ...] ')'
 		p.pos++
-		if p.op(")") {
+		if p.op(')') {
 			return true
 		}
-		star := p.isOp("*")
+		star := p.isOp('*')
 		if !p.maybeStarPattern() {
 			return false
 		}
-		if p.op(")") {
+		if p.op(')') {
 			return !star
 		}
-		for p.op(",") {
-			if p.isOp(")") {
+		for p.op(',') {
+			if p.isOp(')') {
 				break
 			}
 			if !p.maybeStarPattern() {
 				return false
 			}
 		}
-		return p.op(")")
-	case t.isOp("["):
+		return p.op(')')
+	case t.isOp('['):
 		p.pos++
-		for !p.isOp("]") {
+		for !p.isOp(']') {
 			if !p.maybeStarPattern() {
 				return false
 			}
-			if !p.op(",") {
+			if !p.op(',') {
 				break
 			}
 		}
-		return p.op("]")
-	case t.isOp("{"):
+		return p.op(']')
+	case t.isOp('{'):
 		return p.mappingPattern()
 	}
 	return false
@@ -1960,23 +2006,23 @@ func (p *parser) closedPattern() bool {
 
 // numberPattern: a signed number, or a complex literal real +/- imaginary.
 func (p *parser) numberPattern() bool {
-	neg := p.op("-")
+	neg := p.op('-')
 	t := p.peek()
 	if t.Kind != Number {
 		return false
 	}
-	if err := checkNumber(t); err != nil {
+	if err := checkNumber(p.text(t), t.Line()); err != nil {
 		p.hard = err
 		return false
 	}
 	p.pos++
-	if p.isOp("+") || p.isOp("-") {
-		if isImaginary(t.Text) {
+	if p.isOp('+') || p.isOp('-') {
+		if isImaginary(p.text(t)) {
 			return false
 		}
 		p.pos++
 		im := p.peek()
-		if im.Kind != Number || !isImaginary(im.Text) {
+		if im.Kind != Number || !isImaginary(p.text(im)) {
 			return false
 		}
 		p.pos++
@@ -1992,42 +2038,42 @@ func isImaginary(number string) bool {
 // mappingPattern: '{' (key: pattern, ...) [**rest] '}'.
 func (p *parser) mappingPattern() bool {
 	p.pos++ // {
-	for !p.isOp("}") {
-		if p.op("**") {
+	for !p.isOp('}') {
+		if p.op(opPow) {
 			if !p.captureTarget() {
 				return false
 			}
-			p.op(",")
-			return p.op("}")
+			p.op(',')
+			return p.op('}')
 		}
-		if !p.mappingKey() || !p.op(":") || !p.pattern() {
+		if !p.mappingKey() || !p.op(':') || !p.pattern() {
 			return false
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			break
 		}
 	}
-	return p.op("}")
+	return p.op('}')
 }
 
 // mappingKey: a literal (numbers, strings, None, True, False) or a dotted value.
 func (p *parser) mappingKey() bool {
 	t := p.peek()
 	switch {
-	case t.Kind == Number || t.isOp("-"):
+	case t.Kind == Number || t.isOp('-'):
 		return p.numberPattern()
 	case t.Kind == String:
 		_, ok := p.strings()
 		return ok
-	case t.Kind == Name && (t.Text == "None" || t.Text == "True" || t.Text == "False"):
+	case t.Kind == Name && (t.code == kwNone || t.code == kwTrue || t.code == kwFalse):
 		p.pos++
 		return true
-	case t.Kind == Name && !isKeyword(t.Text):
+	case t.Kind == Name && !t.reserved():
 		p.pos++
-		if !p.isOp(".") {
+		if !p.isOp('.') {
 			return false
 		}
-		for p.op(".") {
+		for p.op('.') {
 			if !p.name() {
 				return false
 			}
@@ -2041,9 +2087,9 @@ func (p *parser) mappingKey() bool {
 // patterns, then NAME=pattern keywords.
 func (p *parser) classPatternArgs() bool {
 	keyword := false
-	for !p.isOp(")") {
-		if p.peek().Kind == Name && p.peekAt(p.pos+1).isOp("=") {
-			if isKeyword(p.peek().Text) {
+	for !p.isOp(')') {
+		if p.peek().Kind == Name && p.peekAt(p.pos+1).isOp('=') {
+			if p.peek().reserved() {
 				return false
 			}
 			p.pos += 2
@@ -2056,11 +2102,11 @@ func (p *parser) classPatternArgs() bool {
 				return false
 			}
 		}
-		if !p.op(",") {
+		if !p.op(',') {
 			break
 		}
 	}
-	return p.op(")")
+	return p.op(')')
 }
 
 // ---- errors ----
@@ -2074,13 +2120,13 @@ func (p *parser) juxtaposed() bool {
 		return false
 	}
 	prev, t := p.toks[i-1], p.toks[i]
-	endsExpr := prev.Kind == Number || prev.Kind == String || prev.Kind == Name && (!isKeyword(prev.Text) || prev.Text == "True" || prev.Text == "False" || prev.Text == "None") ||
-		prev.isOp(")") || prev.isOp("]") || prev.isOp("}")
+	endsExpr := prev.Kind == Number || prev.Kind == String || prev.Kind == Name && (!prev.reserved() || prev.code == kwTrue || prev.code == kwFalse || prev.code == kwNone) ||
+		prev.isOp(')') || prev.isOp(']') || prev.isOp('}')
 	if !endsExpr || prev.Kind == Name && t.Kind == String {
 		return false
 	}
-	q := &parser{toks: p.toks, pos: i}
-	return q.startsExpression() && !t.isOp("*") && !t.isOp("-") && !t.isOp("+") && !t.isOp("~")
+	q := &parser{src: p.src, toks: p.toks, pos: i}
+	return q.startsExpression() && !t.isOp('*') && !t.isOp('-') && !t.isOp('+') && !t.isOp('~')
 }
 
 // juxtaposedReach is how far CPython's second pass reads when it looks at
@@ -2089,7 +2135,7 @@ func (p *parser) juxtaposedReach() int {
 	if p.hard != nil || !p.juxtaposed() {
 		return -1
 	}
-	q := &parser{toks: p.toks, pos: p.far, far: p.far, track: true}
+	q := &parser{src: p.src, toks: p.toks, pos: p.far, far: p.far, track: true}
 	q.expression()
 	return q.far
 }
@@ -2099,10 +2145,10 @@ func (p *parser) bracketDepth(i int) int {
 	depth := 0
 	for _, t := range p.toks[:min(i, len(p.toks))] {
 		if t.Kind == Op {
-			switch t.Text {
-			case "(", "[", "{":
+			switch t.code {
+			case '(', '[', '{':
 				depth++
-			case ")", "]", "}":
+			case ')', ']', '}':
 				depth--
 			}
 		}
@@ -2135,14 +2181,15 @@ func (p *parser) explain() *SyntaxError {
 // specificError recognises the common mistakes CPython names.
 func (p *parser) specificError() string {
 	toks := p.toks
-	if len(toks) >= 2 && toks[0].Kind == Name && (toks[0].Text == "print" || toks[0].Text == "exec") &&
-		(toks[1].Kind == Name && !isKeyword(toks[1].Text) || toks[1].Kind == Number || toks[1].Kind == String) {
-		return fmt.Sprintf("Missing parentheses in call to '%s'. Did you mean %s(...)?", toks[0].Text, toks[0].Text)
+	if len(toks) >= 2 && toks[0].Kind == Name && (toks[0].code == kwPrint || toks[0].code == kwExec) &&
+		(toks[1].Kind == Name && !toks[1].reserved() || toks[1].Kind == Number || toks[1].Kind == String) {
+		name := p.text(toks[0])
+		return fmt.Sprintf("Missing parentheses in call to '%s'. Did you mean %s(...)?", name, name)
 	}
-	q := &parser{toks: toks, endLine: p.endLine}
-	if toks[0].Kind == Name && toks[0].Text == "del" {
+	q := &parser{src: p.src, toks: toks, endLine: p.endLine}
+	if toks[0].Kind == Name && toks[0].code == kwDel {
 		q.pos = 1
-		if e, ok := q.starExpressions(); ok && e.del != kNone && (q.atEnd() || q.isOp(";")) {
+		if e, ok := q.starExpressions(); ok && e.del != kNone && (q.atEnd() || q.isOp(';')) {
 			return "cannot delete " + e.del.name()
 		}
 		return ""
@@ -2152,7 +2199,7 @@ func (p *parser) specificError() string {
 		return ""
 	}
 	switch t := q.peek(); {
-	case t.isOp("=") && e.store != kNone:
+	case t.isOp('=') && e.store != kNone:
 		if e.k == kStarred && e.store == kStarred {
 			return "cannot use starred expression here"
 		}
@@ -2160,12 +2207,12 @@ func (p *parser) specificError() string {
 			return "cannot assign to " + e.store.name()
 		}
 		return "cannot assign to " + e.store.name() + " here. Maybe you meant '==' instead of '='?"
-	case t.isOp(":") && !e.single && e.k != kName:
+	case t.isOp(':') && !e.single && e.k != kName:
 		if e.k == kTuple || e.k == kList {
 			return "only single target (not " + e.k.name() + ") can be annotated"
 		}
 		return "illegal target for annotation"
-	case t.Kind == Op && augAssign[t.Text] && !e.single:
+	case t.Kind == Op && isAugAssign(t.code) && !e.single:
 		return fmt.Sprintf("'%s' is an illegal expression for augmented assignment", e.k.name())
 	}
 	return ""
@@ -2175,62 +2222,62 @@ func (p *parser) specificError() string {
 // missing, as CPython names it: def, try, else and finally require the token
 // at once; the other headers only when the line ends where ':' should be.
 func (p *parser) missingColon() (string, bool) {
-	q := &parser{toks: p.toks}
-	q.kw("async")
+	q := &parser{src: p.src, toks: p.toks}
+	q.kw(kwAsync)
 	t := q.peek()
 	if t.Kind != Name {
 		return "", false
 	}
 	q.pos++
 	ok := false
-	switch t.Text {
-	case "try", "else", "finally":
-		return "expected ':'", !q.isOp(":")
-	case "def":
+	switch t.code {
+	case kwTry, kwElse, kwFinally:
+		return "expected ':'", !q.isOp(':')
+	case kwDef:
 		if !q.name() {
 			return "", false
 		}
-		if !q.isOp("(") {
+		if !q.isOp('(') {
 			return "expected '('", true
 		}
 		q.pos++
-		if !q.op(")") && !(q.params(false) && q.op(")")) {
+		if !q.op(')') && !(q.params(false) && q.op(')')) {
 			return "", false
 		}
-		if q.op("->") {
+		if q.op(opArrow) {
 			if _, ok := q.expression(); !ok {
 				return "", false
 			}
 		}
-		return "expected ':'", !q.isOp(":") && !q.failed()
-	case "if", "elif", "while":
+		return "expected ':'", !q.isOp(':') && !q.failed()
+	case kwIf, kwElif, kwWhile:
 		_, ok = q.namedExpression()
-	case "for":
+	case kwFor:
 		_, ok = q.starTargets()
-		if ok = ok && q.kw("in"); ok {
+		if ok = ok && q.kw(kwIn); ok {
 			_, ok = q.starExpressions()
 		}
-	case "with":
+	case kwWith:
 		ok = q.withItems(false)
-	case "class":
-		ok = q.name() && (!q.op("(") || q.op(")") || q.arguments(false) && q.op(")"))
-	case "except":
+	case kwClass:
+		ok = q.name() && (!q.op('(') || q.op(')') || q.arguments(false) && q.op(')'))
+	case kwExcept:
 		ok = true
 		if !q.atEnd() {
 			_, ok = q.expression()
-			if ok && q.kw("as") {
+			if ok && q.kw(kwAs) {
 				ok = q.name()
 			}
 		}
-	case "match":
+	case kwMatch:
 		_, ok = q.starNamedExpression()
-		if ok && q.isOp(",") {
+		if ok && q.isOp(',') {
 			q.pos++
 			q.tupleRest(ex{}, q.starNamedExpression)
 		}
-	case "case":
+	case kwCase:
 		ok = q.patterns()
-		if ok && q.kw("if") {
+		if ok && q.kw(kwIf) {
 			_, ok = q.namedExpression()
 		}
 	}

@@ -102,16 +102,21 @@ type frame struct {
 // block structure around it (indentation, else/elif/except/finally/case
 // clauses, decorators).
 func topLevelStatements(src string, onStmt func(stmt []Token) error) error {
-	m := &moduleReader{onStmt: onStmt}
+	m := &moduleReader{src: Normalize(src), onStmt: onStmt}
 	m.frames = m.frameBuf[:1]
-	return scan(Normalize(src), m.line, m.partial)
+	return scan(m.src, m.line, m.partial)
 }
 
 // moduleReader follows the module's logical lines, checks each against the
 // grammar and the block structure, and hands on the top-level simple
 // statements.
 type moduleReader struct {
+	// src is the normalized source the tokens point into.
+	src    string
 	onStmt func(stmt []Token) error
+	// stmt holds the tokens of the top-level statement handed to onStmt,
+	// reused from one to the next.
+	stmt   []Token
 	frames []frame // frames[0] is the module
 	// frameBuf backs frames for the common depths.
 	frameBuf [8]frame
@@ -124,7 +129,7 @@ type moduleReader struct {
 
 // line reads one chunk from Scan: leading INDENT/DEDENT tokens, a logical
 // line and its NEWLINE; the last chunk ends with DEDENTs and EOF.
-func (m *moduleReader) line(toks []Token) error {
+func (m *moduleReader) line(toks []tok) error {
 	i, err := m.blocks(toks)
 	if err != nil {
 		return err
@@ -143,14 +148,14 @@ func (m *moduleReader) line(toks []Token) error {
 	for _, t := range line[n:] {
 		switch t.Kind {
 		case Dedent:
-			if err := m.closeLevel(t.Line); err != nil {
+			if err := m.closeLevel(t.Line()); err != nil {
 				return err
 			}
 		case EOF:
 			if m.expectBlock {
-				return m.expectedBlock(t.Line)
+				return m.expectedBlock(t.Line())
 			}
-			return m.closeLevel(t.Line)
+			return m.closeLevel(t.Line())
 		}
 	}
 	return nil
@@ -158,17 +163,17 @@ func (m *moduleReader) line(toks []Token) error {
 
 // blocks reads the INDENT and DEDENT tokens that start a line and returns
 // how many there are.
-func (m *moduleReader) blocks(toks []Token) (int, error) {
+func (m *moduleReader) blocks(toks []tok) (int, error) {
 	i := 0
 	for ; i < len(toks) && (toks[i].Kind == Indent || toks[i].Kind == Dedent); i++ {
 		if toks[i].Kind == Dedent {
-			if err := m.closeLevel(toks[i].Line); err != nil {
+			if err := m.closeLevel(toks[i].Line()); err != nil {
 				return i, err
 			}
 			continue
 		}
 		if !m.expectBlock {
-			return i, &SyntaxError{Line: toks[i].Line, Msg: "unexpected indent", class: finalErr}
+			return i, &SyntaxError{Line: toks[i].Line(), Msg: "unexpected indent", class: finalErr}
 		}
 		m.expectBlock = false
 		m.frames = append(m.frames, frame{matchBlock: m.header == sMatch})
@@ -179,7 +184,7 @@ func (m *moduleReader) blocks(toks []Token) (int, error) {
 // partial chooses between a tokenizer error and the parser for a logical
 // line the tokenizer cut short: CPython's parser reads the tokens before the
 // refused one first, and fails there if they cannot start a statement.
-func (m *moduleReader) partial(toks []Token, lexErr *SyntaxError) *SyntaxError {
+func (m *moduleReader) partial(toks []tok, lexErr *SyntaxError) *SyntaxError {
 	i, err := m.blocks(toks)
 	if err != nil {
 		return rank(err.(*SyntaxError), lexErr)
@@ -189,9 +194,9 @@ func (m *moduleReader) partial(toks []Token, lexErr *SyntaxError) *SyntaxError {
 		return lexErr
 	}
 	if m.expectBlock {
-		return rank(m.expectedBlock(rest[0].Line), lexErr)
+		return rank(m.expectedBlock(rest[0].Line()), lexErr)
 	}
-	p := parser{toks: rest, track: true}
+	p := parser{src: m.src, toks: rest, track: true}
 	if _, _, ok := p.statement(); ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
 		return lexErr // the parser needed the refused token
 	}
@@ -235,29 +240,58 @@ func (m *moduleReader) closeLevel(line int) error {
 }
 
 // logicalLine checks one statement and, at the top level, keeps the wanted calls.
-func (m *moduleReader) logicalLine(line []Token) error {
+func (m *moduleReader) logicalLine(line []tok) error {
 	if m.expectBlock {
-		return m.expectedBlock(line[0].Line)
+		return m.expectedBlock(line[0].Line())
 	}
-	k, block, err := checkStatement(line, 0)
+	k, block, err := checkStatement(m.src, line, 0)
 	if err != nil {
 		return err
 	}
-	if err := m.sequence(k, line[0].Line); err != nil {
+	if err := m.sequence(k, line[0].Line()); err != nil {
 		return err
 	}
 	if block {
-		m.expectBlock, m.header, m.headerLine = true, k, line[0].Line
+		m.expectBlock, m.header, m.headerLine = true, k, line[0].Line()
 	}
 	if len(m.frames) != 1 || k != sSimple {
 		return nil
 	}
-	for _, stmt := range splitTop(line, ";") {
-		if err := m.onStmt(stmt); err != nil {
-			return err
+	// Only top-level simple statements become Tokens with their text: few
+	// lines of a test file are, and the readers of calls and assignments
+	// look at text.
+	depth, start := 0, 0
+	for i, t := range line {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.code {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ';':
+			if depth == 0 {
+				if err := m.statement(line[start:i]); err != nil {
+					return err
+				}
+				start = i + 1
+			}
 		}
 	}
+	if start < len(line) || start == 0 {
+		return m.statement(line[start:])
+	}
 	return nil
+}
+
+// statement hands one top-level simple statement to onStmt as Tokens.
+func (m *moduleReader) statement(toks []tok) error {
+	m.stmt = m.stmt[:0]
+	for _, t := range toks {
+		m.stmt = append(m.stmt, t.token(m.src))
+	}
+	return m.onStmt(m.stmt)
 }
 
 // sequence checks that a statement may stand where it does at its level:
@@ -390,15 +424,60 @@ func matching(toks []Token, open int) int {
 }
 
 // stripParens removes parentheses that wrap the whole token list.
+//
+// It reads the tokens once: peeling one layer at a time with a scan each
+// made 200 nested parentheses cost 200 scans.
 func stripParens(toks []Token) []Token {
-	for len(toks) >= 2 && toks[0].Kind == Op && toks[0].Text == "(" && matching(toks, 0) == len(toks)-1 {
-		inner := toks[1 : len(toks)-1]
-		if len(inner) == 0 || hasTopComma(inner) {
-			return toks // () or (a, b) is a tuple, not a grouping
-		}
-		toks = inner
+	n := len(toks)
+	lead := 0
+	for lead < n && toks[lead].Kind == Op && toks[lead].Text == "(" {
+		lead++
 	}
-	return toks
+	if lead == 0 || n < 2 {
+		return toks
+	}
+	// closes[j] is where the j-th leading '(' closes; comma[d] is set for
+	// a comma with d brackets open around it.
+	var closesBuf [8]int
+	var commaBuf [9]bool
+	closes, comma := closesBuf[:0], commaBuf[:0]
+	if lead > len(closesBuf) {
+		closes, comma = make([]int, 0, lead), make([]bool, 0, lead+1)
+	}
+	closes, comma = closes[:lead], comma[:lead+1]
+	for j := range closes {
+		closes[j] = -1
+	}
+	depth := 0
+	for k, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth >= 0 && depth < lead && closes[depth] < 0 {
+				closes[depth] = k
+			}
+		case ",":
+			if depth >= 0 && depth <= lead {
+				comma[depth] = true
+			}
+		}
+		if depth < 0 {
+			break // unbalanced: the parser refused this already
+		}
+	}
+	j := 0
+	for ; j < lead && closes[j] == n-1-j; j++ {
+		// Layer j holds toks[j+1 : n-1-j]: () or (a, b) is a tuple, not a grouping.
+		if n-2-2*j == 0 || comma[j+1] {
+			break
+		}
+	}
+	return toks[j : n-j]
 }
 
 func hasTopComma(toks []Token) bool { return containsTopOp(toks, ",") }
@@ -568,18 +647,19 @@ func classify(toks []Token) Expr {
 			return Expr{Node: "Set"}
 		}
 	}
+	top := topFactsOf(toks)
 	switch {
 	case first.Kind == Name && first.Text == "lambda":
 		return Expr{Node: "Lambda"}
-	case containsTopName(toks, "if"):
+	case top.ifKw:
 		return Expr{Node: "IfExp"}
-	case containsTopName(toks, "or") || containsTopName(toks, "and"):
+	case top.orAnd:
 		return Expr{Node: "BoolOp"}
 	case first.Kind == Name && first.Text == "not":
 		return Expr{Node: "UnaryOp"}
-	case containsTopOp(toks, ":="):
+	case top.walrus:
 		return Expr{Node: "NamedExpr"}
-	case hasCompare(toks):
+	case top.compare:
 		return Expr{Node: "Compare"}
 	case hasBinary(toks):
 		return Expr{Node: "BinOp"}
@@ -666,13 +746,53 @@ func containsTop(toks []Token, k Kind, text string) bool {
 	return found
 }
 
-func hasCompare(toks []Token) bool {
-	for op := range compareOps {
-		if containsTopOp(toks, op) {
-			return true
+// topFacts are what classify asks about the tokens outside brackets.
+type topFacts struct {
+	ifKw    bool // an 'if'
+	orAnd   bool // an 'or' or 'and'
+	walrus  bool // a ':='
+	compare bool // a comparison operator, or 'in' or 'is' after the first token
+}
+
+// topFactsOf reads the tokens outside brackets once, for all of classify's
+// questions (a scan per question made classify the cost of a call's
+// arguments).
+func topFactsOf(toks []Token) topFacts {
+	var f topFacts
+	depth := 0
+	for k, t := range toks {
+		switch t.Kind {
+		case Op:
+			switch t.Text {
+			case "(", "[", "{":
+				depth++
+				continue
+			case ")", "]", "}":
+				depth--
+				continue
+			}
+			if depth == 0 {
+				switch {
+				case t.Text == ":=":
+					f.walrus = true
+				case compareOps[t.Text]:
+					f.compare = true
+				}
+			}
+		case Name:
+			if depth == 0 {
+				switch t.Text {
+				case "if":
+					f.ifKw = true
+				case "or", "and":
+					f.orAnd = true
+				case "in", "is":
+					f.compare = f.compare || k > 0
+				}
+			}
 		}
 	}
-	return containsTopName(toks[1:], "in") || containsTopName(toks[1:], "is")
+	return f
 }
 
 // hasBinary reports a binary operator after the first operand at depth 0.

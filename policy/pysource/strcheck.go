@@ -19,14 +19,13 @@ import (
 const maxIntDigits = 4300
 
 // checkNumber refuses a decimal integer literal longer than CPython converts.
-func checkNumber(t Token) *SyntaxError {
-	s := t.Text
+func checkNumber(s string, line int) *SyntaxError {
 	if len(s) <= maxIntDigits || strings.ContainsAny(s, ".eEjJxXoObB") {
 		return nil
 	}
 	digits := strings.TrimLeft(strings.ReplaceAll(s, "_", ""), "0")
 	if len(digits) > maxIntDigits {
-		return &SyntaxError{Line: t.Line, Msg: fmt.Sprintf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", maxIntDigits, len(digits))}
+		return &SyntaxError{Line: line, Msg: fmt.Sprintf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", maxIntDigits, len(digits))}
 	}
 	return nil
 }
@@ -49,18 +48,13 @@ func stringParts(tok string) (prefix, body string) {
 	return prefix, body[1 : len(body)-1]
 }
 
-func isFStringToken(t Token) bool {
-	prefix, _ := stringParts(t.Text)
-	return strings.Contains(prefix, "f")
-}
-
 // checkStrings checks adjacent string tokens (one atom) and returns the node
 // they make: a constant, or an f-string.
-func checkStrings(toks []Token) (kind, *SyntaxError) {
+func checkStrings(src string, toks []tok) (kind, *SyntaxError) {
 	k := kLiteral
 	bytesSeen, textSeen := false, false
 	for _, t := range toks {
-		prefix, body := stringParts(t.Text)
+		prefix, body := stringParts(src[t.start:t.end])
 		raw, isBytes, isF := false, false, false
 		for i := 0; i < len(prefix); i++ {
 			switch prefix[i] {
@@ -76,23 +70,23 @@ func checkStrings(toks []Token) (kind, *SyntaxError) {
 			bytesSeen = true
 			for i := 0; i < len(body); i++ {
 				if body[i] >= utf8.RuneSelf {
-					return k, &SyntaxError{Line: t.Line, Msg: "bytes can only contain ASCII literal characters"}
+					return k, &SyntaxError{Line: t.Line(), Msg: "bytes can only contain ASCII literal characters"}
 				}
 			}
 		} else {
 			textSeen = true
 		}
 		if bytesSeen && textSeen {
-			return k, &SyntaxError{Line: toks[0].Line, Msg: "cannot mix bytes and nonbytes literals"}
+			return k, &SyntaxError{Line: toks[0].Line(), Msg: "cannot mix bytes and nonbytes literals"}
 		}
 		switch {
 		case isF:
 			k = kFString
-			if err := checkFString(body, raw, t.Line); err != nil {
+			if err := checkFString(body, raw, t.Line()); err != nil {
 				return k, err
 			}
 		case !raw:
-			if err := checkEscapes(body, isBytes, t.Line); err != nil {
+			if err := checkEscapes(body, isBytes, t.Line()); err != nil {
 				return k, err
 			}
 		}

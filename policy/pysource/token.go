@@ -9,6 +9,7 @@ package pysource
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -37,6 +38,37 @@ type Token struct {
 	Line int
 }
 
+// tok is a token as the lexer and the grammar check see it: byte offsets
+// into the source instead of a substring, so a token holds no pointer. A
+// file's tokens are then plain data the garbage collector never scans and
+// appending one costs no write barrier; the text is src[start:end], wanted
+// only for literals and the few statements handed on as []Token.
+type tok struct {
+	start, end int32
+	line       int32
+	Kind       Kind
+	// code is an operator's code (see codes.go and opAt) or a Name's keyword code
+	// (kwNone0 for a plain identifier, see keywordCode).
+	code byte
+}
+
+// Line is the token's 1-based line.
+func (t tok) Line() int { return int(t.line) }
+
+// token is t as an exported Token with its text in src.
+func (t tok) token(src string) Token {
+	op := byte(0)
+	if t.Kind == Op {
+		op = t.code
+	}
+	return Token{Kind: t.Kind, op: op, Text: src[t.start:t.end], Line: int(t.line)}
+}
+
+// maxSource bounds the source one scan reads: offsets are 32 bits. Test
+// files are at most 4 MiB (fsinput), so only a caller feeding a huge string
+// meets it.
+const maxSource = 1<<31 - 1
+
 // SyntaxError is source that Python would refuse to parse.
 type SyntaxError struct {
 	// Line is the 1-based line CPython reports.
@@ -64,13 +96,6 @@ const (
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
-// operators lists Python's operators, longest first so the longest match wins.
-var operators = []string{
-	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=",
-	":=", "<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
-	"%", "&", "(", ")", "*", "+", ",", "-", ".", "/", ":", ";", "<", "=", ">", "@", "[", "]", "^", "{", "|", "}", "~",
-}
-
 // Python's tokenizer limits: deeper nesting is a syntax error there too, and
 // the limits keep every scan here linear in the size of the file.
 const (
@@ -78,23 +103,73 @@ const (
 	maxIndent  = 100
 )
 
-// operator is an operator's text and its Token op code: the character
-// itself for one character, else 0x80 plus its index in operators.
-type operator struct {
-	text string
-	code byte
+// charClass sorts bytes for the lexer's dispatch: one table look-up per
+// token instead of a chain of comparisons.
+var charClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == ' ' || c == '\t' || c == '\f':
+			t[c] = cSpace
+		case c == '\n':
+			t[c] = cNewline
+		case c == '#':
+			t[c] = cComment
+		case c == '\\':
+			t[c] = cBackslash
+		case c == '"' || c == '\'':
+			t[c] = cQuote
+		case c >= '0' && c <= '9':
+			t[c] = cDigit
+		case c == '.':
+			t[c] = cDot
+		case c >= utf8.RuneSelf || c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z':
+			t[c] = cName
+		case c < ' ' || c == 0x7f:
+			t[c] = cControl
+		case c == '(' || c == '[' || c == '{':
+			t[c] = cOpen
+		case c == ')' || c == ']' || c == '}':
+			t[c] = cClose
+		case c == ',' || c == ';' || c == '~':
+			t[c] = cAlone
+		}
+	}
+	return t
+}()
+
+// Byte classes of charClass; cOther is an operator or a character that
+// starts no token.
+const (
+	cOther uint8 = iota
+	cSpace
+	cNewline
+	cComment
+	cBackslash
+	cQuote
+	cDigit
+	cDot
+	cName
+	cControl
+	cOpen  // ( [ {
+	cClose // ) ] }
+	cAlone // , ; ~: never the start of a longer operator
+)
+
+// stopSingle and stopDouble mark the bytes a '- or "-quoted string's scan
+// stops at: its quote, a backslash and a newline.
+var stopSingle, stopDouble = stringStops('\''), stringStops('"')
+
+func stringStops(q byte) (t [256]bool) {
+	t[q], t['\\'], t['\n'] = true, true, true
+	return t
 }
 
-// operatorsByByte indexes operators by their first byte, longest first.
-var operatorsByByte = func() (m [256][]operator) {
-	for i, o := range operators {
-		code := o[0]
-		if len(o) > 1 {
-			code = byte(0x80 + i)
-		}
-		m[o[0]] = append(m[o[0]], operator{o, code})
+// identByte marks the ASCII bytes an identifier continues with.
+var identByte = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 	}
-	return m
+	return t
 }()
 
 // closerOf is the bracket that closes an opening one.
@@ -115,16 +190,18 @@ type lexer struct {
 	atLineStart bool
 	// lineErr is set when the error run returns came from onLine.
 	lineErr bool
-	toks    []Token
-	opens   []Token // open brackets
+	toks    []tok
+	opens   []tok // open brackets
 	indent  []int
 	// altIndent is each level's indentation with a tab counting as one
 	// column: CPython compares both measures to catch inconsistent tabs.
 	altIndent []int
 	// Backing arrays for the common depths, so a file costs no growth.
 	indentBuf, altIndentBuf [8]int
-	opensBuf                [8]Token
-	onLine                  func([]Token) error
+	opensBuf                [8]tok
+	// onLine takes each logical line; nil drops them (the scan after a
+	// parser error only looks for tokenizer errors).
+	onLine func([]tok) error
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -145,7 +222,16 @@ func Normalize(src string) string {
 //
 // A UTF-8 byte order mark is not skipped: Miles reads each file with
 // open(path).read(), which keeps it, and CPython refuses it in a str.
-func Scan(src string, onLine func([]Token) error) error { return scan(src, onLine, nil) }
+func Scan(src string, onLine func([]Token) error) error {
+	var line []Token
+	return scan(src, func(toks []tok) error {
+		line = line[:0]
+		for _, t := range toks {
+			line = append(line, t.token(src))
+		}
+		return onLine(line)
+	}, nil)
+}
 
 // scan is Scan reporting the error CPython would. onPartial, if set, is
 // given the tokens of a logical line cut short by a tokenizer error, and
@@ -153,14 +239,19 @@ func Scan(src string, onLine func([]Token) error) error { return scan(src, onLin
 // A parser error is then checked against the rest of the source: a tokenizer
 // error CPython raises at once replaces it, and an unclosed bracket does when
 // it opened on an earlier line.
-func scan(src string, onLine func([]Token) error, onPartial func([]Token, *SyntaxError) *SyntaxError) error {
+func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxError) *SyntaxError) error {
+	if len(src) > maxSource {
+		return &SyntaxError{Line: 1, Msg: "source too large to parse", class: tokErr}
+	}
 	if i := strings.IndexByte(src, 0); i >= 0 {
 		return &SyntaxError{Line: 1 + strings.Count(src[:i], "\n"), Msg: "source code string cannot contain null bytes", class: tokErr}
 	}
 	if !utf8.ValidString(src) {
 		return &SyntaxError{Line: 1, Msg: "source is not valid UTF-8 (Python's open() cannot read it)", class: tokErr}
 	}
-	lx := &lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: make([]Token, 0, min(64, len(src)/2+1))}
+	lx := lexers.Get().(*lexer)
+	defer lx.release()
+	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: lx.toks[:0]}
 	lx.indent, lx.altIndent, lx.opens = lx.indentBuf[:1], lx.altIndentBuf[:1], lx.opensBuf[:0]
 	err := lx.run()
 	if err == nil {
@@ -179,10 +270,26 @@ func scan(src string, onLine func([]Token) error, onPartial func([]Token, *Synta
 	return lx.override(se)
 }
 
+// lexers keeps lexers and their token buffers between scans: a planner
+// reads hundreds of files, and a buffer grown to one file's longest logical
+// line serves the next without growing again.
+var lexers = sync.Pool{New: func() any { return &lexer{toks: make([]tok, 0, 256)} }}
+
+// release returns the lexer to the pool, dropping what refers to the source
+// and the caller. No token outlives the scan: onLine must copy what it keeps.
+func (lx *lexer) release() {
+	if cap(lx.toks) > 1<<16 {
+		return // a huge line: let the collector have its buffer
+	}
+	toks := lx.toks[:0]
+	*lx = lexer{toks: toks}
+	lexers.Put(lx)
+}
+
 // override tokenizes the rest of the source after a parser error, as CPython
 // does, and returns the error CPython reports.
 func (lx *lexer) override(first *SyntaxError) *SyntaxError {
-	lx.onLine = func([]Token) error { return nil }
+	lx.onLine = nil
 	lx.toks = lx.toks[:0]
 	for {
 		err := lx.run()
@@ -213,7 +320,10 @@ func (lx *lexer) lineOpen() bool {
 
 // flush hands the current logical line to onLine and empties the buffer.
 func (lx *lexer) flush() error {
-	err := lx.onLine(lx.toks)
+	var err error
+	if lx.onLine != nil {
+		err = lx.onLine(lx.toks)
+	}
 	lx.toks = lx.toks[:0]
 	lx.lineErr = err != nil
 	return err
@@ -231,7 +341,12 @@ func (lx *lexer) quietf(format string, args ...any) error {
 }
 
 func (lx *lexer) emit(k Kind, start int) {
-	lx.toks = append(lx.toks, Token{Kind: k, Text: lx.src[start:lx.pos], Line: lx.line})
+	lx.toks = append(lx.toks, tok{start: int32(start), end: int32(lx.pos), line: int32(lx.line), Kind: k})
+}
+
+// mark emits a token without text (NEWLINE, INDENT, DEDENT, EOF) on line.
+func (lx *lexer) mark(k Kind, line int) {
+	lx.toks = append(lx.toks, tok{start: int32(lx.pos), end: int32(lx.pos), line: int32(line), Kind: k})
 }
 
 func (lx *lexer) newline() { lx.line++ }
@@ -254,20 +369,42 @@ func (lx *lexer) run() error {
 				continue
 			}
 		}
-		if lx.pos >= len(lx.src) {
+		// Spaces between tokens, skipped here rather than one turn of
+		// the loop each.
+		src, pos := lx.src, lx.pos
+		for pos < len(src) && src[pos] == ' ' {
+			pos++
+		}
+		lx.pos = pos
+		if pos >= len(src) {
 			break
 		}
-		c := lx.src[lx.pos]
-		switch {
-		case c == ' ' || c == '\t' || c == '\f':
+		c := src[pos]
+		switch charClass[c] {
+		case cName:
+			// The common ASCII identifier, read here; a non-ASCII one or a
+			// string prefix goes to name.
+			end := pos + 1
+			for end < len(src) && identByte[src[end]] {
+				end++
+			}
+			if c < utf8.RuneSelf && (end >= len(src) || src[end] < utf8.RuneSelf && src[end] != '"' && src[end] != '\'') {
+				lx.toks = append(lx.toks, tok{start: int32(pos), end: int32(end), line: int32(lx.line), Kind: Name, code: keywordCode(src[pos:end])})
+				lx.pos = end
+				continue
+			}
+			if err := lx.name(); err != nil {
+				return err
+			}
+		case cSpace:
 			lx.pos++
-		case c == '#':
+		case cComment:
 			lx.skipComment()
-		case c == '\\':
+		case cBackslash:
 			if err := lx.continuation(); err != nil {
 				return err
 			}
-		case c == '\n':
+		case cNewline:
 			if len(lx.opens) == 0 {
 				// A logical line with no token (e.g. a lone continuation) ends nothing.
 				if lx.lineOpen() {
@@ -280,20 +417,45 @@ func (lx *lexer) run() error {
 			}
 			lx.pos++
 			lx.newline()
-		case c == '"' || c == '\'':
+		case cQuote:
 			if err := lx.str(lx.pos); err != nil {
 				return err
 			}
-		case isDigit(c) || (c == '.' && lx.pos+1 < len(lx.src) && isDigit(lx.src[lx.pos+1])):
+		case cDigit:
 			if err := lx.number(); err != nil {
 				return err
 			}
-		case c < ' ' || c == 0x7f:
-			return lx.errf("%s", invalidCharacter(rune(c)))
-		case c >= utf8.RuneSelf || c == '_' || isASCIILetter(c):
-			if err := lx.name(); err != nil {
+		case cDot:
+			if lx.pos+1 < len(lx.src) && isDigit(lx.src[lx.pos+1]) {
+				if err := lx.number(); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := lx.op(); err != nil {
 				return err
 			}
+		case cOpen, cClose, cAlone:
+			// Brackets and the one-character operators, here rather than
+			// in op: they are most of the operators.
+			t := tok{start: int32(pos), end: int32(pos + 1), line: int32(lx.line), Kind: Op, code: c}
+			switch {
+			case charClass[c] == cOpen:
+				if len(lx.opens) >= maxNesting {
+					return lx.errf("too many nested parentheses")
+				}
+				lx.opens = append(lx.opens, t)
+			case charClass[c] == cClose:
+				n := len(lx.opens)
+				if n == 0 || closerOf(lx.opens[n-1].code) != c {
+					return lx.closeError(c)
+				}
+				lx.opens = lx.opens[:n-1]
+			}
+			lx.toks = append(lx.toks, t)
+			lx.pos = pos + 1
+		case cControl:
+			return lx.errf("%s", invalidCharacter(rune(c)))
 		default:
 			if err := lx.op(); err != nil {
 				return err
@@ -302,10 +464,10 @@ func (lx *lexer) run() error {
 	}
 	if len(lx.opens) > 0 {
 		o := lx.opens[len(lx.opens)-1]
-		return &SyntaxError{Line: o.Line, Msg: fmt.Sprintf("'%s' was never closed", o.Text), class: unclosedErr, bracketLine: o.Line}
+		return &SyntaxError{Line: o.Line(), Msg: fmt.Sprintf("'%c' was never closed", lx.src[o.start]), class: unclosedErr, bracketLine: o.Line()}
 	}
 	if lx.lineOpen() {
-		lx.toks = append(lx.toks, Token{Kind: Newline, Line: lx.line})
+		lx.mark(Newline, lx.line)
 	}
 	end := lx.line
 	if lx.line > 1 && strings.HasSuffix(lx.src, "\n") {
@@ -313,9 +475,9 @@ func (lx *lexer) run() error {
 	}
 	for len(lx.indent) > 1 {
 		lx.indent = lx.indent[:len(lx.indent)-1]
-		lx.toks = append(lx.toks, Token{Kind: Dedent, Line: end})
+		lx.mark(Dedent, end)
 	}
-	lx.toks = append(lx.toks, Token{Kind: EOF, Line: end})
+	lx.mark(EOF, end)
 	return nil
 }
 
@@ -326,8 +488,15 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	// A line continuation inside the indentation: as in CPython, the column
 	// of the first backslash (if not 0) is the line's indentation.
 	contCol := 0
-	for lx.pos < len(lx.src) {
-		switch lx.src[lx.pos] {
+	src, i := lx.src, lx.pos
+	// Most indentation is spaces only: count them in one tight loop, and
+	// leave tabs, form feeds and continuations to the loop below.
+	for i < len(src) && src[i] == ' ' {
+		i++
+	}
+	col, altcol = i-lx.pos, i-lx.pos
+	for i < len(src) {
+		switch src[i] {
 		case ' ':
 			col++
 			altcol++
@@ -340,16 +509,19 @@ func (lx *lexer) indentation() (blank bool, err error) {
 			if contCol == 0 {
 				contCol = col
 			}
+			lx.pos = i
 			if err := lx.continuation(); err != nil {
 				return false, err
 			}
+			i = lx.pos
 			continue
 		default:
 			goto done
 		}
-		lx.pos++
+		i++
 	}
 done:
+	lx.pos = i
 	if lx.pos >= len(lx.src) {
 		return true, nil
 	}
@@ -381,12 +553,12 @@ done:
 		}
 		lx.indent = append(lx.indent, col)
 		lx.altIndent = append(lx.altIndent, altcol)
-		lx.toks = append(lx.toks, Token{Kind: Indent, Line: lx.line})
+		lx.mark(Indent, lx.line)
 	default:
 		for col < lx.indent[len(lx.indent)-1] {
 			lx.indent = lx.indent[:len(lx.indent)-1]
 			lx.altIndent = lx.altIndent[:len(lx.altIndent)-1]
-			lx.toks = append(lx.toks, Token{Kind: Dedent, Line: lx.line})
+			lx.mark(Dedent, lx.line)
 		}
 		if col != lx.indent[len(lx.indent)-1] {
 			return false, lx.quietf("unindent does not match any outer indentation level")
@@ -435,45 +607,57 @@ var stringPrefixes = map[string]bool{"r": true, "u": true, "b": true, "br": true
 // then refuses the first character that is not XID_Start (first) or
 // XID_Continue (rest).
 func (lx *lexer) name() error {
+	src := lx.src
 	start := lx.pos
-	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
-		if c < utf8.RuneSelf {
-			if c == '_' || isASCIILetter(c) || isDigit(c) {
-				lx.pos++
-				continue
-			}
+	i := start
+	for {
+		for i < len(src) && identByte[src[i]] {
+			i++
+		}
+		if i >= len(src) || src[i] < utf8.RuneSelf {
 			break
 		}
-		r, size := utf8.DecodeRuneInString(lx.src[lx.pos:])
-		if lx.pos == start && !isXIDStart(r) || lx.pos > start && !isXIDContinue(r) {
+		r, size := utf8.DecodeRuneInString(src[i:])
+		if i == start && !isXIDStart(r) || i > start && !isXIDContinue(r) {
+			lx.pos = i
 			return lx.errf("%s", invalidCharacter(r))
 		}
-		lx.pos += size
+		i += size
 	}
-	if lx.pos < len(lx.src) && (lx.src[lx.pos] == '"' || lx.src[lx.pos] == '\'') &&
-		stringPrefixes[strings.ToLower(lx.src[start:lx.pos])] {
+	lx.pos = i
+	if i < len(src) && (src[i] == '"' || src[i] == '\'') && i-start <= 2 &&
+		stringPrefixes[strings.ToLower(src[start:i])] {
 		return lx.str(start)
 	}
-	lx.emit(Name, start)
+	lx.toks = append(lx.toks, tok{start: int32(start), end: int32(lx.pos), line: int32(lx.line), Kind: Name, code: keywordCode(lx.src[start:lx.pos])})
 	return nil
 }
 
 // str scans a string literal whose prefix starts at start and whose quote is at lx.pos.
 func (lx *lexer) str(start int) error {
-	q := lx.src[lx.pos]
+	src := lx.src
+	i := lx.pos
+	q := src[i]
 	startLine := lx.line
-	closer := string([]byte{q, q, q})
-	triple := strings.HasPrefix(lx.src[lx.pos:], closer)
+	triple := i+3 <= len(src) && src[i+1] == q && src[i+2] == q
 	if triple {
-		lx.pos += 3
+		i += 3
 	} else {
-		lx.pos++
+		i++
+	}
+	stop := &stopDouble
+	if q == '\'' {
+		stop = &stopSingle
 	}
 	for {
-		if lx.pos >= len(lx.src) {
+		// Skip the plain characters in one tight loop.
+		for i < len(src) && !stop[src[i]] {
+			i++
+		}
+		if i >= len(src) {
+			lx.pos = i
 			detected := lx.line
-			if strings.HasSuffix(lx.src, "\n") {
+			if strings.HasSuffix(src, "\n") {
 				detected-- // CPython counts no line after the last newline
 			}
 			lx.line = startLine
@@ -482,45 +666,38 @@ func (lx *lexer) str(start int) error {
 			}
 			return lx.errf("unterminated string literal (detected at line %d)", detected)
 		}
-		c := lx.src[lx.pos]
-		switch {
-		case c == '\\':
+		switch src[i] {
+		case '\\':
 			// Even in a raw string a backslash keeps the next character
 			// (a quote or a newline) inside the literal.
-			lx.pos++
-			if lx.pos < len(lx.src) {
-				if lx.src[lx.pos] == '\n' {
-					lx.pos++
+			i++
+			if i < len(src) {
+				if src[i] == '\n' {
 					lx.newline()
-				} else {
-					lx.pos++
 				}
+				i++
 			}
-		case c == '\n':
+		case '\n':
 			if !triple {
+				lx.pos = i
 				detected := lx.line
 				lx.line = startLine
 				return lx.errf("unterminated string literal (detected at line %d)", detected)
 			}
-			lx.pos++
+			i++
 			lx.newline()
-		case c == q && (!triple || strings.HasPrefix(lx.src[lx.pos:], closer)):
-			if triple {
-				lx.pos += 3
-			} else {
-				lx.pos++
-			}
-			lx.toks = append(lx.toks, Token{Kind: String, Text: lx.src[start:lx.pos], Line: startLine})
-			return nil
-		default:
-			// Skip this character and the plain ones after it in one step.
-			lx.pos++
-			for lx.pos < len(lx.src) {
-				if c := lx.src[lx.pos]; c == q || c == '\\' || c == '\n' {
-					break
+		default: // the quote
+			if !triple || i+3 <= len(src) && src[i+1] == q && src[i+2] == q {
+				if triple {
+					i += 3
+				} else {
+					i++
 				}
-				lx.pos++
+				lx.pos = i
+				lx.toks = append(lx.toks, tok{start: int32(start), end: int32(i), line: int32(startLine), Kind: String})
+				return nil
 			}
+			i++
 		}
 	}
 }
@@ -533,6 +710,18 @@ func (lx *lexer) str(start int) error {
 func (lx *lexer) number() error {
 	start := lx.pos
 	src := lx.src
+	// The common plain decimal integer (1, 42, 0) is read here: digits
+	// with no '_', and then a character that can follow no number.
+	if i := start + 1; isDigit(src[start]) && (src[start] != '0' || i >= len(src) || !isDigit(src[i])) {
+		for i < len(src) && isDigit(src[i]) {
+			i++
+		}
+		if i >= len(src) || charClass[src[i]] != cName && charClass[src[i]] != cDot && charClass[src[i]] != cDigit {
+			lx.pos = i
+			lx.emit(Number, start)
+			return nil
+		}
+	}
 	at := func(i int) byte {
 		if i < len(src) {
 			return src[i]
@@ -661,28 +850,21 @@ func numberMayEnd(src string, i int) bool {
 func isHexDigit(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
 
 func (lx *lexer) op() error {
-	rest := lx.src[lx.pos:]
-	c := rest[0]
 	start := lx.pos
+	c := lx.src[start]
 	switch c {
 	case '(', '[', '{':
 		if len(lx.opens) >= maxNesting {
 			return lx.errf("too many nested parentheses")
 		}
-		lx.pos++
-		lx.emitOp(start, c)
-		lx.opens = append(lx.opens, lx.toks[len(lx.toks)-1])
+		t := tok{start: int32(start), end: int32(start + 1), line: int32(lx.line), Kind: Op, code: c}
+		lx.pos = start + 1
+		lx.toks = append(lx.toks, t)
+		lx.opens = append(lx.opens, t)
 		return nil
 	case ')', ']', '}':
-		if len(lx.opens) == 0 {
-			return lx.errf("unmatched '%c'", c)
-		}
-		open := lx.opens[len(lx.opens)-1]
-		if closerOf(open.Text[0]) != c {
-			if open.Line != lx.line {
-				return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%s' on line %d", c, open.Text, open.Line)
-			}
-			return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%s'", c, open.Text)
+		if n := len(lx.opens); n == 0 || closerOf(lx.opens[n-1].code) != c {
+			return lx.closeError(c)
 		}
 		lx.opens = lx.opens[:len(lx.opens)-1]
 		lx.pos++
@@ -692,13 +874,18 @@ func (lx *lexer) op() error {
 		lx.pos++
 		lx.emitOp(start, c)
 		return nil
-	}
-	for _, o := range operatorsByByte[c] {
-		if strings.HasPrefix(rest, o.text) {
-			lx.pos += len(o.text)
-			lx.emitOp(start, o.code)
+	case '.', ':', '=':
+		// The common . : = alone, without opAt's search for ... := ==.
+		if next := start + 1; next < len(lx.src) && lx.src[next] != c && lx.src[next] != '=' {
+			lx.pos = next
+			lx.emitOp(start, c)
 			return nil
 		}
+	}
+	if code, n := opAt(lx.src[start:]); n > 0 {
+		lx.pos += n
+		lx.emitOp(start, code)
+		return nil
 	}
 	// A printable ASCII character that starts no token ($, ?, `, a lone !):
 	// CPython hands it to the parser, which refuses it there.
@@ -706,7 +893,73 @@ func (lx *lexer) op() error {
 	return &SyntaxError{Line: lx.line, Msg: "invalid syntax"}
 }
 
+// closeError is the error of a closing bracket c that closes no open one,
+// or not the innermost.
+func (lx *lexer) closeError(c byte) error {
+	if len(lx.opens) == 0 {
+		return lx.errf("unmatched '%c'", c)
+	}
+	open := lx.opens[len(lx.opens)-1]
+	if open.Line() != lx.line {
+		return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open.code, open.Line())
+	}
+	return lx.errf("closing parenthesis '%c' does not match opening parenthesis '%c'", c, open.code)
+}
+
 // emitOp emits the operator from start with its code.
 func (lx *lexer) emitOp(start int, code byte) {
-	lx.toks = append(lx.toks, Token{Kind: Op, op: code, Text: lx.src[start:lx.pos], Line: lx.line})
+	lx.toks = append(lx.toks, tok{start: int32(start), end: int32(lx.pos), line: int32(lx.line), Kind: Op, code: code})
+}
+
+// opAt reads the operator at the start of s, the longest that matches: its
+// code (see codes.go) and length, or a length of 0 for none.
+func opAt(s string) (byte, int) {
+	var c1, c2 byte
+	if len(s) > 1 {
+		c1 = s[1]
+	}
+	if len(s) > 2 {
+		c2 = s[2]
+	}
+	c := s[0]
+	switch c {
+	case '*', '/', '>', '<':
+		// *, **, *=, **=; /, //, /=, //=; >, >>, >=, >>=; <, <<, <=, <<=
+		if c1 == c {
+			if c2 == '=' {
+				return [...]byte{'*': opPowEq, '/': opFloorDivEq, '>': opShrEq, '<': opShlEq}[c], 3
+			}
+			return [...]byte{'*': opPow, '/': opFloorDiv, '>': opShr, '<': opShl}[c], 2
+		}
+		if c1 == '=' {
+			return [...]byte{'*': opMulEq, '/': opDivEq, '>': opGe, '<': opLe}[c], 2
+		}
+		return c, 1
+	case '.':
+		if c1 == '.' && c2 == '.' {
+			return opEllipsis, 3
+		}
+		return c, 1
+	case '!':
+		if c1 == '=' {
+			return opNe, 2
+		}
+		return 0, 0
+	case '-':
+		if c1 == '>' {
+			return opArrow, 2
+		}
+		if c1 == '=' {
+			return opSubEq, 2
+		}
+		return c, 1
+	case '%', '&', '+', ':', '=', '@', '^', '|':
+		if c1 == '=' {
+			return [...]byte{'%': opModEq, '&': opAndEq, '+': opAddEq, ':': opWalrus, '=': opEq, '@': opMatMulEq, '^': opXorEq, '|': opOrEq}[c], 2
+		}
+		return c, 1
+	case '(', ')', '[', ']', '{', '}', ',', ';', '~':
+		return c, 1
+	}
+	return 0, 0
 }
