@@ -31,6 +31,9 @@ type PolicyRequest struct {
 	// unusable says why a diff cannot be used (then no stage is skipped, rules
 	// §4); err is a failure to reach it at all.
 	ReadDiff func() (diff []byte, unusable string, err error)
+	// Registry is the checkout's test registry when the caller has read it
+	// already (verify asks hundreds of questions of one checkout); nil reads it.
+	Registry *policy.Registry
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
@@ -74,9 +77,11 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	if trig.Event != policy.EventPullRequest {
 		return ans, nil
 	}
-	reg, err := req.Tables.LoadRegistry(req.Repo)
-	if err != nil {
-		return PolicyAnswer{}, err
+	reg := req.Registry
+	if reg == nil {
+		if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
+			return PolicyAnswer{}, err
+		}
 	}
 	var diff []byte
 	unusable := ""
