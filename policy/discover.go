@@ -185,7 +185,7 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, declineForm(root, errs[i])
 		}
 		reg.Registrations = append(reg.Registrations, perFile[i]...)
 	}

@@ -30,6 +30,11 @@ type RegistryError struct {
 	Msg string
 	// Fix says how to mend it.
 	Fix string
+
+	// fault, fn and arg say what kind of fault it is, in which registration
+	// function and on which argument, for declineForm.
+	fault   registryFault
+	fn, arg string
 }
 
 func (e *RegistryError) Error() string {
@@ -90,6 +95,11 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	fail := func(msg, fix string) (Registration, error) {
 		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix}
 	}
+	// failAs also records the fault for declineForm; fn and arg are copied out
+	// of the source buffer, which the caller reuses.
+	failAs := func(fault registryFault, arg, msg, fix string) (Registration, error) {
+		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix, fault: fault, fn: strings.Clone(fn), arg: strings.Clone(arg)}
+	}
 	var positional []pysource.Arg
 	for _, a := range c.Args {
 		switch a.Kind {
@@ -101,7 +111,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		}
 	}
 	if len(positional) > len(positionalParams) {
-		return fail(fmt.Sprintf("too many positional arguments in %s(); only ['est_time', 'suite'] may be positional (labels and later are keyword-only)", fn),
+		return failAs(faultPositional, "", fmt.Sprintf("too many positional arguments in %s(); only ['est_time', 'suite'] may be positional (labels and later are keyword-only)", fn),
 			"pass labels=, nightly= and disabled= by keyword")
 	}
 	parsed := map[string]pysource.Expr{}
@@ -125,7 +135,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 			return fail(fmt.Sprintf("duplicated argument '%s' in %s()", a.Keyword, fn), "give each argument once")
 		}
 		if !validKeywords[a.Keyword] {
-			return fail(fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
+			return failAs(faultUnknownKeyword, a.Keyword, fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
 				"valid arguments are est_time, suite, labels, nightly and disabled")
 		}
 		if a.Keyword == "labels" {
@@ -195,7 +205,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	}
 	backend := registerFuncs[fn]
 	if backend != CPU && len(labels) == 0 {
-		return fail(fmt.Sprintf("%s() needs at least one label; valid labels: %s", fn, valid),
+		return failAs(faultNoLabels, "", fmt.Sprintf("%s() needs at least one label; valid labels: %s", fn, valid),
 			`add labels=[...], e.g. labels=["megatron"]`)
 	}
 	if labels == nil {

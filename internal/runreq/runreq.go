@@ -245,13 +245,17 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if err := CheckShard(st, shards, in.Shard); err != nil {
 		return pipeline.Request{}, err
 	}
-	reg, err := tables.LoadRegistry(in.Repo)
-	if err != nil {
-		return pipeline.Request{}, err
-	}
 	id := 0
 	if in.Shard != nil {
 		id = *in.Shard
+	}
+	reg, err := tables.LoadRegistry(in.Repo)
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs: its own --list-only plans.
+		return finish(in, containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead), st.Backend)
+	}
+	if err != nil {
+		return pipeline.Request{}, err
 	}
 	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 	if err != nil {

@@ -3,6 +3,7 @@ package runreq
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,8 +62,11 @@ type CommandReport struct {
 	// NotCompared says why the command was not compared at all ("" = it was).
 	NotCompared string `json:"not_compared,omitempty"`
 	// MilesCIError is miles-ci failing on the checkout as a whole (its
-	// tables or registry), for every case of the command.
+	// tables or registry) for the cases that read it; Declined is the same
+	// when miles-ci recognises a form it does not cover (rules §11.7), the
+	// message it gives. Those cases are not compared.
 	MilesCIError string `json:"miles_ci_error,omitempty"`
+	Declined     string `json:"declined,omitempty"`
 	// Differences are the cases that disagree.
 	Differences []Difference `json:"differences"`
 }
@@ -79,7 +83,7 @@ type Difference struct {
 // OK reports whether every compared case agrees and miles-ci could answer.
 func (r VerifyReport) OK() bool {
 	for _, c := range r.Commands {
-		if c.MilesCIError != "" || len(c.Differences) > 0 || c.Agree != c.Cases {
+		if c.MilesCIError != "" || c.Declined != "" || len(c.Differences) > 0 || c.Agree != c.Cases {
 			return false
 		}
 	}
@@ -96,12 +100,14 @@ func (r VerifyReport) Text() string {
 		case c.NotCompared != "":
 			fmt.Fprintf(&b, "%-10s not compared: %s\n", c.Command, c.NotCompared)
 			continue
-		case c.MilesCIError != "" && len(c.Differences) == 0:
-			fmt.Fprintf(&b, "%-10s %d/%d agree: miles-ci cannot plan this checkout: %s\n", c.Command, c.Agree, c.Cases, c.MilesCIError)
-			total += c.Cases - c.Agree
-			continue
+		case c.Declined != "":
+			fmt.Fprintf(&b, "%-10s declined: %s\n", c.Command, c.Declined)
 		case c.MilesCIError != "":
 			fmt.Fprintf(&b, "%-10s miles-ci cannot plan this checkout: %s\n", c.Command, c.MilesCIError)
+		}
+		if (c.Declined != "" || c.MilesCIError != "") && c.Agree == 0 && len(c.Differences) == 0 {
+			total += c.Cases
+			continue
 		}
 		fmt.Fprintf(&b, "%-10s %d/%d agree", c.Command, c.Agree, c.Cases)
 		if c.OnPurpose > 0 {
@@ -118,9 +124,16 @@ func (r VerifyReport) Text() string {
 		}
 		total += c.Cases - c.Agree
 	}
-	if total == 0 && r.OK() {
+	declined := false
+	for _, c := range r.Commands {
+		declined = declined || c.Declined != ""
+	}
+	switch {
+	case total == 0 && r.OK():
 		b.WriteString("every answer agrees\n")
-	} else {
+	case declined:
+		fmt.Fprintf(&b, "%d case(s) not answered or differ: miles-ci does not cover this checkout; use --planner checkout, or update miles-ci\n", total)
+	default:
 		fmt.Fprintf(&b, "%d case(s) differ: miles-ci does not give this checkout's answers\n", total)
 	}
 	return b.String()
@@ -263,9 +276,10 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 			}
 			if goErr != nil && rErr != nil && goErr.Error() == rErr.Error() {
 				// miles-ci cannot read the checkout at all: say so once, not per case.
-				cr.MilesCIError = rErr.Error()
-				if answers[i].Exit != 0 {
-					cr.Agree++ // the checkout refuses it too
+				if ahead := (*policy.AheadError)(nil); errors.As(rErr, &ahead) {
+					cr.Declined = rErr.Error()
+				} else {
+					cr.MilesCIError = rErr.Error()
 				}
 				continue
 			}
@@ -313,10 +327,19 @@ func answerOrError(text string, err error) string {
 // exactJudge: the same stdout, or both refuse (the checkout exits non-zero
 // and miles-ci returns an error; the wording differs on purpose).
 func exactJudge(goText string, goErr error, a Answer) (bool, bool, string) {
+	if usageError(a) {
+		return false, false, fmt.Sprintf("the checkout refuses the workflow's command line (exit %d): %s", a.Exit, a.LastLine())
+	}
 	if a.Exit != 0 {
 		return goErr != nil, false, fmt.Sprintf("error (exit %d): %s", a.Exit, a.LastLine())
 	}
 	return goErr == nil && goText == a.Stdout, false, a.Stdout
+}
+
+// usageError reports an argparse usage error: the checkout's CLI is not the
+// one miles-ci's cases are written for, never an agreeing refusal.
+func usageError(a Answer) bool {
+	return a.Exit == 2 && strings.Contains(a.Stderr, "usage: ")
 }
 
 // outputsJudge compares the step outputs the checkout wrote with miles-ci's.
