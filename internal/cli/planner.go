@@ -39,7 +39,7 @@ func (p plannerFlags) open(env Env, repo string) (*runreq.Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	notice(env, "--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python)
+	notice(env, "--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python.String())
 	return c, nil
 }
 

@@ -46,12 +46,24 @@ const MinPython = "3.10"
 // token, no secret of the caller's), bounded output, and nothing written to
 // the checkout (no bytecode).
 type Checkout struct {
-	// Root is the checkout's absolute folder.
+	// Root is the checkout's absolute folder, as miles-ci reads it.
 	Root string
-	// Python is the interpreter (python3 >= 3.10).
-	Python string
+	// Python runs the driver: a local interpreter (NewCheckout) or the
+	// Dagger module's Python 3.11 container.
+	Python Interpreter
 	// Timeout bounds one call of the driver; 0 is two minutes plus 200 ms a case.
 	Timeout time.Duration
+}
+
+// Interpreter runs miles-ci's driver beside a checkout.
+type Interpreter interface {
+	// Run runs the driver (Python source) with the checkout as its working
+	// folder; request builds its stdin from the checkout's folder and a
+	// writable scratch folder as the driver sees them. It returns what the
+	// driver printed; err is a failure to run it at all (a non-zero exit is not).
+	Run(ctx context.Context, driver string, request func(root, scratch string) ([]byte, error)) (stdout, stderr []byte, err error)
+	// String names the interpreter, e.g. /usr/bin/python3.
+	String() string
 }
 
 // Case is one question to the checkout's code, as its workflow asks it.
@@ -67,6 +79,11 @@ type Case struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Registry asks for the checkout's collect_tests(discover_ci_files()).
 	Registry bool `json:"registry,omitempty"`
+	// ChangedFilesEnv names the variable that holds the path of a fresh
+	// file of the driver's with Diff in it (no file when Diff is nil), as
+	// the resolve-ci-policy step's CHANGED_FILES_PATH.
+	ChangedFilesEnv string  `json:"changed_files_env,omitempty"`
+	Diff            *[]byte `json:"diff,omitempty"`
 }
 
 // Answer is what one case printed and wrote.
@@ -158,7 +175,27 @@ func NewCheckout(repo, python string) (*Checkout, error) {
 	if err != nil {
 		return nil, &NoPythonError{Python: python, Problem: "is not found"}
 	}
-	return &Checkout{Root: root, Python: path}, nil
+	return &Checkout{Root: root, Python: LocalPython{Exe: path, Root: root}}, nil
+}
+
+// OpenCheckout is NewCheckout with the interpreter given, e.g. the Dagger
+// module's container: repo is the checkout as miles-ci reads it.
+func OpenCheckout(repo string, python Interpreter) (*Checkout, error) {
+	root, err := policy.CheckCheckout(repo)
+	if err != nil {
+		return nil, err
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
+	return &Checkout{Root: root, Python: python}, nil
+}
+
+func openCheckout(repo, python string, interp Interpreter) (*Checkout, error) {
+	if interp != nil {
+		return OpenCheckout(repo, interp)
+	}
+	return NewCheckout(repo, python)
 }
 
 // Bounds of what the checkout's code may print back.
@@ -187,54 +224,24 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 
 // Ask runs the cases in one interpreter, in order, and returns one answer per case.
 func (c *Checkout) Ask(ctx context.Context, cases []Case) ([]Answer, error) {
-	tmp, err := os.MkdirTemp("", "miles-ci-checkout-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	driver := filepath.Join(tmp, "miles_ci_driver.py")
-	if err := os.WriteFile(driver, []byte(driverSource), 0o600); err != nil {
-		return nil, err
-	}
-	work := filepath.Join(tmp, "work")
-	if err := os.Mkdir(work, 0o700); err != nil {
-		return nil, err
-	}
-	in, err := json.Marshal(map[string]any{"root": c.Root, "tmp": work, "cases": cases})
-	if err != nil {
-		return nil, err
-	}
 	timeout := c.Timeout
 	if timeout == 0 {
 		timeout = 2*time.Minute + time.Duration(len(cases))*200*time.Millisecond
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.Python, "-S", "-B", driver)
-	cmd.Dir = c.Root
-	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + work,
-		"LANG=C.UTF-8",
-		"PYTHONHASHSEED=0",
-		"PYTHONDONTWRITEBYTECODE=1",
-		"PYTHONIOENCODING=utf-8",
-		"PYTHONPATH=" + c.Root,
-	}
-	cmd.Stdin = bytes.NewReader(in)
-	stdout := &limitedBuffer{max: maxDriverOutput}
-	stderr := &limitedBuffer{max: maxDriverStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
-	runErr := cmd.Run()
+	stdout, stderr, runErr := c.Python.Run(ctx, driverSource, func(root, scratch string) ([]byte, error) {
+		return json.Marshal(map[string]any{"root": root, "tmp": scratch, "cases": cases})
+	})
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("the checkout's tests/ci code did not answer %d case(s) within %s; is its run_suite.py waiting on something?", len(cases), timeout)
 	}
-	if stdout.over {
-		return nil, fmt.Errorf("the checkout's tests/ci code printed more than %d MiB; refusing to read it", maxDriverOutput>>20)
+	var np *NoPythonError
+	if errors.As(runErr, &np) {
+		return nil, runErr
 	}
 	var answers []Answer
-	sc := bufio.NewScanner(bytes.NewReader(stdout.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(make([]byte, 0, 1<<20), maxDriverOutput)
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -243,7 +250,7 @@ func (c *Checkout) Ask(ctx context.Context, cases []Case) ([]Answer, error) {
 				Version string `json:"python_too_old"`
 			}
 			if json.Unmarshal(line, &old) == nil && old.Version != "" {
-				return nil, &NoPythonError{Python: c.Python, Problem: "is Python " + old.Version}
+				return nil, &NoPythonError{Python: c.Python.String(), Problem: "is Python " + old.Version}
 			}
 		}
 		var a Answer
@@ -253,17 +260,76 @@ func (c *Checkout) Ask(ctx context.Context, cases []Case) ([]Answer, error) {
 		answers = append(answers, a)
 	}
 	if len(answers) != len(cases) {
-		why := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndex(why, "\n"); i >= 0 && len(why) > 2000 {
+		why := strings.TrimSpace(string(stderr))
+		if len(why) > 2000 {
 			why = why[len(why)-2000:]
-		}
-		if runErr != nil {
-			var ee *exec.ExitError
-			if !errors.As(runErr, &ee) {
-				return nil, &NoPythonError{Python: c.Python, Problem: "cannot be started (" + runErr.Error() + ")"}
-			}
 		}
 		return nil, fmt.Errorf("the checkout's tests/ci code answered %d of %d case(s) and stopped (%v): %s", len(answers), len(cases), runErr, why)
 	}
 	return answers, nil
+}
+
+// LocalPython is a local interpreter (python3 >= 3.10) run as a child
+// process in the checkout folder.
+type LocalPython struct {
+	// Exe is the interpreter's path.
+	Exe string
+	// Root is the checkout folder.
+	Root string
+}
+
+func (p LocalPython) String() string { return p.Exe }
+
+// Run implements Interpreter with a child process: the driver in a fresh
+// temporary folder, the request on stdin, a minimal environment, bounded
+// output, killed when ctx ends.
+func (p LocalPython) Run(ctx context.Context, driver string, request func(root, scratch string) ([]byte, error)) ([]byte, []byte, error) {
+	tmp, err := os.MkdirTemp("", "miles-ci-checkout-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	path := filepath.Join(tmp, "miles_ci_driver.py")
+	if err := os.WriteFile(path, []byte(driver), 0o600); err != nil {
+		return nil, nil, err
+	}
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return nil, nil, err
+	}
+	in, err := request(p.Root, work)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, p.Exe, "-S", "-B", path)
+	cmd.Dir = p.Root
+	cmd.Env = DriverEnv(p.Root, work)
+	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"))
+	cmd.Stdin = bytes.NewReader(in)
+	stdout := &limitedBuffer{max: maxDriverOutput}
+	stderr := &limitedBuffer{max: maxDriverStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second
+	runErr := cmd.Run()
+	if stdout.over {
+		return nil, nil, fmt.Errorf("the checkout's tests/ci code printed more than %d MiB; refusing to read it", maxDriverOutput>>20)
+	}
+	var ee *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &ee) && ctx.Err() == nil {
+		return nil, nil, &NoPythonError{Python: p.Exe, Problem: "cannot be started (" + runErr.Error() + ")"}
+	}
+	return stdout.Bytes(), stderr.Bytes(), runErr
+}
+
+// DriverEnv is the whole environment the checkout's code runs with (besides
+// PATH): nothing of the caller's, so no token or secret reaches it.
+func DriverEnv(root, scratch string) []string {
+	return []string{
+		"HOME=" + scratch,
+		"LANG=C.UTF-8",
+		"PYTHONHASHSEED=0",
+		"PYTHONDONTWRITEBYTECODE=1",
+		"PYTHONIOENCODING=utf-8",
+		"PYTHONPATH=" + root,
+	}
 }

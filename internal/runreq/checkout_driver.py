@@ -15,11 +15,13 @@ which changes no answer since parsing a file depends on its text alone.
 
 Input (stdin, JSON): {"root": DIR, "tmp": DIR, "cases": [CASE, ...]} with
 CASE = {"script": PATH, "argv": [...]} | {"module": NAME, "env": {...}} |
-{"registry": true}. Output (stdout): one JSON object per case and line:
+{"registry": true}; a case with "changed_files_env": VAR gets VAR set to a
+fresh file holding its base64 "diff" (no file without one). Output (stdout): one JSON object per case and line:
 {"exit": N, "stdout": S, "stderr": S, "github_output": S} (a registry case
 adds "registrations").
 """
 
+import base64
 import contextlib
 import copy
 import io
@@ -99,6 +101,14 @@ def run_case(root, tmp, index, case, base_path, base_env):
     os.environ["GITHUB_OUTPUT"] = output_path
     for key, value in case.get("env", {}).items():
         os.environ[key] = value
+    if case.get("changed_files_env"):
+        # The workflow always sets the path; the file exists only when its
+        # git diff succeeded.
+        diff_path = os.path.join(tmp, "changed-files-%d.z" % index)
+        if "diff" in case:
+            with open(diff_path, "wb") as f:
+                f.write(base64.b64decode(case["diff"]))
+        os.environ[case["changed_files_env"]] = diff_path
     _reset_warnings()
     _memoise_loaded()
     stdout, stderr = io.StringIO(), io.StringIO()

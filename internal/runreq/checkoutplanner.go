@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,17 +228,20 @@ func pyStrList(s string) ([]string, error) {
 }
 
 // PolicyCase is the case that asks the checkout's ci_policy for the
-// resolve-ci-policy step's outputs; changedFiles is the diff file (its path
-// is always set, as the workflow does; a missing file is the workflow's
-// failed diff).
-func PolicyCase(t policy.Trigger, changedFiles string) Case {
-	return Case{Module: PolicyModule, Env: map[string]string{
-		"EVENT_NAME":         t.Event,
-		"SCHEDULE":           t.Schedule,
-		"PR_LABELS_JSON":     t.PRLabelsJSON,
-		"CADENCE_OVERRIDE":   t.CadenceOverride,
-		"CHANGED_FILES_PATH": changedFiles,
+// resolve-ci-policy step's outputs. CHANGED_FILES_PATH is always set, as the
+// workflow does; its file holds diff, and is missing when diff is nil (the
+// workflow's failed git diff).
+func PolicyCase(t policy.Trigger, diff []byte) Case {
+	c := Case{Module: PolicyModule, ChangedFilesEnv: "CHANGED_FILES_PATH", Env: map[string]string{
+		"EVENT_NAME":       t.Event,
+		"SCHEDULE":         t.Schedule,
+		"PR_LABELS_JSON":   t.PRLabelsJSON,
+		"CADENCE_OVERRIDE": t.CadenceOverride,
 	}}
+	if diff != nil {
+		c.Diff = &diff
+	}
+	return c
 }
 
 // CheckoutPolicy is the checkout's own resolve-ci-policy answer.
@@ -307,18 +308,7 @@ func ReadPolicyOutputs(lines []KV) (policy.Outputs, error) {
 // it. diff is the changed-files diff of a pull request (nil: none, the
 // workflow's failed git diff).
 func (c *Checkout) Policy(ctx context.Context, t policy.Trigger, diff []byte) (CheckoutPolicy, error) {
-	dir, err := os.MkdirTemp("", "miles-ci-diff-")
-	if err != nil {
-		return CheckoutPolicy{}, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "changed-files.z")
-	if diff != nil {
-		if err := os.WriteFile(path, diff, 0o600); err != nil {
-			return CheckoutPolicy{}, err
-		}
-	}
-	answers, err := c.Ask(ctx, []Case{PolicyCase(t, path)})
+	answers, err := c.Ask(ctx, []Case{PolicyCase(t, diff)})
 	if err != nil {
 		return CheckoutPolicy{}, err
 	}
@@ -335,8 +325,9 @@ func (c *Checkout) Policy(ctx context.Context, t policy.Trigger, diff []byte) (C
 
 // FileRunCase is the case that asks the checkout's file_run for a
 // single-file plan; tag is the dispatch input ci_image_tag ("" = dev).
-func FileRunCase(root, file, tag string) Case {
-	return Case{Module: FileRunModule, Env: map[string]string{"TEST_FILE": file, "CI_IMAGE_TAG": tag, "CI_SOURCE_ROOT": root}}
+// CI_SOURCE_ROOT is the checkout itself, the driver's working folder.
+func FileRunCase(file, tag string) Case {
+	return Case{Module: FileRunModule, Env: map[string]string{"TEST_FILE": file, "CI_IMAGE_TAG": tag, "CI_SOURCE_ROOT": "."}}
 }
 
 // FilePlan asks the checkout's file_run for the plan of a single-file run
@@ -348,7 +339,7 @@ func (c *Checkout) FilePlan(ctx context.Context, file, tag, prBody string) (deps
 			tag = d.Value
 		}
 	}
-	answers, err := c.Ask(ctx, []Case{FileRunCase(c.Root, file, tag)})
+	answers, err := c.Ask(ctx, []Case{FileRunCase(file, tag)})
 	if err != nil {
 		return deps.FilePlan{}, nil, err
 	}

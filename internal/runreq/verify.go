@@ -22,6 +22,9 @@ type VerifyRequest struct {
 	Repo string
 	// Python is the interpreter for the checkout's code ("" = python3).
 	Python string
+	// Interpreter, when set, runs the checkout's code instead of Python (the
+	// Dagger module's Python 3.11 container).
+	Interpreter Interpreter
 	// Diffs are changed-files diffs (git diff --name-status -z -M) to resolve
 	// the pull-request policy with, besides the generated ones, e.g. the
 	// checkout's recent commits (GitDiffs).
@@ -216,7 +219,7 @@ type verifyCase struct {
 // for plan; pull_request (label sets × diffs), schedule, dispatch and
 // called-workflow triggers for policy; every test file for file-plan.
 func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
-	c, err := NewCheckout(req.Repo, req.Python)
+	c, err := openCheckout(req.Repo, req.Python, req.Interpreter)
 	if err != nil {
 		return VerifyReport{}, err
 	}
@@ -453,10 +456,11 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 		}
 		return path
 	}
-	add := func(name string, trig policy.Trigger, diffPath string) {
+	add := func(name string, trig policy.Trigger, diff []byte) {
+		diffPath := diffFile(diff)
 		out = append(out, verifyCase{
 			name: name,
-			ask:  PolicyCase(trig, diffPath),
+			ask:  PolicyCase(trig, diff),
 			goAns: func() (string, error) {
 				if reg == nil && trig.Event == policy.EventPullRequest {
 					return "", regErr
@@ -481,10 +485,10 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 		js, _ := json.Marshal(l)
 		for _, d := range diffs {
 			add(fmt.Sprintf("policy --event pull_request --pr-labels-json '%s' --changed-files %s", js, d.Name),
-				policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: string(js)}, diffFile(d.Diff))
+				policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: string(js)}, d.Diff)
 		}
 	}
-	none := diffFile(nil)
+	var none []byte
 	add("policy --event pull_request --pr-labels-json 'not json'", policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: "not json"}, none)
 	for _, c := range t.Crons {
 		add("policy --event schedule --schedule '"+c.Cron+"'", policy.Trigger{Event: policy.EventSchedule, Schedule: c.Cron}, none)
@@ -497,7 +501,7 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 	}
 	if len(diffs) > 1 {
 		add("policy --event pull_request --cadence-override weekly --changed-files "+diffs[1].Name,
-			policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: "[]", CadenceOverride: "weekly"}, diffFile(diffs[1].Diff))
+			policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: "[]", CadenceOverride: "weekly"}, diffs[1].Diff)
 	}
 	return out
 }
@@ -567,7 +571,7 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 		}
 		out = append(out, verifyCase{
 			name: name,
-			ask:  FileRunCase(root, file, tag),
+			ask:  FileRunCase(file, tag),
 			goAns: func() (string, error) {
 				fp, err := deps.PlanFile(deps.FileRequest{Root: root, File: file, ImageTag: tag, Tables: t}, lookup)
 				if err != nil {
