@@ -159,6 +159,9 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := olderDiscovery(root); err != nil {
+		return nil, err
+	}
 	files, err := discover(root)
 	if err != nil {
 		return nil, err

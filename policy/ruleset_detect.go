@@ -208,3 +208,38 @@ func declineForm(root string, err error) error {
 	}
 	return ahead
 }
+
+// olderDiscovery declines a checkout whose run_suite.py discovers the test
+// files itself (Miles before 2026-05-28: tests/e2e/**/*.py, tests/fast and
+// tests/utils, with unregistered files allowed) instead of calling
+// ci_register's discover_ci_files over the roots of rules §2: it imports
+// collect_tests but not discover_ci_files from tests.ci.ci_register. nil
+// for every other checkout.
+func olderDiscovery(root string) error {
+	data, err := readTableFile(root, RunSuiteFile)
+	if err != nil || data == nil {
+		return nil
+	}
+	_, imports, err := pysource.Bindings(pysource.Normalize(string(data)))
+	if err != nil {
+		return nil
+	}
+	collect, discover := 0, false
+	for _, im := range imports {
+		if im.Module != "tests.ci.ci_register" {
+			continue
+		}
+		switch im.Name {
+		case "collect_tests":
+			collect = im.Line
+		case "discover_ci_files":
+			discover = true
+		}
+	}
+	if collect == 0 || discover {
+		return nil
+	}
+	return &AheadError{File: RunSuiteFile, Line: collect,
+		Construct: "test discovery of its own in " + RunSuiteFile,
+		Detail:    "an older form: it imports collect_tests but not discover_ci_files from tests.ci.ci_register, so it finds other files than the discovery roots of rules §2"}
+}

@@ -99,3 +99,19 @@ def register_cuda_ci(est_time, suite, *, labels, nightly=False, disabled=None, *
 		})
 	}
 }
+
+func TestOlderDiscovery(t *testing.T) {
+	root := t.TempDir()
+	testfiles.Write(t, root, RunSuiteFile, "import glob\n\nfrom tests.ci.ci_register import CIRegistry, HWBackend, collect_tests\n")
+	testfiles.Write(t, root, "tests/e2e/test_a.py", "register_cuda_ci(est_time=60, suite=\"stage-b-2-gpu-h200\", labels=[\"megatron\"])\n")
+	_, err := LoadRegistry(root)
+	var ahead *AheadError
+	if !errors.As(err, &ahead) || ahead.File != RunSuiteFile || ahead.Line != 3 ||
+		!strings.Contains(err.Error(), "this checkout's CI accepts test discovery of its own in tests/ci/run_suite.py") {
+		t.Fatalf("wanted an AheadError at tests/ci/run_suite.py:3, got %v", err)
+	}
+	testfiles.Write(t, root, RunSuiteFile, "from tests.ci.ci_register import CIRegistry, collect_tests, discover_ci_files\n")
+	if _, err := LoadRegistry(root); err != nil {
+		t.Errorf("wanted the registry of a checkout that calls discover_ci_files, got %v", err)
+	}
+}
