@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // plannerFlags are --planner and --python, shared by plan, policy, explain
@@ -243,12 +243,26 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, orRegularCadence(base.Cadence), strings.Join(base.Labels, " "))
 	for _, v := range verdicts {
 		r := v.Registration
-		fmt.Fprintf(env.Stdout, "  register_%s_ci(est_time=%s, suite=%q, labels=%v, nightly=%t)\n", strings.ToLower(r.Backend), strconv.FormatFloat(r.EstTime, 'f', -1, 64), r.Suite, r.Labels, r.Nightly)
-		shard := ""
-		if v.Shard != nil {
-			shard = fmt.Sprintf(" (shard %d of %d)", v.Shard.ID, v.Shard.Size)
+		desc := fmt.Sprintf("register_%s_ci(est_time=%s, suite=%q", strings.ToLower(r.Backend), pysource.FloatRepr(r.EstTime), r.Suite)
+		if len(r.Labels) > 0 {
+			desc += ", labels=" + pysource.ReprList(r.Labels)
 		}
-		fmt.Fprintf(env.Stdout, "    %s%s: %s\n", v.Verdict, shard, v.Reason)
+		if r.Nightly {
+			desc += ", nightly=True"
+		}
+		if r.Disabled != nil {
+			desc += ", disabled=" + pysource.Repr(*r.Disabled)
+		}
+		desc += ")"
+		if r.Implicit {
+			desc = "implicit registration (tests/fast/, no call)"
+		}
+		fmt.Fprintf(env.Stdout, "  %s\n", desc)
+		reason := v.Reason
+		if v.Shard != nil {
+			reason += fmt.Sprintf("; runs in shard %d/%d (0-based id=%d)", v.Shard.ID+1, v.Shard.Size, v.Shard.ID)
+		}
+		fmt.Fprintf(env.Stdout, "    %s: %s\n", v.Verdict, reason)
 	}
 	return 0
 }
