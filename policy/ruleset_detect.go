@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/radixark/miles-ci/policy/pysource"
 )
@@ -242,4 +243,54 @@ func olderDiscovery(root string) error {
 	return &AheadError{File: RunSuiteFile, Line: collect,
 		Construct: "test discovery of its own in " + RunSuiteFile,
 		Detail:    "an older form: it imports collect_tests but not discover_ci_files from tests.ci.ci_register, so it finds other files than the discovery roots of rules §2"}
+}
+
+// PolicyStepFile is the module the resolve-ci-policy step runs.
+const PolicyStepFile = "tests/ci/ci_policy.py"
+
+// OlderPolicyStep declines the policy of a checkout whose resolve-ci-policy
+// step (tests/ci/ci_policy.py with a main) is older than the one rules §3-§4
+// describe (Miles before 2026-08-16): it reads no CADENCE_OVERRIDE (a called
+// workflow's cadence) or writes no skipped_stages output, so its answers are
+// not miles-ci's. nil for every other checkout, one without the file or
+// whose ci_policy.py holds tables only included.
+func OlderPolicyStep(root string) error {
+	data, err := readTableFile(root, PolicyStepFile)
+	if err != nil || data == nil {
+		return nil
+	}
+	src := pysource.Normalize(string(data))
+	mainLine, depth := 0, 0
+	scanErr := pysource.Scan(src, func(toks []pysource.Token) error {
+		for _, t := range toks {
+			switch t.Kind {
+			case pysource.Indent:
+				depth++
+			case pysource.Dedent:
+				depth--
+			}
+		}
+		toks = slices.DeleteFunc(slices.Clone(toks), func(t pysource.Token) bool {
+			return t.Kind == pysource.Indent || t.Kind == pysource.Dedent
+		})
+		if depth == 0 && len(toks) > 1 && toks[0].Text == "def" && toks[1].Text == "main" {
+			mainLine = toks[0].Line
+		}
+		return nil
+	})
+	if scanErr != nil || mainLine == 0 {
+		return nil
+	}
+	var missing []string
+	for _, s := range []string{"CADENCE_OVERRIDE", "skipped_stages"} {
+		if !strings.Contains(src, s) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &AheadError{File: PolicyStepFile, Line: mainLine,
+		Construct: "a resolve-ci-policy step without " + strings.Join(missing, " and "),
+		Detail:    "an older form of " + PolicyStepFile + ", before the stage selection of rules §4 and the called workflow's cadence of rules §3"}
 }

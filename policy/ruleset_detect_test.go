@@ -115,3 +115,22 @@ func TestOlderDiscovery(t *testing.T) {
 		t.Errorf("wanted the registry of a checkout that calls discover_ci_files, got %v", err)
 	}
 }
+
+func TestOlderPolicyStep(t *testing.T) {
+	root := t.TempDir()
+	const older = "import os\n\n\ndef resolve():\n    pass\n\n\ndef main() -> int:\n    event = os.environ[\"EVENT_NAME\"]\n    return 0\n"
+	testfiles.Write(t, root, PolicyStepFile, older)
+	err := OlderPolicyStep(root)
+	var ahead *AheadError
+	if !errors.As(err, &ahead) || ahead.Line != 8 || !strings.Contains(err.Error(), "a resolve-ci-policy step without CADENCE_OVERRIDE and skipped_stages") {
+		t.Fatalf("wanted an AheadError at line 8, got %v", err)
+	}
+	testfiles.Write(t, root, PolicyStepFile, older+"# CADENCE_OVERRIDE and skipped_stages\n")
+	if err := OlderPolicyStep(root); err != nil {
+		t.Errorf("wanted the current form accepted, got %v", err)
+	}
+	testfiles.Write(t, root, PolicyStepFile, "SCHEDULE_POLICIES = {}\n")
+	if err := OlderPolicyStep(root); err != nil {
+		t.Errorf("wanted a tables-only ci_policy.py accepted, got %v", err)
+	}
+}

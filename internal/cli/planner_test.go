@@ -134,7 +134,7 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runCLI(t, nil, "verify", "--repo", tree, "--max-cases", "20", "--git-diffs", "0")
-	if code != 1 || !strings.Contains(out, "plan       declined: this checkout's CI accepts register_cuda_ci() without labels") {
+	if code != 1 || !strings.Contains(out, "plan       declined (20/20 cases): this checkout's CI accepts register_cuda_ci() without labels") {
 		t.Errorf("wanted exit 1 and plan declined, got %d\n%s", code, out)
 	}
 }

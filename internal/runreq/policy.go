@@ -61,6 +61,9 @@ func PRTrigger(t policy.Trigger, pr *github.PR, eventGiven, labelsGiven bool) po
 // stages its diff skips, as ci_policy.py does. A diff that cannot be used
 // skips no stage (rules §4) and the answer says why.
 func Policy(req PolicyRequest) (PolicyAnswer, error) {
+	if err := policy.OlderPolicyStep(req.Repo); err != nil {
+		return PolicyAnswer{}, err
+	}
 	trig := req.Trigger
 	trig.Tables = req.Tables
 	if req.PR != nil {

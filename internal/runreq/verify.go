@@ -70,6 +70,8 @@ type CommandReport struct {
 	// message it gives. Those cases are not compared.
 	MilesCIError string `json:"miles_ci_error,omitempty"`
 	Declined     string `json:"declined,omitempty"`
+	// NotAnswered counts the cases miles-ci declined or could not answer.
+	NotAnswered int `json:"not_answered,omitempty"`
 	// Differences are the cases that disagree.
 	Differences []Difference `json:"differences"`
 }
@@ -104,12 +106,29 @@ func (r VerifyReport) Text() string {
 			fmt.Fprintf(&b, "%-10s not compared: %s\n", c.Command, c.NotCompared)
 			continue
 		case c.Declined != "":
-			fmt.Fprintf(&b, "%-10s declined: %s\n", c.Command, c.Declined)
+			fmt.Fprintf(&b, "%-10s declined (%d/%d cases): %s\n", c.Command, c.NotAnswered, c.Cases, c.Declined)
 		case c.MilesCIError != "":
-			fmt.Fprintf(&b, "%-10s miles-ci cannot plan this checkout: %s\n", c.Command, c.MilesCIError)
+			fmt.Fprintf(&b, "%-10s miles-ci cannot plan this checkout (%d/%d cases): %s\n", c.Command, c.NotAnswered, c.Cases, c.MilesCIError)
 		}
-		if (c.Declined != "" || c.MilesCIError != "") && c.Agree == 0 && len(c.Differences) == 0 {
+		if c.NotAnswered == c.Cases && c.Cases > 0 {
 			total += c.Cases
+			continue
+		}
+		if c.NotAnswered > 0 {
+			fmt.Fprintf(&b, "%-10s %d/%d of the other cases agree", "", c.Agree, c.Cases-c.NotAnswered)
+			if c.OnPurpose > 0 {
+				fmt.Fprintf(&b, " (%d differ on purpose: %s)", c.OnPurpose, c.Purpose)
+			}
+			b.WriteString("\n")
+			total += c.Cases - c.Agree
+			for i, d := range c.Differences {
+				if i == maxShownDifferences {
+					fmt.Fprintf(&b, "  ... and %d more (--json lists every one)\n", len(c.Differences)-i)
+					break
+				}
+				fmt.Fprintf(&b, "  - %s\n", d.Case)
+				fmt.Fprintf(&b, "%s", indentDiff(d.MilesCI, d.Checkout))
+			}
 			continue
 		}
 		fmt.Fprintf(&b, "%-10s %d/%d agree", c.Command, c.Agree, c.Cases)
@@ -277,13 +296,14 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 			if goErr == nil {
 				goText, goErr = vc.goAns()
 			}
+			// miles-ci declining the checkout's form, or failing to read it at
+			// all, is said once, not per case.
+			if ahead := (*policy.AheadError)(nil); errors.As(goErr, &ahead) {
+				cr.Declined, cr.NotAnswered = goErr.Error(), cr.NotAnswered+1
+				continue
+			}
 			if goErr != nil && rErr != nil && goErr.Error() == rErr.Error() {
-				// miles-ci cannot read the checkout at all: say so once, not per case.
-				if ahead := (*policy.AheadError)(nil); errors.As(rErr, &ahead) {
-					cr.Declined = rErr.Error()
-				} else {
-					cr.MilesCIError = rErr.Error()
-				}
+				cr.MilesCIError, cr.NotAnswered = rErr.Error(), cr.NotAnswered+1
 				continue
 			}
 			judge := vc.judge
