@@ -90,7 +90,8 @@ func (m *MilesCi) Verify(
 		if err != nil {
 			return struct{}{}, err
 		}
-		text := strings.Replace(rep.Text(), dir, "source", 1)
+		rep.Repo = "source"
+		text := rep.Text()
 		if !rep.OK() {
 			return struct{}{}, errors.New(strings.TrimRight(text, "\n"))
 		}

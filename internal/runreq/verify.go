@@ -45,7 +45,7 @@ const DefaultMaxCases = 3000
 
 // VerifyReport is the agreement of each command.
 type VerifyReport struct {
-	// Repo is the checkout's folder.
+	// Repo is the checkout's folder, as the request named it.
 	Repo string `json:"repo"`
 	// Commands are plan, policy and file-plan, in that order.
 	Commands []CommandReport `json:"commands"`
@@ -170,7 +170,7 @@ func indentDiff(milesCI, checkout string) string {
 	a, c := strings.Split(strings.TrimRight(milesCI, "\n"), "\n"), strings.Split(strings.TrimRight(checkout, "\n"), "\n")
 	var b strings.Builder
 	b.WriteString("      --- miles-ci\n      +++ checkout\n")
-	for _, l := range lineDiff(a, c) {
+	for _, l := range trimContext(lineDiff(a, c), 2) {
 		b.WriteString("      " + l + "\n")
 	}
 	return b.String()
@@ -213,6 +213,29 @@ func lineDiff(a, c []string) []string {
 	return out
 }
 
+// trimContext keeps the changed lines of a line diff and n unchanged lines
+// around each; each run of lines left out becomes one "  ..." line.
+func trimContext(lines []string, n int) []string {
+	keep := make([]bool, len(lines))
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "  ") {
+			for j := max(0, i-n); j <= min(len(lines)-1, i+n); j++ {
+				keep[j] = true
+			}
+		}
+	}
+	var out []string
+	for i, l := range lines {
+		switch {
+		case keep[i]:
+			out = append(out, l)
+		case i == 0 || keep[i-1]:
+			out = append(out, "  ...")
+		}
+	}
+	return out
+}
+
 func prefixed(p string, lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
@@ -242,7 +265,10 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 	if err != nil {
 		return VerifyReport{}, err
 	}
-	rep := VerifyReport{Repo: c.Root}
+	rep := VerifyReport{Repo: req.Repo}
+	if rep.Repo == "" {
+		rep.Repo = "."
+	}
 	max := req.MaxCases
 	if max <= 0 {
 		max = DefaultMaxCases
