@@ -548,6 +548,7 @@ func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
 			return pipeline.Request{}, err
 		}
 		in.File = f.Path
+		in.Python = containerPython{source: f.Ci.Source}
 		return runreq.File(in)
 	})
 }

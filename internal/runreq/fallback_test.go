@@ -54,3 +54,33 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 		t.Errorf("wanted the spec text to say where the tests come from, got:\n%s", spec.Text())
 	}
 }
+
+// TestFileOfCheckoutAheadOfMilesCI: a single-file run of such a checkout is
+// planned by the checkout's own file_run.
+func TestFileOfCheckoutAheadOfMilesCI(t *testing.T) {
+	needPython(t)
+	tree := filepath.Join(t.TempDir(), "miles")
+	copyTree(t, filepath.Join("..", "..", "testdata", "miles"), tree)
+	testfiles.Write(t, tree, "tests/ci/ci_register.py",
+		"def register_cuda_ci(est_time, suite, *, labels=None, nightly=False, disabled=None):\n    return None\n")
+	testfiles.Write(t, tree, "tests/e2e/older/test_no_labels.py",
+		"from tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=2000, suite=\"stage-c-4-gpu-h200\")\n")
+	// A file_run in the shape of Miles' (written for this test).
+	testfiles.Write(t, tree, "tests/ci/file_run.py", `import os
+if __name__ == "__main__":
+    with open(os.environ["GITHUB_OUTPUT"], "a") as f:
+        f.write("hw=cuda\nsuite=stage-c-4-gpu-h200\nruns_on=[\"h200\", \"4gpu\"]\n")
+        f.write("container_image=radixark/miles:" + (os.environ.get("CI_IMAGE_TAG") or "dev") + "\ntimeout_seconds=2500\n")
+`)
+	req, err := File(Inputs{Repo: tree, File: "tests/e2e/older/test_no_labels.py", ImageTag: "pr-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := req.File
+	if fp.HW != "cuda" || fp.Suite != "stage-c-4-gpu-h200" || fp.TimeoutSeconds != 2500 || fp.ContainerImage != "radixark/miles:pr-9" || strings.Join(fp.Command, " ") != "python3 tests/e2e/older/test_no_labels.py" {
+		t.Errorf("wanted the checkout's file plan, got %+v", fp)
+	}
+	if len(req.Notes) != 1 || !strings.Contains(req.Notes[0], "the checkout's own tests/ci/file_run.py planned the file") {
+		t.Errorf("wanted one note, got %q", req.Notes)
+	}
+}

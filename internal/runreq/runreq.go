@@ -63,6 +63,10 @@ type Inputs struct {
 	PR *github.PR
 	// Given names the facts the caller gave itself, which PR does not override.
 	Given Given
+
+	// Python runs the checkout's own tests/ci code when miles-ci cannot plan
+	// a single-file run of it offline (nil: python3 on PATH).
+	Python Interpreter
 }
 
 // Given names the facts a caller gave itself (a flag given, an argument set),
@@ -291,6 +295,13 @@ func File(in Inputs) (pipeline.Request, error) {
 		return pipeline.Request{}, err
 	}
 	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, tables.LoadRegistry)
+	var notes []string
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
+		if fp, notes, err = checkoutFilePlan(in, ahead); err != nil {
+			return pipeline.Request{}, err
+		}
+	}
 	if err != nil {
 		return pipeline.Request{}, err
 	}
@@ -298,7 +309,7 @@ func File(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, File: &fp}
+	req := pipeline.Request{Stage: st, File: &fp, Notes: notes}
 	if fp.ContainerImage != "" {
 		req.Image = deps.Image{Image: fp.ContainerImage, Tag: tagOf(fp.ContainerImage), Source: fp.ImageSource}
 	}
