@@ -565,7 +565,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg continueOnError", err))
 				}
 			}
-			return (*MilesCi).Plan(&parent, ctx, source, hw, suite, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError)
+			var planner string
+			if inputArgs["planner"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
+				}
+			}
+			return (*MilesCi).Plan(&parent, ctx, source, hw, suite, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
 		case "Policy":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -614,7 +621,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
 				}
 			}
-			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, source)
+			var planner string
+			if inputArgs["planner"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
+				}
+			}
+			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, source, planner)
 		case "Release":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -727,6 +741,27 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			return (*MilesCi).Stages(&parent, ctx)
+		case "Verify":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var source *dagger.Directory
+			if inputArgs["source"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
+				}
+			}
+			var maxCases int
+			if inputArgs["maxCases"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["maxCases"]), &maxCases)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg maxCases", err))
+				}
+			}
+			return nil, (*MilesCi).Verify(&parent, ctx, source, maxCases)
 		case "":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

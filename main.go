@@ -548,6 +548,7 @@ func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
 			return pipeline.Request{}, err
 		}
 		in.File = f.Path
+		in.Python = containerPython{source: f.Ci.Source}
 		return runreq.File(in)
 	})
 }
@@ -757,8 +758,16 @@ func (m *MilesCi) Plan(
 	// Keep running after a failed test.
 	// +optional
 	continueOnError bool,
+	// Who plans: miles-ci (the default) or checkout (the checkout's own
+	// run_suite.py --list-only, run in a Python 3.11 container).
+	// +optional
+	planner string,
 ) (string, error) {
 	backend, err := policy.ParseBackend(hw)
+	if err != nil {
+		return "", err
+	}
+	who, err := parsePlanner(planner)
 	if err != nil {
 		return "", err
 	}
@@ -783,6 +792,9 @@ func (m *MilesCi) Plan(
 		return "", err
 	}
 	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
+		if who == runreq.PlannerCheckout {
+			return checkoutPlanWithPR(ctx, dir, m.sourceOr(source), req, pr, cadence == "", len(labels) == 0)
+		}
 		tables, err := policy.LoadTables(dir)
 		if err != nil {
 			return "", err
@@ -837,14 +849,21 @@ func (m *MilesCi) Policy(
 	// The Miles checkout whose test registry decides the GPU stages (default: the constructor's --source).
 	// +optional
 	source *dagger.Directory,
+	// Who resolves: miles-ci (the default) or checkout (the checkout's own
+	// python -m tests.ci.ci_policy, run in a Python 3.11 container).
+	// +optional
+	planner string,
 ) (string, error) {
 	if event == "" && cadenceOverride == "" && m.Pr == 0 {
 		return "", errors.New("--event is required (or --cadence-override, or the module's --pr N)")
 	}
+	who, err := parsePlanner(planner)
+	if err != nil {
+		return "", err
+	}
 	req := runreq.PolicyRequest{
 		Trigger:    policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride},
 		EventGiven: event != "", LabelsGiven: prLabelsJson != "", DiffGiven: changedFiles != nil}
-	var err error
 	// The PR's changed files are needed unless a diff file was given.
 	if req.PR, err = m.pullRequestOf(ctx, !req.DiffGiven); err != nil {
 		return "", err
@@ -852,6 +871,9 @@ func (m *MilesCi) Policy(
 	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
 		if changedFiles != nil {
 			req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, changedFiles, dir+".changed-files") }
+		}
+		if who == runreq.PlannerCheckout {
+			return checkoutPolicyOf(ctx, dir, m.sourceOr(source), req)
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
 		// request the GPU stages its diff skips.

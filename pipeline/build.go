@@ -95,7 +95,8 @@ func Build(req Request) (Spec, error) {
 		Skipped: []policy.SkippedTest{},
 	}}
 	if req.Plan != nil {
-		b.spec.Shard, b.spec.Cadence, b.spec.CheckPlan = req.Plan.Partition, req.Plan.Cadence, true
+		b.spec.Shard, b.spec.Cadence, b.spec.CheckPlan = req.Plan.Partition, req.Plan.Cadence, req.PlanUnavailable == ""
+		b.spec.PlanFromContainer = req.PlanUnavailable
 		b.spec.Skipped = append(b.spec.Skipped, req.Plan.Skipped...)
 	} else {
 		b.spec.File = req.File.File

@@ -293,6 +293,11 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string) (Result, err
 				return Result{}, err
 			}
 		}
+		if s.Role == RolePlan && spec.PlanFromContainer != "" {
+			if spec, err = withContainerPlan(ctx, c, spec); err != nil {
+				return Result{}, err
+			}
+		}
 	}
 	in, err := readResults(ctx, c, spec)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/runreq"
 	. "github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
 
@@ -290,5 +291,39 @@ func TestTestCPU(t *testing.T) {
 	}
 	if slices.Contains(res.Container.(*fake).ops, "newfile /results/junit.xml") {
 		t.Errorf("wanted pytest's own junit.xml kept")
+	}
+}
+
+// TestTestPlanFromContainer checks a run whose checkout miles-ci cannot
+// plan offline: the container's own plan gives the files the results
+// report on (no drift check), and the note says why.
+func TestTestPlanFromContainer(t *testing.T) {
+	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	text := strings.Replace(req.Plan.Text(), "  - "+req.Plan.Enabled[0].File, "  - tests/e2e/test_new.py", 1)
+	files := []string{"tests/e2e/test_new.py"}
+	for _, f := range req.Plan.Enabled[1:] {
+		files = append(files, f.File)
+	}
+	req.Plan = &policy.Plan{HW: req.Plan.HW, Suite: req.Plan.Suite, Cadence: req.Plan.Cadence, Enabled: []policy.PlannedTest{}, Skipped: []policy.SkippedTest{}}
+	req.PlanUnavailable = "miles-ci's offline plan was not available (x)"
+	req.Notes = []string{req.PlanUnavailable + "; the container's own run_suite.py --list-only is the plan"}
+	e := &engine{planText: text, status: "[1/9] tests/e2e/test_new.py  PASS  elapsed=1s\n"}
+	p, spec := prepared(t, e, req)
+	if spec.CheckPlan || len(spec.Tests) != 0 {
+		t.Fatalf("wanted no drift check and no tests before the run, got %t %v", spec.CheckPlan, spec.Tests)
+	}
+	res, err := Test(context.Background(), p, spec, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range res.Summary.Tests {
+		got = append(got, tr.File)
+	}
+	if !slices.Equal(got, files) || res.Summary.Tests[0].Status != report.Pass {
+		t.Errorf("wanted the container's files %v, the first passing, got %+v", files, res.Summary.Tests)
+	}
+	if !slices.Contains(res.Summary.Notes, req.Notes[0]) {
+		t.Errorf("wanted the note %q, got %q", req.Notes[0], res.Summary.Notes)
 	}
 }

@@ -21,6 +21,11 @@ type Request struct {
 	// Plan is miles-ci's plan of the shard (policy.BuildPlan with the same
 	// cadence, labels and partition); nil for a single-file run.
 	Plan *policy.Plan
+	// PlanUnavailable, when set, says why miles-ci has no offline plan of
+	// the shard (a checkout ahead of it, rules §11.7): Plan then names only
+	// the suite, cadence and partition, and the container's own
+	// run_suite.py --list-only is the plan the results report on.
+	PlanUnavailable string
 	// Labels are the raw labels passed to run_suite.py --labels.
 	Labels []string
 	// MatchAllLabels passes --match-all-labels, as a manual dispatch of a GPU stage does.

@@ -284,6 +284,9 @@ type Spec struct {
 	Skipped []policy.SkippedTest `json:"skipped"`
 	// CheckPlan is set when the in-container plan must list exactly Tests.
 	CheckPlan bool `json:"check_plan"`
+	// PlanFromContainer, when set, says why the container's own --list-only
+	// is the plan (Tests is then filled from it when the run starts).
+	PlanFromContainer string `json:"plan_from_container,omitempty"`
 }
 
 // SourceExclude are the paths of a Miles checkout never copied into a stage

@@ -96,7 +96,11 @@ func (s Spec) Text() string {
 			fmt.Fprintf(&b, "      %s%s%s\n", argvText(st.Argv), inDir(st.Workdir), priv)
 		}
 	}
-	b.WriteString("tests (miles-ci's plan):\n")
+	if s.PlanFromContainer != "" {
+		b.WriteString("tests: the container's own run_suite.py --list-only (" + s.PlanFromContainer + ")\n")
+	} else {
+		b.WriteString("tests (miles-ci's plan):\n")
+	}
 	for _, t := range s.Tests {
 		if t.TimeoutS != nil {
 			fmt.Fprintf(&b, "  %s (timeout %ds)\n", t.File, *t.TimeoutS)
@@ -104,7 +108,7 @@ func (s Spec) Text() string {
 			fmt.Fprintf(&b, "  %s\n", t.File)
 		}
 	}
-	if len(s.Tests) == 0 {
+	if len(s.Tests) == 0 && s.PlanFromContainer == "" {
 		b.WriteString("  none\n")
 	}
 	for _, t := range s.Skipped {

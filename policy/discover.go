@@ -159,6 +159,9 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := olderDiscovery(root); err != nil {
+		return nil, err
+	}
 	files, err := discover(root)
 	if err != nil {
 		return nil, err
@@ -185,7 +188,7 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, declineForm(root, errs[i])
 		}
 		reg.Registrations = append(reg.Registrations, perFile[i]...)
 	}

@@ -28,6 +28,11 @@ type RegistryError struct {
 	Msg string
 	// Fix says how to mend it.
 	Fix string
+
+	// fault, fn and arg say what kind of fault it is, in which registration
+	// function and on which argument, for declineForm.
+	fault   registryFault
+	fn, arg string
 }
 
 func (e *RegistryError) Error() string {
@@ -88,6 +93,11 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	fail := func(msg, fix string) (Registration, error) {
 		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix}
 	}
+	// failAs also records the fault for declineForm; fn and arg are copied out
+	// of the source buffer, which the caller reuses.
+	failAs := func(fault registryFault, arg, msg, fix string) (Registration, error) {
+		return Registration{}, &RegistryError{File: rel, Line: c.Line, Msg: msg, Fix: fix, fault: fault, fn: strings.Clone(fn), arg: strings.Clone(arg)}
+	}
 	var positional []pysource.Arg
 	for _, a := range c.Args {
 		switch a.Kind {
@@ -99,7 +109,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		}
 	}
 	if len(positional) > len(positionalParams) {
-		return fail(fmt.Sprintf("too many positional arguments in %s(); only ['est_time', 'suite'] may be positional (labels and later are keyword-only)", fn),
+		return failAs(faultPositional, "", fmt.Sprintf("too many positional arguments in %s(); only ['est_time', 'suite'] may be positional (labels and later are keyword-only)", fn),
 			"pass labels=, nightly= and disabled= by keyword")
 	}
 	parsed := map[string]pysource.Expr{}
@@ -124,7 +134,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		}
 		accepted, implemented := t.keywordStatus(a.Keyword)
 		if !accepted {
-			return fail(fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
+			return failAs(faultUnknownKeyword, a.Keyword, fmt.Sprintf("unknown argument '%s' in %s()", a.Keyword, fn),
 				"valid arguments are "+keywordList(t.KnownKeywords()))
 		}
 		if !implemented {
@@ -181,7 +191,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 	}
 	valid := "[" + strings.Join(t.sortedKnownLabels(), ", ") + "]"
 	if backend != CPU && len(labels) == 0 && !t.Forms.GPULabelsOptional {
-		return fail(fmt.Sprintf("labels in %s() must contain at least one domain label", fn),
+		return failAs(faultNoLabels, "", fmt.Sprintf("labels in %s() must contain at least one domain label", fn),
 			`add labels=[...] with a label from `+valid+`, e.g. labels=["megatron"]`)
 	}
 	nightly := false

@@ -27,6 +27,7 @@ func runExplain(args []string, env Env) int {
 	tf := addTriggerFlags(fs, "")
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
+	pf := addPlannerFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
@@ -53,6 +54,12 @@ func runExplain(args []string, env Env) int {
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
 		return fs.usageError("%v", err)
+	}
+	if pf.checkout() {
+		if len(trigger) > 0 {
+			return fs.usageError("--planner checkout explains under --cadence and --labels; the trigger flags (%s) need miles-ci's planner", strings.Join(trigger, " and "))
+		}
+		return explainWithCheckout(env, pf, *repo, *file, policy.PlanRequest{Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels}, *asJSON)
 	}
 	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {

@@ -28,6 +28,7 @@ func runFilePlan(args []string, env Env) int {
 	rocmTag := fs.String("rocm-image-tag", "T", "rocm/sgl-dev tag for a ROCm-only file (default "+deps.DefaultROCmImageTag+")")
 	gh := addGitHubFlags(fs)
 	out := addStepFlags(fs)
+	pf := addPlannerFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
@@ -35,6 +36,9 @@ func runFilePlan(args []string, env Env) int {
 	var err error
 	if req.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
 		return fail(env, err)
+	}
+	if pf.checkout() {
+		return filePlanWithCheckout(env, pf, req.Root, req.File, req.ImageTag, req.PRBody, out)
 	}
 	if req.Tables, err = loadTables(env, req.Root); err != nil {
 		return fail(env, err)

@@ -78,6 +78,7 @@ func runPlan(args []string, env Env) int {
 	gh := addGitHubFlags(fs)
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	hasTestsOut := fs.String("github-output", "FILE", "append has_tests=true|false (the shard has an enabled test) to FILE, as run_suite.py --list-only --github-output does for the hosted plan job (rules §11.5)")
+	pf := addPlannerFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
@@ -104,6 +105,12 @@ func runPlan(args []string, env Env) int {
 		}
 	} else if !fs.Given("hw") || !fs.Given("suite") {
 		return fs.usageError("--hw and --suite are required (or --all)")
+	}
+	if pf.checkout() {
+		base := policy.PlanRequest{HW: policy.Backend(*hw), Suite: *suite, Partition: part, Cadence: cadence, Labels: *sf.labels,
+			MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError}
+		return planWithCheckout(env, pf, planArgs{repo: *repo, all: *all, base: base, gh: gh,
+			cadenceBy: fs.Given("cadence") || fs.Given("nightly"), labelsBy: fs.Given("labels"), asJSON: *asJSON})
 	}
 	tables, err := loadTables(env, *repo) // "" is the current folder
 	if err != nil {

@@ -46,15 +46,19 @@ func runPolicy(args []string, env Env) int {
 	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: the current folder)")
 	gh := addGitHubFlags(fs)
 	out := addStepFlags(fs)
+	pf := addPlannerFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
 	if *tf.event == "" && *tf.cadenceOverride == "" && !gh.active() {
 		return fs.usageError("--event is required (or set EVENT_NAME, or give --pr N)")
 	}
-	tables, err := loadTables(env, *repo) // "" is the current folder
-	if err != nil {
-		return fail(env, err)
+	var tables *policy.Tables
+	var err error
+	if !pf.checkout() {
+		if tables, err = loadTables(env, *repo); err != nil { // "" is the current folder
+			return fail(env, err)
+		}
 	}
 	req := runreq.PolicyRequest{Repo: *repo, Tables: tables, Trigger: tf.trigger(),
 		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json"), DiffGiven: fs.Given("changed-files")}
@@ -70,6 +74,9 @@ func runPolicy(args []string, env Env) int {
 			diff, unusable := runreq.ReadChangedFiles(*changed, "--changed-files "+*changed)
 			return diff, unusable, nil
 		}
+	}
+	if pf.checkout() {
+		return policyWithCheckout(env, pf, *repo, req, out)
 	}
 	ans, err := runreq.Policy(req)
 	if err != nil {

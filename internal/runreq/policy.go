@@ -31,6 +31,9 @@ type PolicyRequest struct {
 	// unusable says why a diff cannot be used (then no stage is skipped, rules
 	// §4); err is a failure to reach it at all.
 	ReadDiff func() (diff []byte, unusable string, err error)
+	// Registry is the checkout's test registry when the caller has read it
+	// already (verify asks hundreds of questions of one checkout); nil reads it.
+	Registry *policy.Registry
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
@@ -58,6 +61,9 @@ func PRTrigger(t policy.Trigger, pr *github.PR, eventGiven, labelsGiven bool) po
 // stages its diff skips, as ci_policy.py does. A diff that cannot be used
 // skips no stage (rules §4) and the answer says why.
 func Policy(req PolicyRequest) (PolicyAnswer, error) {
+	if err := policy.OlderPolicyStep(req.Repo); err != nil {
+		return PolicyAnswer{}, err
+	}
 	trig := req.Trigger
 	trig.Tables = req.Tables
 	if req.PR != nil {
@@ -74,9 +80,11 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	if trig.Event != policy.EventPullRequest {
 		return ans, nil
 	}
-	reg, err := req.Tables.LoadRegistry(req.Repo)
-	if err != nil {
-		return PolicyAnswer{}, err
+	reg := req.Registry
+	if reg == nil {
+		if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
+			return PolicyAnswer{}, err
+		}
 	}
 	var diff []byte
 	unusable := ""

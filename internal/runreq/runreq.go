@@ -63,6 +63,10 @@ type Inputs struct {
 	PR *github.PR
 	// Given names the facts the caller gave itself, which PR does not override.
 	Given Given
+
+	// Python runs the checkout's own tests/ci code when miles-ci cannot plan
+	// a single-file run of it offline (nil: python3 on PATH).
+	Python Interpreter
 }
 
 // Given names the facts a caller gave itself (a flag given, an argument set),
@@ -245,13 +249,19 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if err := CheckShard(st, shards, in.Shard); err != nil {
 		return pipeline.Request{}, err
 	}
-	reg, err := tables.LoadRegistry(in.Repo)
-	if err != nil {
-		return pipeline.Request{}, err
-	}
 	id := 0
 	if in.Shard != nil {
 		id = *in.Shard
+	}
+	reg, err := tables.LoadRegistry(in.Repo)
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs: its own --list-only plans.
+		req := containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead)
+		req.Steps = tables.RunSteps
+		return finish(in, req, st.Backend)
+	}
+	if err != nil {
+		return pipeline.Request{}, err
 	}
 	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 	if err != nil {
@@ -287,6 +297,13 @@ func File(in Inputs) (pipeline.Request, error) {
 		return pipeline.Request{}, err
 	}
 	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, tables.LoadRegistry)
+	var notes []string
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
+		if fp, notes, err = checkoutFilePlan(in, ahead); err != nil {
+			return pipeline.Request{}, err
+		}
+	}
 	if err != nil {
 		return pipeline.Request{}, err
 	}
@@ -294,7 +311,7 @@ func File(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, File: &fp, Steps: tables.RunSteps}
+	req := pipeline.Request{Stage: st, File: &fp, Notes: notes, Steps: tables.RunSteps}
 	if fp.ContainerImage != "" {
 		req.Image = deps.Image{Image: fp.ContainerImage, Tag: tagOf(fp.ContainerImage), Source: fp.ImageSource}
 	}

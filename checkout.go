@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/runreq"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// checkoutImage is the image the module runs a checkout's own tests/ci code
+// in: Python 3.11, as Miles' hosted plan and policy jobs (hack/images serves
+// a stand-in of it to the hermetic engine).
+const checkoutImage = "python:3.11"
+
+// checkoutRoot and checkoutScratch are where the checkout and the driver's
+// scratch folder are in that container.
+const (
+	checkoutRoot    = "/src"
+	checkoutScratch = "/tmp/miles-ci-work"
+)
+
+// containerPython runs miles-ci's driver (runreq.Checkout) in a Python 3.11
+// container with the checkout mounted: the module's --planner checkout and
+// verify. Nothing but the checkout reaches it: no secret, no token.
+type containerPython struct {
+	source *dagger.Directory
+}
+
+func (p containerPython) String() string { return checkoutImage + " container" }
+
+// Run implements runreq.Interpreter on the engine.
+func (p containerPython) Run(ctx context.Context, driver string, request func(root, scratch string) ([]byte, error)) ([]byte, []byte, error) {
+	in, err := request(checkoutRoot, checkoutScratch)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := dag.Container().From(checkoutImage).
+		WithDirectory(checkoutRoot, p.source).
+		WithNewFile("/tmp/miles_ci_driver.py", driver).
+		WithWorkdir(checkoutRoot).
+		WithExec([]string{"mkdir", "-p", checkoutScratch})
+	for _, kv := range runreq.DriverEnv(checkoutRoot, checkoutScratch) {
+		k, v, _ := strings.Cut(kv, "=")
+		c = c.WithEnvVariable(k, v)
+	}
+	c = c.WithExec([]string{"python3", "-S", "-B", "/tmp/miles_ci_driver.py"},
+		dagger.ContainerWithExecOpts{Stdin: string(in), Expect: dagger.ReturnTypeAny})
+	stdout, err := c.Stdout(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running the checkout's tests/ci code in %s: %w", checkoutImage, err)
+	}
+	stderr, err := c.Stderr(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []byte(stdout), []byte(stderr), nil
+}
+
+// checkout is the runreq.Checkout of a source exported to dir, its code run
+// in the Python 3.11 container.
+func checkout(dir string, source *dagger.Directory) (*runreq.Checkout, error) {
+	return runreq.OpenCheckout(dir, containerPython{source: source})
+}
+
+// Verify runs the checkout's own tests/ci code (run_suite.py --list-only,
+// python -m tests.ci.ci_policy, python -m tests.ci.file_run) in a Python 3.11
+// container beside miles-ci on cases generated from the checkout's tables,
+// as `miles-ci verify` does, and fails on any difference (or a checkout
+// miles-ci does not cover) with the report; the report goes to stderr.
+//
+// +check
+func (m *MilesCi) Verify(
+	ctx context.Context,
+	// The Miles checkout to verify (default: the constructor's --source).
+	// +optional
+	source *dagger.Directory,
+	// At most this many cases per command (default 3000).
+	// +optional
+	maxCases int,
+) error {
+	src := m.sourceOr(source)
+	_, err := withCheckout(ctx, src, func(dir string) (struct{}, error) {
+		rep, err := runreq.Verify(ctx, runreq.VerifyRequest{Repo: dir, MaxCases: maxCases, Interpreter: containerPython{source: src}})
+		if err != nil {
+			return struct{}{}, err
+		}
+		rep.Repo = "source"
+		text := rep.Text()
+		if !rep.OK() {
+			return struct{}{}, errors.New(strings.TrimRight(text, "\n"))
+		}
+		fmt.Fprint(os.Stderr, text)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// checkoutPlan is Plan with --planner checkout: the checkout's own
+// run_suite.py --list-only, read back as miles-ci's plan JSON.
+func checkoutPlan(ctx context.Context, dir string, source *dagger.Directory, req policy.PlanRequest) (string, error) {
+	c, err := checkout(dir, source)
+	if err != nil {
+		return "", err
+	}
+	plans, err := c.Plans(ctx, []policy.PlanRequest{req})
+	if err != nil {
+		return "", err
+	}
+	if plans[0].Plan == nil {
+		return "", fmt.Errorf("the checkout's plan cannot be written as JSON: %w", plans[0].ReadErr)
+	}
+	return jsonString(plans[0].Plan)
+}
+
+// checkoutPolicy is Policy with --planner checkout: the checkout's own
+// ci_policy, its step outputs as JSON.
+func checkoutPolicy(ctx context.Context, dir string, source *dagger.Directory, trig policy.Trigger, diff []byte) (string, error) {
+	c, err := checkout(dir, source)
+	if err != nil {
+		return "", err
+	}
+	ans, err := c.Policy(ctx, trig, diff)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(ans)
+}
+
+// parsePlanner checks a --planner argument.
+func parsePlanner(s string) (runreq.Planner, error) {
+	switch runreq.Planner(s) {
+	case "", runreq.PlannerMilesCI:
+		return runreq.PlannerMilesCI, nil
+	case runreq.PlannerCheckout:
+		return runreq.PlannerCheckout, nil
+	}
+	return "", fmt.Errorf("--planner %q: give miles-ci (the default) or checkout", s)
+}
+
+// checkoutPlanWithPR is checkoutPlan where a pull request's cadence and
+// labels, as the checkout's own ci_policy resolves them, fill those not given.
+func checkoutPlanWithPR(ctx context.Context, dir string, source *dagger.Directory, req policy.PlanRequest, pr *github.PR, cadenceFromPR, labelsFromPR bool) (string, error) {
+	if pr != nil {
+		c, err := checkout(dir, source)
+		if err != nil {
+			return "", err
+		}
+		pol, err := c.Policy(ctx, pr.Trigger(), nil)
+		if err != nil {
+			return "", err
+		}
+		if cadenceFromPR {
+			req.Cadence = pol.Outputs.Cadence
+		}
+		if labelsFromPR {
+			req.Labels = pol.Outputs.RawLabels
+		}
+	}
+	return checkoutPlan(ctx, dir, source, req)
+}
+
+// checkoutPolicyOf is Policy's request answered by the checkout's own
+// ci_policy: the trigger facts (with --pr, the pull request's where not
+// given) and the diff (--changed-files, else the pull request's files).
+func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req runreq.PolicyRequest) (string, error) {
+	trig := req.Trigger
+	if req.PR != nil {
+		trig = runreq.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+	}
+	var diff []byte
+	switch {
+	case req.ReadDiff != nil:
+		d, unusable, err := req.ReadDiff()
+		if err != nil {
+			return "", err
+		}
+		if unusable == "" {
+			diff = d
+		}
+	case req.PR != nil:
+		if d, why := req.PR.NameStatus(); why == "" {
+			diff = d
+		}
+	}
+	return checkoutPolicy(ctx, dir, source, trig, diff)
+}
