@@ -1,6 +1,11 @@
 package policy
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Outputs are the resolve-ci-policy job's step outputs (rules §3, §4), as
 // `miles-ci policy --json` and the Dagger module's policy function print them.
@@ -26,4 +31,28 @@ func (t *Tables) Outputs(wp WorkflowPolicy, skipped []string) Outputs {
 		o.NeedsCUDAImage = &needs
 	}
 	return o
+}
+
+// StepOutput is one key=value line of the resolve-ci-policy step.
+type StepOutput struct{ Key, Value string }
+
+// StepOutputs are the step's key=value outputs, in the order ci_policy.py
+// writes them: cadence, raw_labels, bypass_fastfail, skipped_stages, then
+// needs_cuda_image where the checkout's form writes it.
+func (o Outputs) StepOutputs() []StepOutput {
+	skipped := o.SkippedStages
+	if skipped == nil {
+		skipped = []string{}
+	}
+	js, _ := json.Marshal(skipped)
+	out := []StepOutput{
+		{"cadence", string(o.Cadence)},
+		{"raw_labels", strings.Join(o.RawLabels, " ")},
+		{"bypass_fastfail", strconv.FormatBool(o.BypassFastfail)},
+		{"skipped_stages", string(js)},
+	}
+	if o.NeedsCUDAImage != nil {
+		out = append(out, StepOutput{"needs_cuda_image", strconv.FormatBool(*o.NeedsCUDAImage)})
+	}
+	return out
 }

@@ -113,14 +113,9 @@ func triggerText(t policy.Trigger, pr *github.PR) string {
 
 // policyOutputs are the four step outputs of rules §3.
 func policyOutputs(r policy.Outputs) []output {
-	out := []output{
-		{"cadence", string(r.Cadence)},
-		{"raw_labels", strings.Join(r.RawLabels, " ")},
-		{"bypass_fastfail", fmt.Sprintf("%t", r.BypassFastfail)},
-		{"skipped_stages", compactJSON(r.SkippedStages)},
-	}
-	if r.NeedsCUDAImage != nil {
-		out = append(out, output{"needs_cuda_image", fmt.Sprintf("%t", *r.NeedsCUDAImage)})
+	var out []output
+	for _, o := range r.StepOutputs() {
+		out = append(out, output{o.Key, o.Value})
 	}
 	return out
 }

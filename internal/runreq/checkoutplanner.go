@@ -259,7 +259,7 @@ type CheckoutPolicy struct {
 func (p CheckoutPolicy) MarshalJSON() ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("{")
-	known := map[string]bool{"cadence": true, "raw_labels": true, "bypass_fastfail": true, "skipped_stages": true}
+	known := map[string]bool{"cadence": true, "raw_labels": true, "bypass_fastfail": true, "skipped_stages": true, "needs_cuda_image": true}
 	base, err := json.Marshal(p.Outputs)
 	if err != nil {
 		return nil, err
@@ -294,6 +294,9 @@ func ReadPolicyOutputs(lines []KV) (policy.Outputs, error) {
 			if err := json.Unmarshal([]byte(kv.Value), &out.SkippedStages); err != nil {
 				return out, fmt.Errorf("skipped_stages=%s is not a JSON list of stage names", kv.Value)
 			}
+		case "needs_cuda_image":
+			needs := kv.Value == "true"
+			out.NeedsCUDAImage = &needs
 		}
 	}
 	for _, k := range []string{"cadence", "raw_labels", "bypass_fastfail", "skipped_stages"} {

@@ -519,9 +519,11 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 				if err != nil {
 					return "", err
 				}
-				o := ans.Outputs
-				return fmt.Sprintf("cadence=%s\nraw_labels=%s\nbypass_fastfail=%t\nskipped_stages=%s\n",
-					o.Cadence, strings.Join(o.RawLabels, " "), o.BypassFastfail, compactStrings(o.SkippedStages)), nil
+				var b strings.Builder
+				for _, o := range ans.Outputs.StepOutputs() {
+					b.WriteString(o.Key + "=" + o.Value + "\n")
+				}
+				return b.String(), nil
 			},
 			judge: outputsJudge,
 		})
