@@ -69,12 +69,6 @@ func (s *Session) Container() pipeline.Container {
 	return ctr{s: s, c: s.client.Container()}
 }
 
-// ExportResults writes a finished run's results folder to dir on the host.
-func ExportResults(ctx context.Context, c pipeline.Container, dir string) error {
-	_, err := c.(ctr).c.Directory(pipeline.ResultsDir).Export(ctx, dir)
-	return err
-}
-
 // ctr is a *dagger.Container as a pipeline.Container.
 type ctr struct {
 	s *Session
@@ -162,9 +156,38 @@ func (x ctr) ExitCode(ctx context.Context) (int, error) {
 	return code, explain(err)
 }
 
-func (x ctr) Exists(ctx context.Context, path string) (bool, error) {
-	ok, err := x.c.Exists(ctx, path)
-	return ok, explain(err)
+func (x ctr) Stat(ctx context.Context, path string) (pipeline.FileInfo, error) {
+	// Nothing is followed: a symlink the tests left is a symlink, never its target.
+	ok, err := x.c.Exists(ctx, path, dagger.ContainerExistsOpts{DoNotFollowSymlinks: true})
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	if !ok {
+		return pipeline.FileInfo{Type: pipeline.FileMissing}, nil
+	}
+	st := x.c.Stat(path, dagger.ContainerStatOpts{DoNotFollowSymlinks: true})
+	t, err := st.FileType(ctx)
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	info := pipeline.FileInfo{Type: pipeline.FileOther}
+	switch t {
+	case dagger.FileTypeRegular:
+		info.Type = pipeline.FileRegular
+		if info.Size, err = st.Size(ctx); err != nil {
+			return pipeline.FileInfo{}, explain(err)
+		}
+	case dagger.FileTypeDirectory:
+		info.Type = pipeline.FileDirectory
+	case dagger.FileTypeSymlink:
+		info.Type = pipeline.FileSymlink
+	}
+	return info, nil
+}
+
+func (x ctr) Entries(ctx context.Context, path string) ([]string, error) {
+	names, err := x.c.Directory(path).Entries(ctx)
+	return names, explain(err)
 }
 
 func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, error) {
