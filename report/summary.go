@@ -194,7 +194,7 @@ func Summarize(in Input) Summary {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d more lines shaped like status lines were printed than miles-ci keeps; none of them counts", r.StatusDropped))
 	}
 	if r.Leftovers > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d processes were still running when the runner ended; miles-ci stopped them", r.Leftovers))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d process(es) were still running when the runner ended; miles-ci stopped them", r.Leftovers))
 	}
 	switch {
 	case len(s.Inconsistent) > 0:
