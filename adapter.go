@@ -87,6 +87,8 @@ func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) p
 		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
 }
 
+func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
+
 func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
 	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
 }

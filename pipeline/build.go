@@ -414,6 +414,7 @@ func (b *builder) runPhase() {
 	secrets := stageSecrets(st.Backend, req.File != nil)
 	if req.Fork {
 		b.spec.SecretsWithheld = "a pull request from a fork gets no secrets: " + strings.Join(secrets, ", ")
+		b.spec.CachesWithheld = "a pull request from a fork gets no shared cache in the run phase, so its tests cannot poison a later run's"
 	} else {
 		b.spec.Secrets = secrets
 	}

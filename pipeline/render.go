@@ -29,6 +29,8 @@ type Container interface {
 	WithWorkdir(path string) Container
 	// WithMountedCache mounts the cache volume named key.
 	WithMountedCache(path, key string, sharing CacheSharing) Container
+	// WithoutMount unmounts what is mounted at path (a cache volume).
+	WithoutMount(path string) Container
 	// WithMountedTemp mounts a tmpfs of sizeBytes.
 	WithMountedTemp(path string, sizeBytes int64) Container
 	// WithSourceFile copies one file of the Miles checkout (repo-relative rel) to path.
@@ -174,7 +176,8 @@ type Prepared struct {
 
 // Render turns a resolved spec into a container: the image, static env and
 // caches, then every step up to the run phase in order (deciding the ROCm
-// patch on the way), then the per-run GPUs, env, data, /dev/shm and secrets.
+// patch on the way), then (for a fork PR) the caches unmounted, and the
+// per-run GPUs, env, data, /dev/shm and secrets.
 // It runs nothing itself except the patch checks.
 func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 	if len(spec.Resolve) > 0 {
@@ -203,6 +206,11 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 		}
 		if note != "" {
 			notes = append(notes, note)
+		}
+	}
+	if spec.CachesWithheld != "" {
+		for _, m := range spec.Caches {
+			c = c.WithoutMount(m.Path)
 		}
 	}
 	if spec.GPU.Kind == NVIDIA {

@@ -414,3 +414,33 @@ func TestTestResultsAreMilesCIs(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+// TestRenderForkHasNoRunCaches checks a fork PR's run phase has every cache
+// volume unmounted (after the cached install steps used them), and other
+// runs keep them.
+func TestRenderForkHasNoRunCaches(t *testing.T) {
+	for _, fork := range []bool{false, true} {
+		req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu", Fork: fork})
+		p, spec := prepared(t, &engine{}, req)
+		ops := p.Container.(*fake).ops
+		source := slices.IndexFunc(ops, func(op string) bool { return strings.HasPrefix(op, "source ") })
+		var unmounted []string
+		for i, op := range ops {
+			if path, ok := strings.CutPrefix(op, "unmount "); ok {
+				unmounted = append(unmounted, path)
+				if i < source {
+					t.Errorf("fork=%t: wanted the caches unmounted after the source, got %q at %d (source at %d)", fork, op, i, source)
+				}
+			}
+		}
+		var want []string
+		if fork {
+			for _, c := range spec.Caches {
+				want = append(want, c.Path)
+			}
+		}
+		if !slices.Equal(unmounted, want) || (spec.CachesWithheld != "") != fork {
+			t.Errorf("fork=%t: wanted %v unmounted, got %v (%q)", fork, want, unmounted, spec.CachesWithheld)
+		}
+	}
+}

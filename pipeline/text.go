@@ -33,6 +33,9 @@ func (s Spec) Text() string {
 	for _, c := range s.Caches {
 		fmt.Fprintf(&b, "  %s at %s (%s)\n", c.Key, c.Path, c.Sharing)
 	}
+	if s.CachesWithheld != "" {
+		fmt.Fprintf(&b, "  none in the run phase (%s)\n", s.CachesWithheld)
+	}
 	secrets := strings.Join(s.Secrets, ", ")
 	if s.SecretsWithheld != "" {
 		secrets = "none (" + s.SecretsWithheld + ")"

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 
 	"dagger.io/dagger"
 
@@ -41,7 +43,8 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 	}
 	client, err := dagger.Connect(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to a Dagger engine: %w; start one (hack/engine/engine.sh start) or install the dagger CLI", err)
+		_, lookErr := exec.LookPath("dagger")
+		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST"), lookErr == nil))
 	}
 	s := &Session{
 		client:  client,
@@ -59,6 +62,19 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 		s.data[pipeline.Datasets] = client.Host().Directory(in.Datasets)
 	}
 	return s, nil
+}
+
+// ConnectHint says how to get an engine when none answered: with no runner
+// host and no dagger CLI, the environment is what is missing (the project's
+// engine may well run); with a runner host, that engine does not answer.
+func ConnectHint(runnerHost string, haveCLI bool) string {
+	switch {
+	case runnerHost != "":
+		return fmt.Sprintf("the engine at _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s does not answer; check it runs (with this project's engine: bash hack/engine/engine.sh status, then start)", runnerHost)
+	case haveCLI:
+		return "the dagger CLI on PATH could not start its engine (it needs Docker or Podman); or point _EXPERIMENTAL_DAGGER_RUNNER_HOST at a running engine"
+	}
+	return `_EXPERIMENTAL_DAGGER_RUNNER_HOST is not set and no dagger CLI is on PATH; with this project's engine, run eval "$(bash hack/engine/engine.sh env)" (bash hack/engine/engine.sh status says whether it runs; start starts it), or install the dagger CLI`
 }
 
 // Close ends the session.
@@ -93,6 +109,8 @@ func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) p
 	return x.with(x.c.WithMountedCache(path, x.s.client.CacheVolume(key),
 		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
 }
+
+func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
 
 func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
 	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
