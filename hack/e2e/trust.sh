@@ -10,6 +10,7 @@
 #   - single files killed by SIGKILL and exiting 124 (neither is a timeout);
 #   - a ROCm test and a CPU test that leak the secret and fail (pytest's JUnit too);
 #   - a CPU file failing at collection; a CPU JUnit report over its cap;
+#   - a fork PR's run phase mounts no cache volume a later run reads;
 #   - a secret too short to mask, refused before the run.
 
 set +e
@@ -154,6 +155,21 @@ check $? "trust (module): a JUnit report over its cap is named, the outcomes com
 cli "$fxb" "$out/t-big-cli" run --stage stage-b-cpu
 ((rc == 1)) && json "$out/t-big-cli/summary.json" "$(statuses "['fail', 'not-run']")" && clean "$out/t-big-cli"
 check $? "trust (CLI): a JUnit report over its cap still gives a complete results folder, exit 1"
+
+echo "=== RUN trust: a fork PR's run phase shares no cache"
+# cachemounts ARGS...: how many cache volumes the shard's container (its run phase) mounts.
+cachemounts() {
+	mt "$fx" "$@" stage --name stage-b-cpu shard --id 0 container with-exec --args sh,-c,"grep -c ' /root/.cache/' /proc/mounts || true" stdout &&
+		tr -d '[:space:]' <"$out/last.out"
+}
+n_fork=$(cachemounts --fork) && n_own=$(cachemounts) && [[ $n_fork == 0 && $n_own -gt 0 ]]
+check $? "trust (module): a fork PR's run phase mounts no cache volume (fork: ${n_fork:-?}, own: ${n_own:-?})"
+
+echo "=== RUN docs: hack/run.sh --pr N with the GitHub API stand-in (docs/running.md)"
+MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run \
+	>"$out/last.out" 2>"$out/last.log" &&
+	has "$out/last.log" "::notice::trigger facts of pull request radixark/miles#2874" && has "$out/last.out" "stage-c-4-gpu-h200 shard 1/3"
+check $? "docs: hack/run.sh --pr 2874 reaches the GitHub API stand-in started in its namespace"
 
 echo "=== RUN trust: a secret too short to mask"
 WANDB_API_KEY=short bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
