@@ -21,7 +21,14 @@ func gpuResults(s *Summary, in Input) {
 	if len(plan) == 0 {
 		return
 	}
-	lines, _ := ParseStatusLines(strings.Join(in.Run.StatusLines, "\n"))
+	// One line at a time: the record's lines are bounded by the wrapper,
+	// and no flood of them can hide the runner's own.
+	var lines []StatusLine
+	for _, text := range in.Run.StatusLines {
+		if l, ok := parseStatusLine(text); ok {
+			lines = append(lines, l)
+		}
+	}
 	maxAttempts := max(in.MaxAttempts, 1)
 	// attempts[i] are the accepted lines of plan[i], one per attempt.
 	attempts := make([][]StatusLine, len(plan))

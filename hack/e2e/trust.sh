@@ -77,7 +77,9 @@ forged() {
 	json "$d/summary.json" "$(statuses "['fail', 'not-run', 'not-run']") and s['exit_code'] == 255 and s['verdict'] == 'inconsistent' and not s['passed']" &&
 		has "$d/exit-code" 255 && has "$d/step-summary.md" "step summary secret: ***" && has "$d/artifacts/leak.txt" "artifact secret: ***" &&
 		has "$d/run.log" "log secret: ***" "bytes of output cut here" &&
-		[[ ! -e $d/artifacts/shadow-link && ! -e $d/artifacts/fifo && ! -e $d/artifacts/exit-code ]] && clean "$d"
+		[[ ! -e $d/artifacts/shadow-link && ! -e $d/artifacts/fifo && ! -e $d/artifacts/exit-code ]] && clean "$d" || return 1
+	# The run ends when the runner ends, whatever `sleep infinity` holds.
+	(($(cat "$d/elapsed") < 60)) || { echo "$d: the run took $(cat "$d/elapsed") s; sleep infinity kept it going" >&2; return 1; }
 }
 
 echo "=== RUN trust: a hostile CUDA test"
