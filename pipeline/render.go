@@ -519,13 +519,13 @@ func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFi
 		return nil, nil, fmt.Errorf("listing %s: %w", ResultsDir, err)
 	}
 	sort.Strings(names)
-	total, skipped := 0, []string{}
+	total, count, skipped := 0, 0, []string{}
 	for _, name := range names {
 		name = strings.TrimSuffix(name, "/")
 		if reserved[name] {
 			continue
 		}
-		if !artifactName.MatchString(name) || len(out) >= maxArtifacts+1 {
+		if !artifactName.MatchString(name) || count >= maxArtifacts {
 			skipped = append(skipped, fmt.Sprintf("%q", name))
 			continue
 		}
@@ -537,7 +537,7 @@ func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFi
 			skipped = append(skipped, fmt.Sprintf("%q", name))
 			continue
 		}
-		total += len(data)
+		total, count = total+len(data), count+1
 		out = append(out, ResultFile{ArtifactsDir + "/" + name, m.Mask(data)})
 	}
 	if len(skipped) > 0 {

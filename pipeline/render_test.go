@@ -444,3 +444,29 @@ func TestRenderForkHasNoRunCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestTestArtifactsAreBounded checks artifacts/ takes at most 32 files of
+// at most 1 MiB each, and names what it leaves out.
+func TestTestArtifactsAreBounded(t *testing.T) {
+	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	files := map[string]string{ResultsDir + "/big.bin": strings.Repeat("x", 1<<20+1), ResultsDir + "/.hidden": "h"}
+	for i := 0; i < 40; i++ {
+		files[ResultsDir+"/f"+itoa(100+i)] = "x"
+	}
+	e := &engine{planText: req.Plan.Text(), runCode: 255, files: files}
+	p, spec := prepared(t, e, req)
+	res, err := Test(context.Background(), p, spec, "n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Files {
+		if strings.HasPrefix(f.Name, "artifacts/") {
+			n++
+		}
+	}
+	note := res.Summary.Notes[len(res.Summary.Notes)-1]
+	if n != 32 || !strings.Contains(note, `"big.bin"`) || !strings.Contains(note, `".hidden"`) || !strings.Contains(note, `"f139"`) {
+		t.Errorf("wanted 32 artifacts and the rest named, got %d and %q", n, note)
+	}
+}
