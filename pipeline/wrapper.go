@@ -132,7 +132,10 @@ def main():
     if do_reap and not in_dagger_exec():
         warnings.append("::warning::not stopping leftover processes: this is not a Dagger exec")
         do_reap = False
-    os.makedirs(os.environ.get("MILES_CI_RESULTS", "/results"), exist_ok=True)
+    try:
+        os.makedirs(os.environ.get("MILES_CI_RESULTS", "/results"), exist_ok=True)
+    except OSError as e:
+        warnings.append("::warning::could not create the results folder: %s" % e)
     head_cap, tail_cap = cap // 2, cap - cap // 2
     head_left, tail, total = head_cap, bytearray(), 0
     status, dropped, line = [], 0, bytearray()

@@ -173,6 +173,25 @@ MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage
 	has "$out/last.log" "::notice::trigger facts of pull request radixark/miles#2874" && has "$out/last.out" "stage-c-4-gpu-h200 shard 1/3"
 check $? "docs: hack/run.sh --pr 2874 reaches the GitHub API stand-in started in its namespace"
 
+echo "=== RUN docs: the README's quick start, as written"
+# The first command of the README and the output it shows, run from a scratch folder
+# so its results/ lands there.
+readme_cmd='bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron --gpus none --results results'
+python3 - "$readme_cmd" README.md >"$out/readme-want" <<'PY'
+import sys
+cmd, text = sys.argv[1], open(sys.argv[2]).read()
+rest = text[text.index(cmd + "\n```"):]
+block = rest.split("```", 3)[2]  # the next fenced block after the command's own
+print(block.strip("\n").removeprefix("\n"))
+PY
+mkdir -p "$out/readme" && (cd "$out/readme" && bash "$repo/hack/run.sh" --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron \
+	--gpus none --results results) >"$out/readme-got" 2>"$out/last.log"
+rc=$?
+# (a file's seconds may differ by one)
+((rc == 0)) && diff -u <(sed -E 's/  [0-9]+s$/  Ns/' "$out/readme-want") <(sed -E 's/  [0-9]+s$/  Ns/' "$out/readme-got") >&2 &&
+	test -f "$out/readme/results/summary.json"
+check $? "docs: the README's quick start prints what the README shows"
+
 echo "=== RUN trust: a secret too short to mask"
 WANDB_API_KEY=short bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
 	>"$out/last.out" 2>"$out/last.log"
