@@ -229,16 +229,18 @@ func addRunSuiteFlags(fs *flagSet) suiteFlags {
 
 // engineRun runs a request on a Dagger engine; tests replace it. Every
 // error it returns means the suite could not be run or read.
-var engineRun = func(ctx context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, log io.Writer, m *report.Masker) (pipeline.Result, error) {
+var engineRun = func(ctx context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, log io.Writer, m *report.Masker, say func(string)) (pipeline.Result, error) {
 	s, err := daggersdk.Connect(ctx, host, log)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
 	defer s.Close()
+	say("resolving the dependency refs and building the container (cached layers are reused)")
 	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
+	say(fmt.Sprintf("container of %s ready; planning and running the tests (timeout %d s)", spec.Image, spec.TimeoutS))
 	return pipeline.Test(ctx, p, spec, nonce, m)
 }
 
@@ -303,11 +305,16 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	warnRequest(env, req)
-	res, err := engineRun(ctx, req, host, nonce, log, m)
+	start := time.Now()
+	say := func(line string) {
+		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
+	}
+	res, err := engineRun(ctx, req, host, nonce, log, m, say)
 	if err != nil {
 		fmt.Fprint(env.Stderr, actions.Annotation("error", "", 0, m.Mask(err.Error())))
 		return report.ExitCannotRun
 	}
+	say("the run ended: " + string(res.Summary.Verdict))
 	if *rf.results != "" {
 		if err := writeResults(*rf.results, res.Files); err != nil {
 			fmt.Fprint(env.Stderr, actions.Annotation("error", "", 0, m.Mask(err.Error())))

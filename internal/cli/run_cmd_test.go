@@ -161,12 +161,12 @@ func TestRunErrors(t *testing.T) {
 // TestRunExitsLikeTheSuite runs with a fake engine: the summary is printed,
 // the secrets in the environment are handed over, and the exit status is the suite's.
 func TestRunExitsLikeTheSuite(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker) (pipeline.Result, error)) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	var gotHost daggersdk.Inputs
 	var gotNonce string
-	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, _ io.Writer, _ *report.Masker) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
 		gotHost, gotNonce = host, nonce
 		return pipeline.Result{Summary: report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 255, Verdict: report.Failed,
 			Tests: []report.TestResult{{File: "tests/e2e/a.py", Status: report.Fail}}}}, nil
@@ -186,13 +186,13 @@ func TestRunExitsLikeTheSuite(t *testing.T) {
 // an engine error exits report.ExitCannotRun, the results folder is replaced
 // whole, and no printed line holds a secret.
 func TestRunResults(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker) (pipeline.Result, error)) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	const secret = "wandb-secret-0123456789"
 	var engineErr error
 	ran := false
-	engineRun = func(_ context.Context, req pipeline.Request, _ daggersdk.Inputs, _ string, _ io.Writer, m *report.Masker) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req pipeline.Request, _ daggersdk.Inputs, _ string, _ io.Writer, m *report.Masker, _ func(string)) (pipeline.Result, error) {
 		ran = true
 		if engineErr != nil {
 			return pipeline.Result{}, engineErr
@@ -266,12 +266,12 @@ func TestRunResults(t *testing.T) {
 // no secret at all, the event payload spares the PR request, and the results
 // table goes to the step summary.
 func TestRunFromPR(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker) (pipeline.Result, error)) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	var got pipeline.Request
 	var gotHost daggersdk.Inputs
-	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, _ string, _ io.Writer, _ *report.Masker) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
 		got, gotHost = req, host
 		exit := 0
 		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Passed: true, Verdict: report.Passed, Notes: req.Notes,
