@@ -92,7 +92,7 @@ func wrap(t *testing.T, args ...string) (string, report.RunRecord, int) {
 // TestRunWrapper checks the run wrapper: limits, the record of each way a
 // runner ends, status lines kept apart from a flood, and the log cap.
 func TestRunWrapper(t *testing.T) {
-	cmd := `echo "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s"; echo "[12/5000] loss=0.1"; ` +
+	cmd := `printf 'unfinished [3/4] x '; echo "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s"; echo "[12/5000] loss=0.1"; ` +
 		`echo "[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1" >&2; echo "limit=$(ulimit -n)"; read x && echo "stdin: $x"; exit 7`
 	out, rec, code := wrap(t, "--ulimit", "-n", "256", "--ulimit", "-c", "not-a-number", "--", "sh", "-c", cmd)
 	if !strings.Contains(out, "limit=256") || strings.Contains(out, "stdin:") {

@@ -13,7 +13,8 @@ package pipeline
 //     cap (--log-cap BYTES: the first and last halves are kept, and a line
 //     says how much was cut in between), and the lines shaped like
 //     run_suite.py's status lines are kept apart (4096 at most, 1024 bytes
-//     each), so no flood of output can cut them;
+//     each, taken from a line's end, as a test's unfinished line may come
+//     first), so no flood of output can cut them;
 //   - ends the run itself after --timeout SECONDS (TERM to the runner's
 //     session, KILL --kill-after seconds later): the only way a run or a
 //     single file is a TIMEOUT;
@@ -28,7 +29,8 @@ package pipeline
 const runWrapper = `import json, os, re, resource, select, signal, stat, subprocess, sys, time
 
 RECORD = "miles-ci-run-record "
-STATUS = re.compile(rb"^\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
+STATUS = re.compile(rb"\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
+OPEN = re.compile(rb"\[[0-9]+/[0-9]+\] ")
 MAX_STATUS, MAX_LINE = 4096, 1024
 LIMITS = {"-l": (resource.RLIMIT_MEMLOCK, 1024), "-s": (resource.RLIMIT_STACK, 1024), "-n": (resource.RLIMIT_NOFILE, 1)}
 
@@ -154,21 +156,27 @@ def main():
                 del tail[:len(tail) - tail_cap]
 
     def scan(data):
-        nonlocal line, dropped
+        nonlocal line
         for chunk in data.splitlines(keepends=True):
-            if len(line) <= MAX_LINE:
-                line += chunk[:MAX_LINE + 1]
+            # Only a line's end can hold the runner's status line: a test's
+            # unfinished line (no newline) may come before it.
+            line += chunk
+            if len(line) > 2 * MAX_LINE:
+                del line[:len(line) - MAX_LINE]
             if chunk.endswith(b"\n"):
-                done(line.rstrip(b"\r\n"))
+                done(bytes(line).rstrip(b"\r\n"))
                 line = bytearray()
 
     def done(text):
         nonlocal dropped
-        if len(text) <= MAX_LINE and STATUS.match(text):
-            if len(status) < MAX_STATUS:
-                status.append(text.decode("utf-8", "replace"))
-            else:
-                dropped += 1
+        text = text[-MAX_LINE:]
+        for start in reversed([m.start() for m in OPEN.finditer(text)]):
+            if STATUS.match(text, start):
+                if len(status) < MAX_STATUS:
+                    status.append(text[start:].decode("utf-8", "replace"))
+                else:
+                    dropped += 1
+                return
 
     for w in warnings:
         output((w + "\n").encode())
