@@ -11,7 +11,8 @@
 #   - a ROCm test and a CPU test that leak the secret and fail (pytest's JUnit too);
 #   - a CPU file failing at collection; a CPU JUnit report over its cap;
 #   - a fork PR's run phase mounts no cache volume a later run reads;
-#   - a secret too short to mask, refused before the run.
+#   - a secret too short to mask, refused before the run;
+#   - with MILES_CI_E2E_SLOW=1 (two minutes), a hung runner ended by --timeout-minutes 1.
 
 set +e
 hostile=hack/e2e/testdata/hostile
@@ -191,6 +192,29 @@ rc=$?
 ((rc == 0)) && diff -u <(sed -E 's/  [0-9]+s$/  Ns/' "$out/readme-want") <(sed -E 's/  [0-9]+s$/  Ns/' "$out/readme-got") >&2 &&
 	test -f "$out/readme/results/summary.json"
 check $? "docs: the README's quick start prints what the README shows"
+
+# Opt-in (it waits a minute per run): a runner that hangs is ended by the stage's timeout.
+if [[ -n ${MILES_CI_E2E_SLOW:-} ]]; then
+	echo "=== RUN trust: the stage timeout ends a hung runner"
+	fxt=$(tree hang skip e2e/gpu)
+	python3 - "$fxt/tests/ci/run_suite.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    for i, test in enumerate(tests, 1):\n"
+assert old in s
+open(p, "w").write(s.replace(old, "    import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(10**6)\n" + old, 1))
+PY
+	t0=$SECONDS
+	mt "$fxt" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --timeout-minutes 1 results export --path "$out/t-hang" &&
+		json "$out/t-hang/summary.json" "$(statuses "['timeout', 'not-run', 'not-run']") and s['verdict'] == 'timeout' and s['exit_code'] == 124 and s['timeout_s'] == 60" &&
+		clean "$out/t-hang"
+	check $? "trust (module): --timeout-minutes 1 ends a hung runner as TIMEOUT, TERM ignored ($((SECONDS - t0)) s)"
+	t0=$SECONDS
+	cli "$fxt" "$out/t-hang-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short --timeout-minutes 1
+	((rc == 124)) && has "$out/last.out" "TIMEOUT (miles-ci ended the run after 60s)" && clean "$out/t-hang-cli"
+	check $? "trust (CLI): --timeout-minutes 1 ends a hung runner, exit 124 ($((SECONDS - t0)) s)"
+fi
 
 echo "=== RUN trust: a secret too short to mask"
 WANDB_API_KEY=short bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
