@@ -7,6 +7,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
 )
 
 // session holds what a module call hands to its containers: the checkout,
@@ -40,6 +41,20 @@ func (m *MilesCi) newSession(fork bool) *session {
 	return s
 }
 
+// masker masks the session's secret values in everything a run exports;
+// a value too short to mask is refused (report.NewMasker).
+func (s *session) masker(ctx context.Context) (*report.Masker, error) {
+	values := map[string]string{}
+	for name, secret := range s.secrets {
+		v, err := secret.Plaintext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading secret %s: %w", name, err)
+		}
+		values[name] = v
+	}
+	return report.NewMasker(values)
+}
+
 // container is an empty container of the session.
 func (s *session) container() pipeline.Container { return ctr{s: s, c: dag.Container()} }
 
@@ -71,6 +86,8 @@ func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) p
 	return x.with(x.c.WithMountedCache(path, dag.CacheVolume(key),
 		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
 }
+
+func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
 
 func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
 	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
@@ -134,9 +151,38 @@ func (x ctr) ExitCode(ctx context.Context) (int, error) {
 	return code, explain(err)
 }
 
-func (x ctr) Exists(ctx context.Context, path string) (bool, error) {
-	ok, err := x.c.Exists(ctx, path)
-	return ok, explain(err)
+func (x ctr) Stat(ctx context.Context, path string) (pipeline.FileInfo, error) {
+	// Nothing is followed: a symlink the tests left is a symlink, never its target.
+	ok, err := x.c.Exists(ctx, path, dagger.ContainerExistsOpts{DoNotFollowSymlinks: true})
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	if !ok {
+		return pipeline.FileInfo{Type: pipeline.FileMissing}, nil
+	}
+	st := x.c.Stat(path, dagger.ContainerStatOpts{DoNotFollowSymlinks: true})
+	t, err := st.FileType(ctx)
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	info := pipeline.FileInfo{Type: pipeline.FileOther}
+	switch t {
+	case dagger.FileTypeRegular:
+		info.Type = pipeline.FileRegular
+		if info.Size, err = st.Size(ctx); err != nil {
+			return pipeline.FileInfo{}, explain(err)
+		}
+	case dagger.FileTypeDirectory:
+		info.Type = pipeline.FileDirectory
+	case dagger.FileTypeSymlink:
+		info.Type = pipeline.FileSymlink
+	}
+	return info, nil
+}
+
+func (x ctr) Entries(ctx context.Context, path string) ([]string, error) {
+	names, err := x.c.Directory(path).Entries(ctx)
+	return names, explain(err)
 }
 
 func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, error) {

@@ -267,12 +267,14 @@ func (r TestRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		ExitCode int
 		Passed   bool
+		Verdict  string
 		Summary  string
 		Results  *dagger.Directory
 		Failure  string
 	}
 	concrete.ExitCode = r.ExitCode
 	concrete.Passed = r.Passed
+	concrete.Verdict = r.Verdict
 	concrete.Summary = r.Summary
 	concrete.Results = r.Results
 	concrete.Failure = r.Failure
@@ -283,6 +285,7 @@ func (r *TestRun) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
 		ExitCode int
 		Passed   bool
+		Verdict  string
 		Summary  string
 		Results  *dagger.Directory
 		Failure  string
@@ -293,6 +296,7 @@ func (r *TestRun) UnmarshalJSON(bs []byte) error {
 	}
 	r.ExitCode = concrete.ExitCode
 	r.Passed = concrete.Passed
+	r.Verdict = concrete.Verdict
 	r.Summary = concrete.Summary
 	r.Results = concrete.Results
 	r.Failure = concrete.Failure
@@ -967,7 +971,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg runId", err))
 				}
 			}
-			return (*Shard).Test(&parent, ctx, runId)
+			var timeoutMinutes int
+			if inputArgs["timeoutMinutes"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["timeoutMinutes"]), &timeoutMinutes)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg timeoutMinutes", err))
+				}
+			}
+			return (*Shard).Test(&parent, ctx, runId, timeoutMinutes)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

@@ -451,11 +451,18 @@ func (sh *Shard) Test(
 	// cache (e.g. results, then assert); without one every call runs anew.
 	// +optional
 	runId string,
+	// Minutes after which miles-ci ends the run as a timeout (default: the stage job's, 60 for CPU stages, 360 for GPU stages).
+	// +optional
+	timeoutMinutes int,
 ) (*TestRun, error) {
 	req, err := sh.request(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if timeoutMinutes < 0 {
+		return nil, fmt.Errorf("--timeout-minutes %d: give a number of minutes above 0", timeoutMinutes)
+	}
+	req.TimeoutMinutes = timeoutMinutes
 	return sh.Stage.Ci.test(ctx, req, runId)
 }
 
@@ -469,35 +476,48 @@ func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.
 	return unwrap(p.Container), nil
 }
 
-// test prepares and runs a request.
+// test prepares and runs a request. The results folder is built here from
+// what pipeline.Test read (regular files of fixed names, masked), never a
+// folder of the container.
 func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
 	s := m.newSession(req.Fork)
+	// A secret too short to mask fails here, before anything runs.
+	masker, err := s.masker(ctx)
+	if err != nil {
+		return nil, err
+	}
 	n := nonce(runID)
 	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(masker.Mask(err.Error()))
 	}
-	res, err := pipeline.Test(ctx, p, spec, n)
+	res, err := pipeline.Test(ctx, p, spec, n, masker)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(masker.Mask(err.Error()))
 	}
-	run := &TestRun{ExitCode: res.Summary.ExitCode, Passed: res.Summary.Passed, Summary: res.Summary.Text(),
-		Results: unwrap(res.Container).Directory(pipeline.ResultsDir)}
+	dir := dag.Directory()
+	for _, f := range res.Files {
+		dir = dir.WithNewFile(f.Name, f.Data)
+	}
+	run := &TestRun{ExitCode: res.Summary.ExitCode, Passed: res.Summary.Passed, Verdict: string(res.Summary.Verdict),
+		Summary: masker.Mask(res.Summary.Text()), Results: dir}
 	if err := res.Summary.Err(); err != nil {
-		run.Failure = err.Error()
+		run.Failure = masker.Mask(err.Error())
 	}
 	return run, nil
 }
 
 // TestRun is a finished run of a stage shard or a test file.
 type TestRun struct {
-	// The run command's exit status (run_suite.py exits 255 when a file failed).
+	// The runner's exit status as the engine recorded it (run_suite.py exits 255 when a file failed; 128+N for signal N).
 	ExitCode int
-	// Whether the run passed (exit status 0).
+	// Whether the run passed: the runner exited 0 and every planned file reported a pass.
 	Passed bool
+	// The verdict: passed, failed, timeout or inconsistent (the per-file outcomes contradict the exit status).
+	Verdict string
 	// The results for a person: one line per planned file.
 	Summary string
-	// The results folder: summary.json, junit.xml, run.log, plan.txt, exit-code.
+	// The results folder miles-ci built: summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/.
 	Results *dagger.Directory
 	// +private
 	Failure string

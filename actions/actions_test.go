@@ -2,6 +2,7 @@ package actions
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,6 +194,30 @@ func TestReadResultsRefusesWhatCannotBeRead(t *testing.T) {
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatal("ReadResults blocked")
+			}
+		})
+	}
+}
+
+// TestParseResultsConsistency checks that a summary.json whose verdict its
+// own facts contradict (an edited or forged one) is refused.
+func TestParseResultsConsistency(t *testing.T) {
+	const head = `{"hw":"cuda","suite":"s","tests":[{"file":"a.py","status":"%s"}],`
+	for _, tc := range []struct {
+		name, json, err string
+	}{
+		{"a pass", fmt.Sprintf(head, "pass") + `"verdict":"passed","passed":true,"exit_code":0}`, ""},
+		{"an old summary without a verdict", fmt.Sprintf(head, "fail") + `"passed":false,"exit_code":1}`, ""},
+		{"passed with a failed file", fmt.Sprintf(head, "fail") + `"verdict":"passed","passed":true,"exit_code":0}`, "it passed, but a.py is fail"},
+		{"passed with exit 255", fmt.Sprintf(head, "pass") + `"passed":true,"exit_code":255}`, "it passed with exit code 255"},
+		{"passed against the verdict", fmt.Sprintf(head, "pass") + `"verdict":"failed","passed":true,"exit_code":0}`, "passed is true but the verdict is failed"},
+		{"an unknown verdict", fmt.Sprintf(head, "pass") + `"verdict":"green","passed":true}`, `verdict "green" is not`},
+		{"inconsistent without a reason", fmt.Sprintf(head, "pass") + `"verdict":"inconsistent","passed":false}`, "no inconsistency is named"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseResults("summary.json", []byte(tc.json))
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("wanted %q, got %v", tc.err, err)
 			}
 		})
 	}

@@ -44,7 +44,50 @@ func ParseResults(name string, data []byte) (*report.Summary, error) {
 			return nil, fmt.Errorf("%s: test %d (%q) has status %q; a status is pass, fail, timeout or not-run", name, i+1, t.File, t.Status)
 		}
 	}
+	if err := consistent(&r); err != nil {
+		return nil, fmt.Errorf("%s is not consistent: %w; it is not the summary.json of a miles-ci run, or was edited", name, err)
+	}
 	return &r, nil
+}
+
+// consistent checks a summary's verdict against its own facts, so an edited
+// or forged summary.json cannot read as a pass: passed is the verdict
+// passed, which needs exit code 0, every planned file a pass and no
+// inconsistency. A summary of an older miles-ci (no verdict) is read by
+// its passed field with the same checks.
+func consistent(r *report.Summary) error {
+	switch r.Verdict {
+	case "":
+		if r.Passed {
+			r.Verdict = report.Passed
+		} else {
+			r.Verdict = report.Failed
+		}
+	case report.Passed, report.Failed, report.TimedOutRun, report.Inconsistent:
+	default:
+		return fmt.Errorf("verdict %q is not passed, failed, timeout or inconsistent", r.Verdict)
+	}
+	if r.Passed != (r.Verdict == report.Passed) {
+		return fmt.Errorf("passed is %t but the verdict is %s", r.Passed, r.Verdict)
+	}
+	if r.Verdict == report.Inconsistent && len(r.Inconsistent) == 0 {
+		return fmt.Errorf("the verdict is inconsistent but no inconsistency is named")
+	}
+	if !r.Passed {
+		return nil
+	}
+	if r.ExitCode != 0 {
+		return fmt.Errorf("it passed with exit code %d", r.ExitCode)
+	}
+	if len(r.Inconsistent) > 0 {
+		return fmt.Errorf("it passed with inconsistencies")
+	}
+	for _, t := range r.Tests {
+		if t.Status != report.Pass {
+			return fmt.Errorf("it passed, but %s is %s", t.File, t.Status)
+		}
+	}
+	return nil
 }
 
 // ReadResults reads DIR/summary.json, a regular file of at most

@@ -315,7 +315,13 @@ func FilePlanMarkdown(p deps.FilePlan, body string, imageLine int) string {
 func ResultsMarkdown(r *report.Summary) string {
 	var b strings.Builder
 	verdict := "✅ passed"
-	if !r.Passed {
+	switch {
+	case r.Passed:
+	case r.Verdict == report.Inconsistent:
+		verdict = "❌ failed as inconsistent"
+	case r.Verdict == report.TimedOutRun:
+		verdict = "⏱️ timed out"
+	default:
 		verdict = "❌ failed"
 	}
 	shard := ""
@@ -366,6 +372,9 @@ func ResultsMarkdown(r *report.Summary) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(disabledList(r.Skipped))
+	for _, n := range r.Inconsistent {
+		fmt.Fprintf(&b, "> **inconsistent:** %s\n\n", cell(n))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "> %s\n\n", cell(n))
 	}

@@ -8,6 +8,8 @@
 #   - stage shards run in their containers with the expected results (hack/e2e/stages.sh:
 #     CUDA, CPU, ROCm and its patch states, single-file and release runs, secrets, layer
 #     reuse, `miles-ci run`),
+#   - hostile tests cannot forge, symlink, bind-mount, flood or leak their way to a green
+#     or leaky result, through the module and `miles-ci run` (hack/e2e/trust.sh),
 #   - each stand-in image pulls by its production name and works offline
 #     (git fetch of the dependency refs, GPU tool stand-ins, pip from local wheels),
 #   - a container cannot reach an address outside the machine,
@@ -122,6 +124,7 @@ fi
 
 source hack/e2e/pr.sh
 source hack/e2e/stages.sh
+source hack/e2e/trust.sh
 source hack/e2e/slots.sh
 
 echo "=== RUN generated bindings"

@@ -6,6 +6,13 @@
 # apt and ~10 GB) and starts it. --repo defaults to the bundled testdata/miles.
 #
 #   sudo bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron --gpus none
+#
+# The run happens in a network namespace with only loopback, so a GitHub API stand-in
+# started beside it is out of reach. MILES_CI_GITHUB_STANDIN=DIR starts the stand-in
+# (github/githubtest/standin) on DIR's recorded answers inside that namespace and points
+# GITHUB_API_URL at it, so --pr N works offline:
+#
+#   MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 engine=$repo/hack/engine/engine.sh
@@ -20,5 +27,22 @@ if [[ " $* " != *" --repo "* && " $* " != *" --repo="* ]]; then
 	args=(--repo "$repo/testdata/miles" "${args[@]}")
 fi
 status=0
-bash "$engine" run "$bin/miles-ci" run "${args[@]}" || status=$?
+if [[ -n ${MILES_CI_GITHUB_STANDIN:-} ]]; then
+	(cd "$repo" && go build -o "$bin/standin" ./github/githubtest/standin)
+	# $1 stand-in, $2 its answers, $3 a scratch folder; the rest is the command. No
+	# argument is ever part of the script text.
+	script='"$1" "$2" >"$3/standin.out" 2>"$3/standin.err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q "^GITHUB_API_URL=" "$3/standin.out" && break; sleep 0.1; done
+url=$(grep -m1 "^GITHUB_API_URL=" "$3/standin.out") || { cat "$3/standin.err" >&2; exit 125; }
+export GITHUB_API_URL=${url#GITHUB_API_URL=}
+shift 3
+rc=0
+"$@" || rc=$?
+kill "$pid" 2>/dev/null
+exit "$rc"'
+	bash "$engine" run bash -c "$script" run "$bin/standin" "$MILES_CI_GITHUB_STANDIN" "$bin" "$bin/miles-ci" run "${args[@]}" || status=$?
+else
+	bash "$engine" run "$bin/miles-ci" run "${args[@]}" || status=$?
+fi
 exit "$status"

@@ -432,7 +432,7 @@ func (b *builder) runPhase() {
 		pr = "non-pr"
 	}
 	b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{"GITHUB_COMMIT_NAME", sha + "_" + pr},
-		EnvVar{"GITHUB_STEP_SUMMARY", ResultsDir + "/step-summary.md"})
+		EnvVar{"GITHUB_STEP_SUMMARY", StepSummaryPath})
 	if req.VisibleDevices != "" {
 		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, req.VisibleDevices})
 	}
@@ -452,6 +452,7 @@ func (b *builder) runPhase() {
 	secrets := stageSecrets(st.Backend, req.File != nil)
 	if req.Fork {
 		b.spec.SecretsWithheld = "a pull request from a fork gets no secrets: " + strings.Join(secrets, ", ")
+		b.spec.CachesWithheld = "a pull request from a fork gets no shared cache in the run phase, so its tests cannot poison a later run's"
 	} else {
 		b.spec.Secrets = secrets
 	}
@@ -476,27 +477,47 @@ func (b *builder) runPhase() {
 			}
 			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: timeout})
 		}
+		b.spec.ContinueOnError = req.Plan.ContinueOnError
+		b.spec.MaxAttempts = 1
+		if st.Backend == policy.ROCM {
+			b.spec.MaxAttempts = 2
+		}
+		b.spec.TimeoutS = StageTimeoutMinutes(st.Backend) * 60
+		if req.TimeoutMinutes > 0 {
+			b.spec.TimeoutS = req.TimeoutMinutes * 60
+		}
 	} else {
+		// /rerun-test wraps the file in `timeout --signal=TERM
+		// --kill-after=30s`; miles-ci's run wrapper is that timer here, so
+		// the file's own exit 124 or a SIGKILL is never taken for a timeout.
 		f := req.File
-		command = append([]string{"timeout", "--signal=TERM", "--kill-after=30s", strconv.Itoa(f.TimeoutSeconds) + "s"}, f.Command...)
+		command = append([]string{}, f.Command...)
 		b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: f.File, TimeoutS: intPtr(f.TimeoutSeconds)})
+		b.spec.TimeoutS, b.spec.MaxAttempts = f.TimeoutSeconds, 1
 	}
-	var opts []string
+	opts := []string{"--timeout", strconv.Itoa(b.spec.TimeoutS), "--kill-after", "30", "--reap"}
 	for _, u := range b.spec.Ulimits {
 		opts = append(opts, "--ulimit", u.Flag, u.Value)
-	}
-	for _, s := range b.spec.Secrets {
-		opts = append(opts, "--mask", s)
 	}
 	if b.spec.GPU.Kind == AMD {
 		opts = append(opts, "--rocm-devices")
 	}
 	run := Step{Name: "run the tests", Phase: PhaseRun, Role: RoleRun, Workdir: Workspace, Privileged: gpuStage,
-		Argv: script("run", append(append(opts, "--"), command...)...)}
+		Argv: wrapper(opts, command)}
 	if st.Backend == policy.CPU {
 		run.Env = []EnvVar{{"PYTEST_ADDOPTS", "--junitxml=" + JUnitPath}}
 	}
 	b.step(run)
+}
+
+// StageTimeoutMinutes is a stage run's timeout when none is given: the
+// timeout-minutes of Miles' CPU job (_run-cpu-ci.yml: 60), and GitHub's
+// default job timeout (360) for the GPU jobs, which set none.
+func StageTimeoutMinutes(b policy.Backend) int {
+	if b == policy.CPU {
+		return 60
+	}
+	return 360
 }
 
 // suiteCommand is the workflow's run_suite.py command line for the shard (rules §1).

@@ -47,6 +47,9 @@ func listing(spec Spec) []string {
 		if len(argv) > 3 && argv[0] == "bash" && argv[1] == "-c" && argv[2] == Script(argv[3]) {
 			argv = append([]string{"<" + argv[3] + ">"}, argv[4:]...)
 		}
+		if len(argv) > 3 && argv[0] == "python3" && argv[1] == "-c" && argv[2] == RunWrapper() && argv[3] == "miles-ci-run" {
+			argv = append([]string{"<run>"}, argv[4:]...)
+		}
 		line := fmt.Sprintf("%s %s", s.Phase, s.Kind)
 		if s.Workdir != "" {
 			line += " @" + s.Workdir
@@ -105,7 +108,7 @@ func TestBuildCUDA(t *testing.T) {
 		"source exec: <stamp> source",
 		"run exec: <gpu-wait> nvidia",
 		"run exec @" + ws + ": <plan> " + suite + " --list-only",
-		"run exec @" + ws + ": <run> --ulimit -l unlimited --ulimit -s 65536 --ulimit -n 65535 --mask WANDB_API_KEY --mask NEON_DATABASE_URL -- " + suite,
+		"run exec @" + ws + ": <run> --timeout 21600 --kill-after 30 --reap --ulimit -l unlimited --ulimit -s 65536 --ulimit -n 65535 -- " + suite,
 	})
 	if spec.Image != "radixark/miles:dev" {
 		t.Errorf("wanted image %q, got %q", "radixark/miles:dev", spec.Image)
@@ -164,7 +167,7 @@ func TestBuildROCm(t *testing.T) {
 		"source exec: <stamp> source",
 		"run exec: <gpu-wait> amd",
 		"run exec @" + ws + ": <plan> " + suite + " --list-only",
-		"run exec @" + ws + ": <run> --ulimit -l unlimited --ulimit -s 65536 --ulimit -n 65535 --mask WANDB_API_KEY --rocm-devices -- " + suite,
+		"run exec @" + ws + ": <run> --timeout 21600 --kill-after 30 --reap --ulimit -l unlimited --ulimit -s 65536 --ulimit -n 65535 --rocm-devices -- " + suite,
 	})
 	if spec.Image != "rocm/sgl-dev:miles-rocm720-mi35x" || !slices.Equal(spec.Secrets, []string{"WANDB_API_KEY"}) {
 		t.Errorf("wanted rocm/sgl-dev:miles-rocm720-mi35x with WANDB_API_KEY, got %s with %v", spec.Image, spec.Secrets)
@@ -207,7 +210,7 @@ func TestBuildCPU(t *testing.T) {
 		"source exec @" + ws + ": python tests/ci/verify_source_resolution.py",
 		"source exec: <stamp> source",
 		"run exec @" + ws + ": <plan> " + suite + " --list-only",
-		"run exec @" + ws + ": <run> --mask HF_TOKEN -- " + suite,
+		"run exec @" + ws + ": <run> --timeout 3600 --kill-after 30 --reap -- " + suite,
 	})
 	run := spec.Steps[len(spec.Steps)-1]
 	if !slices.Equal(run.Env, []EnvVar{{"PYTEST_ADDOPTS", "--junitxml=/results/junit.xml"}}) || run.Privileged {
@@ -347,12 +350,12 @@ func TestBuildFileRuns(t *testing.T) {
 		secrets            []string
 	}{
 		{"tests/e2e/megatron/test_glm4_9b.py", "stage-c-4-gpu-h200", "radixark/miles:dev",
-			"timeout --signal=TERM --kill-after=30s 1800s python3 tests/e2e/megatron/test_glm4_9b.py", []string{"WANDB_API_KEY"}},
+			"python3 tests/e2e/megatron/test_glm4_9b.py", []string{"WANDB_API_KEY"}},
 		{"tests/fast/test_loss.py", "", "", "", nil},
 		{"tests/ci/test_run_suite.py", "stage-b-cpu", "python:3.11",
-			"timeout --signal=TERM --kill-after=30s 1800s pytest tests/ci/test_run_suite.py -v -x", []string{"HF_TOKEN"}},
+			"pytest tests/ci/test_run_suite.py -v -x", []string{"HF_TOKEN"}},
 		{"tests/fast-gpu/test_rocm_kernels.py", "stage-c-4-gpu-mi350", "rocm/sgl-dev:miles-rocm720-mi35x",
-			"timeout --signal=TERM --kill-after=30s 1800s python3 tests/fast-gpu/test_rocm_kernels.py", []string{"WANDB_API_KEY"}},
+			"python3 tests/fast-gpu/test_rocm_kernels.py", []string{"WANDB_API_KEY"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			req, err := runreq.File(runreq.Inputs{Repo: milesTree, File: tc.file})
@@ -369,9 +372,10 @@ func TestBuildFileRuns(t *testing.T) {
 			spec := build(t, req)
 			run := spec.Steps[len(spec.Steps)-1]
 			argv := strings.Join(run.Argv, " ")
-			if spec.Stage != tc.stage || spec.Image != tc.image || !strings.HasSuffix(argv, "-- "+tc.command) || !slices.Equal(spec.Secrets, tc.secrets) {
-				t.Errorf("wanted %s in %s running %q with %v, got %s in %s running %q with %v",
-					tc.stage, tc.image, tc.command, tc.secrets, spec.Stage, spec.Image, argv, spec.Secrets)
+			if spec.Stage != tc.stage || spec.Image != tc.image || !strings.HasSuffix(argv, "-- "+tc.command) || !slices.Equal(spec.Secrets, tc.secrets) ||
+				!strings.Contains(argv, "miles-ci-run --timeout 1800 --kill-after 30 --reap") || spec.TimeoutS != 1800 {
+				t.Errorf("wanted %s in %s running %q with %v under miles-ci's 1800 s timer, got %s in %s running %q with %v (timeout %d)",
+					tc.stage, tc.image, tc.command, tc.secrets, spec.Stage, spec.Image, run.Argv[4:], spec.Secrets, spec.TimeoutS)
 			}
 			if spec.CheckPlan || slices.ContainsFunc(spec.Steps, func(s Step) bool { return s.Role == RolePlan }) {
 				t.Errorf("wanted no plan step in a single-file run")

@@ -72,6 +72,7 @@ func (f *fake) WithWorkdir(path string) Container {
 func (f *fake) WithMountedCache(path, key string, sharing CacheSharing) Container {
 	return f.clone(fmt.Sprintf("cache %s %s %s", key, path, sharing))
 }
+func (f *fake) WithoutMount(path string) Container { return f.clone("unmount " + path) }
 func (f *fake) WithMountedTemp(path string, size int64) Container {
 	return f.clone(fmt.Sprintf("tmpfs %s %d", path, size))
 }
@@ -90,8 +91,8 @@ func (f *fake) WithGPUs(devices []string) Container {
 }
 func (f *fake) WithExec(argv []string, opts ExecOptions) Container {
 	name := argv[0]
-	if len(argv) > 3 && argv[0] == "bash" && argv[1] == "-c" {
-		name = "<" + argv[3] + ">"
+	if len(argv) > 3 && (argv[0] == "bash" || argv[0] == "python3") && argv[1] == "-c" {
+		name = "<" + strings.TrimPrefix(argv[3], "miles-ci-") + ">"
 		argv = append([]string{name}, argv[4:]...)
 	}
 	n := f.clone("exec " + strings.Join(argv, " "))
@@ -108,8 +109,14 @@ func (f *fake) WithNewFile(path, contents string) Container {
 	return n
 }
 
-// eval replays the execs; an exit status other than 0 without AnyExitCode is an error.
+// eval replays the execs; an exit status other than 0 without AnyExitCode
+// is an error. A handler's write to "<stderr>" is the command's stderr.
 func (f *fake) eval() (stdout string, code int, files map[string]string, err error) {
+	stdout, code, _, files, err = f.evalAll()
+	return stdout, code, files, err
+}
+
+func (f *fake) evalAll() (stdout string, code int, stderr string, files map[string]string, err error) {
 	files = map[string]string{}
 	for k, v := range f.files {
 		files[k] = v
@@ -117,15 +124,18 @@ func (f *fake) eval() (stdout string, code int, files map[string]string, err err
 	for _, e := range f.execs {
 		f.eng.ran = append(f.eng.ran, strings.Join(e.argv, " "))
 		out, c, writes := f.eng.handler(e, files)
+		stderr = writes["<stderr>"]
 		for k, v := range writes {
-			files[k] = v
+			if k != "<stderr>" {
+				files[k] = v
+			}
 		}
 		stdout, code = out, c
 		if c != 0 && !e.opts.AnyExitCode {
-			return "", c, nil, fmt.Errorf("exec %s: exit code %d", strings.Join(e.argv, " "), c)
+			return "", c, "", nil, fmt.Errorf("exec %s: exit code %d", strings.Join(e.argv, " "), c)
 		}
 	}
-	return stdout, code, files, nil
+	return stdout, code, stderr, files, nil
 }
 
 func (f *fake) Stdout(context.Context) (string, error) {
@@ -133,17 +143,50 @@ func (f *fake) Stdout(context.Context) (string, error) {
 	return out, err
 }
 func (f *fake) Stderr(context.Context) (string, error) {
-	_, _, _, err := f.eval()
-	return "", err
+	_, _, stderr, _, err := f.evalAll()
+	return stderr, err
 }
 func (f *fake) ExitCode(context.Context) (int, error) {
 	_, code, _, err := f.eval()
 	return code, err
 }
-func (f *fake) Exists(_ context.Context, path string) (bool, error) {
+
+// Stat knows regular files, "<symlink>" and "<fifo>" contents, and folders
+// (ResultsDir, or any prefix of a file).
+func (f *fake) Stat(_ context.Context, path string) (FileInfo, error) {
 	_, _, files, err := f.eval()
-	_, ok := files[path]
-	return ok, err
+	if err != nil {
+		return FileInfo{}, err
+	}
+	if data, ok := files[path]; ok {
+		switch data {
+		case "<symlink>":
+			return FileInfo{Type: FileSymlink}, nil
+		case "<fifo>":
+			return FileInfo{Type: FileOther}, nil
+		}
+		return FileInfo{Type: FileRegular, Size: len(data)}, nil
+	}
+	for k := range files {
+		if strings.HasPrefix(k, path+"/") {
+			return FileInfo{Type: FileDirectory}, nil
+		}
+	}
+	if path == ResultsDir {
+		return FileInfo{Type: FileDirectory}, nil
+	}
+	return FileInfo{Type: FileMissing}, nil
+}
+func (f *fake) Entries(_ context.Context, path string) ([]string, error) {
+	_, _, files, err := f.eval()
+	var out []string
+	for k := range files {
+		if rest, ok := strings.CutPrefix(k, path+"/"); ok && !strings.Contains(rest, "/") {
+			out = append(out, rest)
+		}
+	}
+	slices.Sort(out)
+	return out, err
 }
 func (f *fake) ReadFile(_ context.Context, path string, limit int) (string, error) {
 	_, _, files, err := f.eval()

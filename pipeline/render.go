@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strconv"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
@@ -27,6 +29,8 @@ type Container interface {
 	WithWorkdir(path string) Container
 	// WithMountedCache mounts the cache volume named key.
 	WithMountedCache(path, key string, sharing CacheSharing) Container
+	// WithoutMount unmounts what is mounted at path (a cache volume).
+	WithoutMount(path string) Container
 	// WithMountedTemp mounts a tmpfs of sizeBytes.
 	WithMountedTemp(path string, sizeBytes int64) Container
 	// WithSourceFile copies one file of the Miles checkout (repo-relative rel) to path.
@@ -50,10 +54,32 @@ type Container interface {
 	Stderr(ctx context.Context) (string, error)
 	// ExitCode evaluates the container and returns the last command's exit status.
 	ExitCode(ctx context.Context) (int, error)
-	// Exists reports whether a path exists in the container.
-	Exists(ctx context.Context, path string) (bool, error)
+	// Stat describes a path of the container without following a symlink
+	// (FileMissing when there is none).
+	Stat(ctx context.Context, path string) (FileInfo, error)
+	// Entries lists the names in a folder of the container.
+	Entries(ctx context.Context, path string) ([]string, error)
 	// ReadFile returns a file's contents, or an error when it is larger than limit bytes.
 	ReadFile(ctx context.Context, path string, limit int) (string, error)
+}
+
+// FileType is what a path of a container is.
+type FileType string
+
+// The file types Stat tells apart.
+const (
+	FileMissing   FileType = "missing"
+	FileRegular   FileType = "regular"
+	FileDirectory FileType = "directory"
+	FileSymlink   FileType = "symlink"
+	// FileOther is a device, FIFO or socket.
+	FileOther FileType = "other"
+)
+
+// FileInfo is a path's type and size.
+type FileInfo struct {
+	Type FileType
+	Size int
 }
 
 // ExecOptions are the options of one command.
@@ -150,7 +176,8 @@ type Prepared struct {
 
 // Render turns a resolved spec into a container: the image, static env and
 // caches, then every step up to the run phase in order (deciding the ROCm
-// patch on the way), then the per-run GPUs, env, data, /dev/shm and secrets.
+// patch on the way), then (for a fork PR) the caches unmounted, and the
+// per-run GPUs, env, data, /dev/shm and secrets.
 // It runs nothing itself except the patch checks.
 func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 	if len(spec.Resolve) > 0 {
@@ -179,6 +206,11 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 		}
 		if note != "" {
 			notes = append(notes, note)
+		}
+	}
+	if spec.CachesWithheld != "" {
+		for _, m := range spec.Caches {
+			c = c.WithoutMount(m.Path)
 		}
 	}
 	if spec.GPU.Kind == NVIDIA {
@@ -220,7 +252,8 @@ func applyStep(ctx context.Context, c Container, s Step) (Container, string, err
 	for _, e := range s.Env {
 		c = c.WithEnvVariable(e.Name, e.Value)
 	}
-	c = c.WithExec(s.Argv, ExecOptions{Privileged: s.Privileged})
+	// The run step's exit status is a result (the engine keeps it), not an error.
+	c = c.WithExec(s.Argv, ExecOptions{Privileged: s.Privileged, AnyExitCode: s.Role == RoleRun})
 	for _, e := range s.Env {
 		c = c.WithoutEnvVariable(e.Name)
 	}
@@ -260,68 +293,166 @@ func applyPatch(ctx context.Context, c Container, s Step) (Container, string, er
 
 // Result is a finished run.
 type Result struct {
-	// Container holds ResultsDir with summary.json and junit.xml written.
-	Container Container
 	// Summary is what summary.json holds.
 	Summary report.Summary
+	// Files are the results folder, miles-ci's own: each a regular file of
+	// a fixed name (or artifacts/NAME), bounded and masked, built from what
+	// the engine captured and the runner's files read after the run.
+	Files []ResultFile
 }
 
-// Limits on what a run's result files may hold before they are read.
+// ResultFile is one file of the results folder.
+type ResultFile struct {
+	// Name is its path in the folder, e.g. run.log or artifacts/x.txt.
+	Name string
+	// Data is its contents.
+	Data string
+}
+
+// The names of the results folder.
 const (
-	maxSmallFile  = 64 << 10
-	maxStatusFile = 4 << 20
-	maxPlanFile   = 4 << 20
-	maxJUnitFile  = 64 << 20
+	SummaryFile     = "summary.json"
+	JUnitFile       = "junit.xml"
+	RunLogFile      = "run.log"
+	PlanFile        = "plan.txt"
+	StatusLogFile   = "status.log"
+	ExitCodeFile    = "exit-code"
+	ElapsedFile     = "elapsed"
+	StepSummaryFile = "step-summary.md"
+	// ArtifactsDir holds the other regular files the run left in ResultsDir.
+	ArtifactsDir = "artifacts"
 )
+
+// Caps on what a run's outputs may hold. Over a cap, an output is cut with
+// a note (run.log, plan.txt) or not read, with a note in its place; it is
+// never a reason to drop the results.
+const (
+	// MaxLogBytes caps run.log; the run wrapper cuts the middle at it.
+	MaxLogBytes = 8 << 20
+	// maxPlanBytes caps plan.txt.
+	maxPlanBytes = 1 << 20
+	// maxJUnitBytes caps the pytest report read (a shard's is well under a MiB).
+	maxJUnitBytes = 16 << 20
+	// maxStepSummaryBytes is GitHub's own limit on a step summary.
+	maxStepSummaryBytes = 1 << 20
+	// maxArtifactBytes, maxArtifacts and maxArtifactsTotal bound artifacts/.
+	maxArtifactBytes  = 1 << 20
+	maxArtifacts      = 32
+	maxArtifactsTotal = 8 << 20
+)
+
+// ErrCannotRun marks an error of a run that could not happen or be read
+// (not a test failure): `miles-ci run` exits report.ExitCannotRun for it.
+var ErrCannotRun = errors.New("miles-ci could not run or read the suite")
+
+// cannot wraps err as ErrCannotRun.
+func cannot(err error) error { return fmt.Errorf("%w: %w", ErrCannotRun, err) }
 
 // Test runs a prepared container's run-phase steps: the run nonce, the GPU
 // wait, the plan (checked against miles-ci's plan: a difference fails before
-// any test runs) and the run. A failing test is a result, not an error; an
-// error means the run could not happen or its results cannot be read.
-func Test(ctx context.Context, p Prepared, spec Spec, nonce string) (Result, error) {
+// any test runs) and the run. The verdict comes from the engine: the run
+// wrapper's exit status as it recorded it and the wrapper's record (its last
+// line of stderr), never a file in the container. A failing test is a
+// result, not an error; an error (ErrCannotRun) means the run could not
+// happen or its record cannot be read. Every exported byte is masked with m.
+func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Masker) (Result, error) {
 	c := p.Container.WithEnvVariable(RunIDEnv, nonce)
+	var planText string
 	for _, s := range spec.Steps {
 		if s.Phase != PhaseRun {
 			continue
 		}
 		var err error
 		if c, _, err = applyStep(ctx, c, s); err != nil {
-			return Result{}, err
+			return Result{}, cannot(err)
 		}
-		if s.Role == RolePlan && spec.CheckPlan {
-			if err := checkPlan(ctx, c, spec); err != nil {
-				return Result{}, err
+		if s.Role == RolePlan {
+			if planText, err = c.Stdout(ctx); err != nil {
+				return Result{}, cannot(fmt.Errorf("running the steps up to the in-container plan (run_suite.py --list-only): %w", err))
+			}
+			if spec.CheckPlan {
+				if err := checkPlan(planText, spec); err != nil {
+					return Result{}, cannot(err)
+				}
 			}
 		}
 		if s.Role == RolePlan && spec.PlanFromContainer != "" {
-			if spec, err = withContainerPlan(ctx, c, spec); err != nil {
-				return Result{}, err
+			if spec, err = withContainerPlan(planText, spec); err != nil {
+				return Result{}, cannot(err)
 			}
 		}
 	}
-	in, err := readResults(ctx, c, spec)
+	code, err := c.ExitCode(ctx)
 	if err != nil {
-		return Result{}, err
+		return Result{}, cannot(fmt.Errorf("the run step did not finish (was miles-ci's run wrapper killed?): %w", err))
+	}
+	stdout, err := c.Stdout(ctx)
+	if err != nil {
+		return Result{}, cannot(fmt.Errorf("reading the run's output: %w", err))
+	}
+	stderr, err := c.Stderr(ctx)
+	if err != nil {
+		return Result{}, cannot(fmt.Errorf("reading the run wrapper's record: %w", err))
+	}
+	rec, err := report.ParseRecord(stderr)
+	if err != nil {
+		return Result{}, cannot(err)
+	}
+	if err := rec.CheckEngine(code); err != nil {
+		return Result{}, cannot(err)
+	}
+	log := m.Mask(report.Cap(stdout, MaxLogBytes+4096))
+	in := report.Input{HW: spec.HW, Suite: spec.Stage, Shard: spec.Shard, Cadence: spec.Cadence, Image: spec.Image,
+		File: spec.File, Skipped: spec.Skipped, ContinueOnError: spec.ContinueOnError, MaxAttempts: spec.MaxAttempts,
+		Run: rec, Log: log}
+	for _, t := range spec.Tests {
+		in.Tests = append(in.Tests, report.Expected{File: t.File, TimeoutS: t.TimeoutS})
+	}
+	var pytestJUnit string
+	if spec.HW == policy.CPU {
+		data, problem, err := readRunnerFile(ctx, c, JUnitPath, maxJUnitBytes, "pytest's junit.xml")
+		if err != nil {
+			return Result{}, cannot(err)
+		}
+		if problem == "" && data != "" {
+			cases, err := report.ParseJUnit([]byte(data))
+			if err != nil {
+				problem = fmt.Sprintf("pytest's junit.xml is malformed (%v)", err)
+			} else {
+				in.JUnit, in.HaveJUnit, pytestJUnit = cases, true, data
+			}
+		}
+		in.JUnitProblem = problem
 	}
 	summary := report.Summarize(in)
 	summary.Notes = append(append([]string{}, p.Notes...), summary.Notes...)
+	files, fileNotes, err := runnerFiles(ctx, c, m)
+	if err != nil {
+		return Result{}, cannot(err)
+	}
+	summary.Notes = append(summary.Notes, fileNotes...)
 	js, err := encode.JSON(summary)
 	if err != nil {
-		return Result{}, fmt.Errorf("encoding summary.json: %w", err)
+		return Result{}, cannot(fmt.Errorf("encoding summary.json: %w", err))
 	}
-	c = c.WithNewFile(SummaryPath, string(js))
-	if spec.HW != policy.CPU || !in.HaveJUnit {
-		c = c.WithNewFile(JUnitPath, string(report.JUnit(summary)))
+	junit := string(report.JUnit(summary))
+	if pytestJUnit != "" {
+		junit = pytestJUnit
 	}
-	return Result{Container: c, Summary: summary}, nil
+	out := []ResultFile{
+		{SummaryFile, m.Mask(string(js))},
+		{JUnitFile, m.Mask(junit)},
+		{RunLogFile, log},
+		{PlanFile, m.Mask(report.Cap(planText, maxPlanBytes))},
+		{StatusLogFile, m.Mask(strings.Join(append(rec.StatusLines, ""), "\n"))},
+		{ExitCodeFile, fmt.Sprintf("%d\n", summary.ExitCode)},
+		{ElapsedFile, fmt.Sprintf("%.0f\n", rec.ElapsedS)},
+	}
+	return Result{Summary: summary, Files: append(out, files...)}, nil
 }
 
 // checkPlan compares the container's plan with miles-ci's.
-func checkPlan(ctx context.Context, c Container, spec Spec) error {
-	text, err := c.ReadFile(ctx, PlanPath, maxPlanFile)
-	if err != nil {
-		return fmt.Errorf("running the steps up to the in-container plan (run_suite.py --list-only): %w", err)
-	}
+func checkPlan(text string, spec Spec) error {
 	files, err := report.ParseListOnly(text)
 	if err != nil {
 		return err
@@ -333,48 +464,92 @@ func checkPlan(ctx context.Context, c Container, spec Spec) error {
 	return report.CheckPlan(files, want)
 }
 
-// readResults reads what the run step left in ResultsDir.
-func readResults(ctx context.Context, c Container, spec Spec) (report.Input, error) {
-	in := report.Input{HW: spec.HW, Suite: spec.Stage, Shard: spec.Shard, Cadence: spec.Cadence, Image: spec.Image,
-		File: spec.File, Skipped: spec.Skipped}
-	for _, t := range spec.Tests {
-		in.Tests = append(in.Tests, report.Expected{File: t.File, TimeoutS: t.TimeoutS})
-	}
-	code, err := c.ReadFile(ctx, ExitCodePath, maxSmallFile)
+// readRunnerFile reads a file the runner writes in ResultsDir, which the
+// tests can reach too: only a regular file (never a symlink, device or
+// FIFO) of at most limit bytes is read. problem says why it was not ("" and
+// no data when there is none).
+func readRunnerFile(ctx context.Context, c Container, path string, limit int, what string) (data, problem string, err error) {
+	info, err := c.Stat(ctx, path)
 	if err != nil {
-		return in, fmt.Errorf("reading the run's exit code: %w", err)
+		return "", "", fmt.Errorf("looking at %s: %w", what, err)
 	}
-	if in.ExitCode, err = strconv.Atoi(strings.TrimSpace(code)); err != nil {
-		return in, fmt.Errorf("the run's exit-code file holds %q, not a number", code)
+	switch {
+	case info.Type == FileMissing:
+		return "", "", nil
+	case info.Type != FileRegular:
+		return "", fmt.Sprintf("%s is a %s, not a regular file; not read", what, info.Type), nil
+	case info.Size > limit:
+		return "", fmt.Sprintf("%s is %d bytes, more than the %d miles-ci reads; not read", what, info.Size, limit), nil
 	}
-	if elapsed, err := c.ReadFile(ctx, ElapsedPath, maxSmallFile); err == nil {
-		in.ElapsedS, _ = strconv.ParseFloat(strings.TrimSpace(elapsed), 64)
-	}
-	status, err := c.ReadFile(ctx, StatusLogPath, maxStatusFile)
+	data, err = c.ReadFile(ctx, path, limit)
 	if err != nil {
-		return in, fmt.Errorf("reading the run's status lines: %w", err)
+		return "", "", fmt.Errorf("reading %s: %w", what, err)
 	}
-	if in.Status, err = report.ParseStatusLines(status); err != nil {
-		return in, err
+	return data, "", nil
+}
+
+// artifactName is a name artifacts/ takes: one plain path element.
+var artifactName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}$`)
+
+// reserved are the names of ResultsDir that are not artifacts: the runner's
+// own files, read as such, and the names of miles-ci's results.
+var reserved = map[string]bool{"junit.xml": true, "step-summary.md": true, "summary.json": true, "run.log": true,
+	"plan.txt": true, "status.log": true, "exit-code": true, "elapsed": true}
+
+// runnerFiles are the files of the results folder that come from the
+// runner's ResultsDir: the step summary, and as artifacts/ the other regular
+// files (top level only, bounded in number and size), each masked. What is
+// left out is named in the notes.
+func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFile, []string, error) {
+	var out []ResultFile
+	var notes []string
+	info, err := c.Stat(ctx, ResultsDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("looking at %s: %w", ResultsDir, err)
 	}
-	if spec.HW == policy.CPU {
-		ok, err := c.Exists(ctx, JUnitPath)
+	if info.Type != FileDirectory {
+		return nil, []string{fmt.Sprintf("%s is a %s after the run, not a folder; nothing of it is exported", ResultsDir, info.Type)}, nil
+	}
+	data, problem, err := readRunnerFile(ctx, c, StepSummaryPath, maxStepSummaryBytes, "the step summary ($GITHUB_STEP_SUMMARY)")
+	if err != nil {
+		return nil, nil, err
+	}
+	if problem != "" {
+		notes = append(notes, problem)
+	} else if data != "" {
+		out = append(out, ResultFile{StepSummaryFile, m.Mask(data)})
+	}
+	names, err := c.Entries(ctx, ResultsDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing %s: %w", ResultsDir, err)
+	}
+	sort.Strings(names)
+	total, count, skipped := 0, 0, []string{}
+	for _, name := range names {
+		name = strings.TrimSuffix(name, "/")
+		if reserved[name] {
+			continue
+		}
+		if !artifactName.MatchString(name) || count >= maxArtifacts {
+			skipped = append(skipped, fmt.Sprintf("%q", name))
+			continue
+		}
+		data, problem, err := readRunnerFile(ctx, c, ResultsDir+"/"+name, maxArtifactBytes, name)
 		if err != nil {
-			return in, fmt.Errorf("looking for pytest's junit.xml: %w", err)
+			return nil, nil, err
 		}
-		if ok {
-			data, err := c.ReadFile(ctx, JUnitPath, maxJUnitFile)
-			if err != nil {
-				return in, fmt.Errorf("reading pytest's junit.xml: %w", err)
-			}
-			cases, err := report.ParseJUnit([]byte(data))
-			if err != nil {
-				return in, fmt.Errorf("pytest's junit.xml: %w", err)
-			}
-			in.JUnit, in.HaveJUnit = cases, true
+		if problem != "" || total+len(data) > maxArtifactsTotal {
+			skipped = append(skipped, fmt.Sprintf("%q", name))
+			continue
 		}
+		total, count = total+len(data), count+1
+		out = append(out, ResultFile{ArtifactsDir + "/" + name, m.Mask(data)})
 	}
-	return in, nil
+	if len(skipped) > 0 {
+		notes = append(notes, fmt.Sprintf("not exported from %s (not a regular file, over %d bytes, an odd name, or over %d files or %d bytes in all): %s",
+			ResultsDir, maxArtifactBytes, maxArtifacts, maxArtifactsTotal, strings.Join(skipped, ", ")))
+	}
+	return out, notes, nil
 }
 
 // Prepare resolves a request's moving refs (with the nonce), builds its spec

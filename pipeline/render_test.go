@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,12 @@ type engine struct {
 	runCode        int
 	status         string
 	junit          string
+	// log is the run's output; files are what the run leaves in ResultsDir.
+	log   string
+	files map[string]string
+	// record replaces the run wrapper's record line; engineCode its exit status.
+	record     string
+	engineCode *int
 }
 
 func (e *engine) handle(x fakeExec, _ map[string]string) (string, int, map[string]string) {
@@ -47,11 +54,26 @@ func (e *engine) handle(x fakeExec, _ map[string]string) (string, int, map[strin
 	case x.argv[0] == "<plan>":
 		return e.planText, 0, map[string]string{ResultsDir + "/plan.txt": e.planText}
 	case x.argv[0] == "<run>":
-		files := map[string]string{ExitCodePath: itoa(e.runCode) + "\n", StatusLogPath: e.status, ElapsedPath: "7\n", RunLogPath: "log\n"}
+		rec := report.RunRecord{Ending: report.Exited, ExitCode: e.runCode, ElapsedS: 7}
+		if e.status != "" {
+			rec.StatusLines = strings.Split(strings.TrimSuffix(e.status, "\n"), "\n")
+		}
+		line, _ := json.Marshal(rec)
+		files := map[string]string{"<stderr>": "noise\n" + report.RecordPrefix + string(line) + "\n"}
+		if e.record != "" {
+			files["<stderr>"] = e.record
+		}
 		if e.junit != "" {
 			files[JUnitPath] = e.junit
 		}
-		return "", 0, files
+		for k, v := range e.files {
+			files[k] = v
+		}
+		code := rec.WrapperExit()
+		if e.engineCode != nil {
+			code = *e.engineCode
+		}
+		return e.log + e.status, code, files
 	}
 	return "", 0, nil
 }
@@ -236,7 +258,7 @@ func TestTestGPU(t *testing.T) {
 		"",
 	}, "\n")}
 	p, spec := prepared(t, e, req)
-	res, err := Test(context.Background(), p, spec, "run-1")
+	res, err := Test(context.Background(), p, spec, "run-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +266,12 @@ func TestTestGPU(t *testing.T) {
 	if s.Passed || s.ExitCode != 255 || s.Tests[0].Status != report.Pass || s.Tests[1].Status != report.Fail || s.Tests[2].Status != report.NotRun {
 		t.Fatalf("wanted pass, fail, not-run and exit 255, got %+v", s)
 	}
-	ops := res.Container.(*fake).ops
-	for _, want := range []string{"env MILES_CI_RUN_ID=run-1", "newfile /results/summary.json", "newfile /results/junit.xml"} {
-		if !slices.Contains(ops, want) {
-			t.Errorf("wanted op %q, got %v", want, ops)
-		}
+	want := []string{"summary.json", "junit.xml", "run.log", "plan.txt", "status.log", "exit-code", "elapsed"}
+	if got := fileNames(res); !slices.Equal(got, want) {
+		t.Errorf("wanted the results %v, got %v", want, got)
+	}
+	if got := file(res, "exit-code"); got != "255\n" {
+		t.Errorf("wanted exit-code 255 from the engine, got %q", got)
 	}
 	wantErr := "stage-c-2-gpu-h200 shard 2/2 failed with exit code 255: " + files[1].File + " (exit 1); not run: "
 	if err := s.Err(); err == nil || !strings.HasPrefix(err.Error(), wantErr) {
@@ -264,8 +287,8 @@ func TestTestPlanDrift(t *testing.T) {
 	e := &engine{planText: text}
 	p, spec := prepared(t, e, req)
 	f := p.Container.(*fake)
-	_, err := Test(context.Background(), p, spec, "n")
-	if err == nil || !strings.HasPrefix(err.Error(), "plan drift: ") || !strings.Contains(err.Error(), "* tests/e2e/test_new.py") ||
+	_, err := Test(context.Background(), p, spec, "n", nil)
+	if err == nil || !errors.Is(err, ErrCannotRun) || !strings.HasPrefix(err.Error(), "miles-ci could not run or read the suite: plan drift: ") || !strings.Contains(err.Error(), "* tests/e2e/test_new.py") ||
 		!strings.Contains(err.Error(), "* "+req.Plan.Enabled[0].File) {
 		t.Fatalf("wanted a plan drift error naming both files, got %v", err)
 	}
@@ -282,15 +305,171 @@ func TestTestCPU(t *testing.T) {
 <testcase classname="` + strings.ReplaceAll(strings.TrimSuffix(req.Plan.Enabled[0].File, ".py"), "/", ".") + `" name="test_a" time="0.5"><failure message="boom"/></testcase>
 </testsuite></testsuites>`}
 	p, spec := prepared(t, e, req)
-	res, err := Test(context.Background(), p, spec, "n")
+	res, err := Test(context.Background(), p, spec, "n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Summary.Tests[0].Status != report.Fail || res.Summary.Tests[1].Status != report.NotRun {
 		t.Errorf("wanted fail then not-run from the JUnit report, got %+v", res.Summary.Tests)
 	}
-	if slices.Contains(res.Container.(*fake).ops, "newfile /results/junit.xml") {
-		t.Errorf("wanted pytest's own junit.xml kept")
+	if got := file(res, "junit.xml"); got != e.junit {
+		t.Errorf("wanted pytest's own junit.xml kept, got %q", got)
+	}
+}
+
+func fileNames(r Result) []string {
+	var out []string
+	for _, f := range r.Files {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func file(r Result, name string) string {
+	for _, f := range r.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return "<none>"
+}
+
+// TestTestResultsAreMilesCIs checks what the tests leave in ResultsDir: a
+// symlink, a device or FIFO, or an oversized or malformed report is never
+// read; other regular files become artifacts/; every file is masked; and
+// the verdict comes from the engine and the record, not from a file.
+func TestTestResultsAreMilesCIs(t *testing.T) {
+	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	const secret = "hf-secret-0123456789"
+	m, err := report.NewMasker(map[string]string{"HF_TOKEN": secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := strings.ReplaceAll(strings.TrimSuffix(req.Plan.Enabled[0].File, ".py"), "/", ".")
+	junit := `<testsuites><testsuite><testcase classname="` + module + `" name="t"><failure message="` + secret + `"/></testcase></testsuite></testsuites>`
+	for _, tc := range []struct {
+		name      string
+		e         engine
+		wantErr   string
+		wantFiles []string
+		wantNote  string
+	}{
+		{
+			name: "a secret in the log, the step summary, an artifact and pytest's report",
+			e: engine{runCode: 1, log: "token " + secret + "\n", junit: junit, files: map[string]string{
+				StepSummaryPath: "# " + secret, ResultsDir + "/token.txt": secret, ResultsDir + "/exit-code": "0\n"}},
+			wantFiles: []string{"summary.json", "junit.xml", "run.log", "plan.txt", "status.log", "exit-code", "elapsed", "step-summary.md", "artifacts/token.txt"},
+		},
+		{
+			name:      "a symlinked run.log, a FIFO artifact and a symlinked junit.xml",
+			e:         engine{runCode: 1, files: map[string]string{JUnitPath: "<symlink>", ResultsDir + "/run.log": "<symlink>", ResultsDir + "/pipe": "<fifo>"}},
+			wantFiles: []string{"summary.json", "junit.xml", "run.log", "plan.txt", "status.log", "exit-code", "elapsed"},
+			wantNote:  "pytest's junit.xml is a symlink, not a regular file; not read; the files' outcomes come from pytest's -v lines in run.log",
+		},
+		{
+			name:      "a malformed junit.xml",
+			e:         engine{runCode: 1, junit: "<testsuites><testcase"},
+			wantFiles: []string{"summary.json", "junit.xml", "run.log", "plan.txt", "status.log", "exit-code", "elapsed"},
+			wantNote:  "pytest's junit.xml is malformed (junit.xml: XML syntax error on line 1: unexpected EOF); the files' outcomes come from pytest's -v lines in run.log",
+		},
+		{
+			name:    "a record forged to exit 0 while the engine says 1",
+			e:       engine{runCode: 0, engineCode: intp(1)},
+			wantErr: "miles-ci could not run or read the suite: the engine recorded exit status 1 for the run step, but its record says exit 0",
+		},
+		{
+			name:    "no record (the wrapper did not finish)",
+			e:       engine{record: "killed\n"},
+			wantErr: "miles-ci could not run or read the suite: the run wrapper left no record",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.e
+			e.planText = req.Plan.Text()
+			p, spec := prepared(t, &e, req)
+			res, err := Test(context.Background(), p, spec, "n", m)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) || !errors.Is(err, ErrCannotRun) {
+					t.Fatalf("wanted an error starting %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fileNames(res); !slices.Equal(got, tc.wantFiles) {
+				t.Errorf("wanted files %v, got %v", tc.wantFiles, got)
+			}
+			for _, f := range res.Files {
+				if strings.Contains(f.Data, secret) {
+					t.Errorf("%s holds the secret: %q", f.Name, f.Data)
+				}
+			}
+			if got := file(res, "exit-code"); got != "1\n" || res.Summary.Passed {
+				t.Errorf("wanted exit-code 1 from the engine and a failed run, got %q, %+v", got, res.Summary)
+			}
+			if tc.wantNote != "" && !slices.Contains(res.Summary.Notes, tc.wantNote) {
+				t.Errorf("wanted the note %q, got %q", tc.wantNote, res.Summary.Notes)
+			}
+		})
+	}
+}
+
+func intp(n int) *int { return &n }
+
+// TestRenderForkHasNoRunCaches checks a fork PR's run phase has every cache
+// volume unmounted (after the cached install steps used them), and other
+// runs keep them.
+func TestRenderForkHasNoRunCaches(t *testing.T) {
+	for _, fork := range []bool{false, true} {
+		req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu", Fork: fork})
+		p, spec := prepared(t, &engine{}, req)
+		ops := p.Container.(*fake).ops
+		source := slices.IndexFunc(ops, func(op string) bool { return strings.HasPrefix(op, "source ") })
+		var unmounted []string
+		for i, op := range ops {
+			if path, ok := strings.CutPrefix(op, "unmount "); ok {
+				unmounted = append(unmounted, path)
+				if i < source {
+					t.Errorf("fork=%t: wanted the caches unmounted after the source, got %q at %d (source at %d)", fork, op, i, source)
+				}
+			}
+		}
+		var want []string
+		if fork {
+			for _, c := range spec.Caches {
+				want = append(want, c.Path)
+			}
+		}
+		if !slices.Equal(unmounted, want) || (spec.CachesWithheld != "") != fork {
+			t.Errorf("fork=%t: wanted %v unmounted, got %v (%q)", fork, want, unmounted, spec.CachesWithheld)
+		}
+	}
+}
+
+// TestTestArtifactsAreBounded checks artifacts/ takes at most 32 files of
+// at most 1 MiB each, and names what it leaves out.
+func TestTestArtifactsAreBounded(t *testing.T) {
+	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	files := map[string]string{ResultsDir + "/big.bin": strings.Repeat("x", 1<<20+1), ResultsDir + "/.hidden": "h"}
+	for i := 0; i < 40; i++ {
+		files[ResultsDir+"/f"+itoa(100+i)] = "x"
+	}
+	e := &engine{planText: req.Plan.Text(), runCode: 255, files: files}
+	p, spec := prepared(t, e, req)
+	res, err := Test(context.Background(), p, spec, "n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Files {
+		if strings.HasPrefix(f.Name, "artifacts/") {
+			n++
+		}
+	}
+	note := res.Summary.Notes[len(res.Summary.Notes)-1]
+	if n != 32 || !strings.Contains(note, `"big.bin"`) || !strings.Contains(note, `".hidden"`) || !strings.Contains(note, `"f139"`) {
+		t.Errorf("wanted 32 artifacts and the rest named, got %d and %q", n, note)
 	}
 }
 
@@ -307,12 +486,12 @@ func TestTestPlanFromContainer(t *testing.T) {
 	req.Plan = &policy.Plan{HW: req.Plan.HW, Suite: req.Plan.Suite, Cadence: req.Plan.Cadence, Enabled: []policy.PlannedTest{}, Skipped: []policy.SkippedTest{}}
 	req.PlanUnavailable = "miles-ci's offline plan was not available (x)"
 	req.Notes = []string{req.PlanUnavailable + "; the container's own run_suite.py --list-only is the plan"}
-	e := &engine{planText: text, status: "[1/9] tests/e2e/test_new.py  PASS  elapsed=1s\n"}
+	e := &engine{planText: text, runCode: 255, status: fmt.Sprintf("[1/%d] tests/e2e/test_new.py  PASS  elapsed=1s\n", len(files))}
 	p, spec := prepared(t, e, req)
 	if spec.CheckPlan || len(spec.Tests) != 0 {
 		t.Fatalf("wanted no drift check and no tests before the run, got %t %v", spec.CheckPlan, spec.Tests)
 	}
-	res, err := Test(context.Background(), p, spec, "n")
+	res, err := Test(context.Background(), p, spec, "n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

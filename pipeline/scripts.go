@@ -3,9 +3,9 @@ package pipeline
 // The fixed scripts of a stage container. Each runs as
 // `bash -c SCRIPT NAME ARG...`: the script text never changes, and every value
 // that comes from a request (a path, a version, a command) arrives as a
-// positional argument, so no user input is ever parsed as shell. The run and
-// plan scripts write to ResultsDir; MILES_CI_RESULTS moves it (the unit tests
-// run them on the host).
+// positional argument, so no user input is ever parsed as shell. The plan
+// script writes to ResultsDir; MILES_CI_RESULTS moves it (the unit tests
+// run it on the host). The run step is the Python run wrapper (wrapper.go).
 
 // rocmDevicesFn creates the AMD GPU device nodes of the host in this exec's
 // /dev, from the major:minor numbers sysfs shows. Docker's --device does this
@@ -47,71 +47,6 @@ for i in $(seq 1 60); do
 done
 echo "::error::the GPUs did not answer in 120 s; check the host's driver and that the engine has GPU support (or run with --gpus none)" >&2
 exit 1
-`
-
-// maskFn filters stdin to stdout, replacing the value of every named
-// environment variable (each line of it) with ***, as GitHub masks secrets in
-// a job log. Written without single quotes so bash can hold it in one.
-const maskFn = `mask() {
-	python3 -u -c '
-import os, sys
-values = set()
-for name in sys.argv[1:]:
-    for part in os.environ.get(name, "").splitlines():
-        if part.strip():
-            values.add(part.encode())
-values = sorted(values, key=len, reverse=True)
-for line in sys.stdin.buffer:
-    for v in values:
-        line = line.replace(v, b"***")
-    sys.stdout.buffer.write(line)
-    sys.stdout.buffer.flush()
-' "$@"
-}
-`
-
-// runScript runs the tests and always exits 0, so the container, and the
-// results in it, survive a failing suite. Options before "--":
-//
-//	--ulimit FLAG VALUE   raise a limit (bash ulimit FLAG VALUE); a refusal is a
-//	                      warning at the top of run.log
-//	--mask NAME           mask the value of env variable NAME in the log
-//	--rocm-devices        create the AMD GPU device nodes first
-//
-// It writes the masked combined output to run.log, the command's exit status
-// to exit-code, its whole seconds to elapsed and the per-file status lines to
-// status.log.
-const runScript = rocmDevicesFn + maskFn + `set -u
-masks=()
-notes=()
-rocm=0
-while [ $# -gt 0 ]; do
-	case $1 in
-	--ulimit)
-		if ! ulimit "$2" "$3" 2>/dev/null; then
-			notes+=("::warning::could not raise ulimit $2 to $3 (needs CAP_SYS_RESOURCE); the engine's limit $(ulimit "$2") applies")
-		fi
-		shift 3
-		;;
-	--mask) masks+=("$2"); shift 2 ;;
-	--rocm-devices) rocm=1; shift ;;
-	--) shift; break ;;
-	*) echo "run: unknown option $1" >&2; exit 2 ;;
-	esac
-done
-if [ "$rocm" = 1 ]; then rocm_devices; fi
-results=${MILES_CI_RESULTS:-/results}
-mkdir -p "$results"
-{
-	if [ ${#notes[@]} -gt 0 ]; then printf '%s\n' "${notes[@]}"; fi
-	"$@"
-} 2>&1 | mask "${masks[@]}" | tee "$results/run.log"
-status=${PIPESTATUS[0]}
-echo "$status" >"$results/exit-code"
-echo "$SECONDS" >"$results/elapsed"
-grep -aE '^\[[0-9]+/[0-9]+\] ' "$results/run.log" >"$results/status.log" || true
-echo "run: exit status $status"
-exit 0
 `
 
 // planScript prints the in-container plan and keeps a copy in plan.txt; it
@@ -177,7 +112,6 @@ const stampScript = `mkdir -p /opt/miles-ci/layers && cat /proc/sys/kernel/rando
 // scripts holds the fixed scripts by name.
 var scripts = map[string]string{
 	"gpu-wait":       gpuWaitScript,
-	"run":            runScript,
 	"plan":           planScript,
 	"reconcile":      reconcileScript,
 	"rocm-toolchain": rocmToolchainScript,
@@ -186,7 +120,7 @@ var scripts = map[string]string{
 }
 
 // ScriptNames lists the fixed scripts, sorted.
-var ScriptNames = []string{"cpu-tools", "gpu-wait", "plan", "reconcile", "rocm-toolchain", "run", "stamp"}
+var ScriptNames = []string{"cpu-tools", "gpu-wait", "plan", "reconcile", "rocm-toolchain", "stamp"}
 
 // Script returns the text of a fixed script ("" for an unknown name).
 func Script(name string) string { return scripts[name] }

@@ -1,13 +1,17 @@
 package pipeline_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
 )
 
 func needBash(t *testing.T) {
@@ -55,34 +59,108 @@ func read(t *testing.T, path string) string {
 	return string(data)
 }
 
-// TestRunScript checks the run wrapper: it exits 0 whatever the command
-// does, keeps the exit status, the status lines and a log with every secret
-// value masked.
-func TestRunScript(t *testing.T) {
-	needBash(t)
-	const secret = "s3cr3t-value-42"
-	cmd := `echo "token=$WANDB_API_KEY"; echo "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s"; ` +
-		`echo "[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1" >&2; echo "limit=$(ulimit -n)"; exit 7`
-	out, dir := runScript(t, []string{"WANDB_API_KEY=" + secret}, "run",
-		"--ulimit", "-n", "256", "--ulimit", "-c", "not-a-number", "--mask", "WANDB_API_KEY", "--mask", "UNSET_SECRET", "--", "sh", "-c", cmd)
-	log := read(t, filepath.Join(dir, "run.log"))
-	for _, text := range []string{out, log} {
-		if strings.Contains(text, secret) || !strings.Contains(text, "token=***") {
-			t.Errorf("wanted the secret masked as ***, got %q", text)
-		}
+// wrap runs the run wrapper on the host (without --reap: it stops leftover
+// processes only inside a Dagger exec) and returns its stdout, its record and
+// its exit status.
+func wrap(t *testing.T, args ...string) (string, report.RunRecord, int) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
 	}
-	if !strings.Contains(log, "limit=256") {
-		t.Errorf("wanted the ulimit raised (lowered here) to 256, got %q", log)
+	cmd := exec.Command("python3", append([]string{"-c", RunWrapper(), "miles-ci-run"}, args...)...)
+	cmd.Env = append(os.Environ(), "MILES_CI_RESULTS="+t.TempDir())
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.HasPrefix(log, "::warning::could not raise ulimit -c to not-a-number (needs CAP_SYS_RESOURCE); the engine's limit ") {
-		t.Errorf("wanted a refused limit reported at the top of the log, got %q", log)
+	rec, err := report.ParseRecord(stderr.String())
+	if err != nil {
+		t.Fatalf("%v (stderr %q)", err, stderr.String())
 	}
-	if got := read(t, filepath.Join(dir, "exit-code")); got != "7\n" {
-		t.Errorf("wanted exit-code %q, got %q", "7\n", got)
+	if err := rec.CheckEngine(code); err != nil {
+		t.Error(err)
 	}
-	want := "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s\n[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1\n"
-	if got := read(t, filepath.Join(dir, "status.log")); got != want {
-		t.Errorf("wanted status.log %q, got %q", want, got)
+	return stdout.String(), rec, code
+}
+
+// TestRunWrapper checks the run wrapper: limits, the record of each way a
+// runner ends, status lines kept apart from a flood, and the log cap.
+func TestRunWrapper(t *testing.T) {
+	cmd := `printf 'unfinished [3/4] x '; echo "[1/2] tests/e2e/test_a.py  PASS  elapsed=3s"; echo "[12/5000] loss=0.1"; ` +
+		`echo "[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1" >&2; echo "limit=$(ulimit -n)"; read x && echo "stdin: $x"; exit 7`
+	out, rec, code := wrap(t, "--ulimit", "-n", "256", "--ulimit", "-c", "not-a-number", "--", "sh", "-c", cmd)
+	if !strings.Contains(out, "limit=256") || strings.Contains(out, "stdin:") {
+		t.Errorf("wanted the ulimit lowered to 256 and no stdin, got %q", out)
+	}
+	if !strings.HasPrefix(out, "::warning::could not raise ulimit -c to not-a-number (needs CAP_SYS_RESOURCE); the engine's limit ") {
+		t.Errorf("wanted a refused limit reported at the top of the log, got %q", out)
+	}
+	want := []string{"[1/2] tests/e2e/test_a.py  PASS  elapsed=3s", "[2/2] tests/e2e/test_b.py  FAIL  elapsed=1s exit=1"}
+	if rec.Ending != report.Exited || rec.ExitCode != 7 || code != 7 || !slices.Equal(rec.StatusLines, want) {
+		t.Errorf("wanted exit 7 and the status lines %q, got %+v (exit %d)", want, rec, code)
+	}
+
+	_, rec, code = wrap(t, "--", "sh", "-c", "kill -9 $$")
+	if rec.Ending != report.Signaled || rec.Signal != 9 || code != 192 {
+		t.Errorf("wanted killed by signal 9 (exit 192), got %+v (exit %d)", rec, code)
+	}
+	_, rec, _ = wrap(t, "--", "sh", "-c", "exit 124")
+	if rec.Ending != report.Exited || rec.ExitCode != 124 {
+		t.Errorf("wanted exit 124 as an exit status, got %+v", rec)
+	}
+	_, rec, code = wrap(t, "--timeout", "1", "--kill-after", "1", "--", "sh", "-c", `trap "" TERM; sleep 20`)
+	if rec.Ending != report.TimedOut || rec.TimeoutS != 1 || code != 192 || rec.ElapsedS > 10 {
+		t.Errorf("wanted miles-ci's timer to end the run after 1 s (TERM ignored, then KILL), got %+v (exit %d)", rec, code)
+	}
+	_, rec, _ = wrap(t, "--", "no-such-command-here")
+	if rec.Ending != report.Exited || rec.ExitCode != 127 {
+		t.Errorf("wanted a command that cannot start to exit 127, got %+v", rec)
+	}
+
+	flood := `i=0; while [ $i -lt 3000 ]; do echo "[12/5000] loss=0.1 step $i"; i=$((i+1)); done; echo "[1/1] tests/e2e/a.py  PASS  elapsed=0s"`
+	out, rec, _ = wrap(t, "--log-cap", "2000", "--", "sh", "-c", flood)
+	if len(out) > 2300 || !strings.Contains(out, "bytes of output cut here") || rec.LogCutBytes == 0 ||
+		!slices.Equal(rec.StatusLines, []string{"[1/1] tests/e2e/a.py  PASS  elapsed=0s"}) {
+		t.Errorf("wanted a cut log (%d bytes) and the status line kept, got %+v", len(out), rec)
+	}
+	// A child holding the output pipe after the runner exits is not waited for.
+	start := time.Now()
+	_, rec, _ = wrap(t, "--", "sh", "-c", "sleep 30 & echo done")
+	if time.Since(start) > 10*time.Second || rec.ExitCode != 0 {
+		t.Errorf("wanted the run to end with the runner, took %s: %+v", time.Since(start), rec)
+	}
+}
+
+// TestRunWrapperReaps runs the wrapper as a Dagger exec runs it (PID 1 is
+// /.init, in a PID namespace of its own) and checks it stops what the runner
+// left behind. Needs root for unshare.
+func TestRunWrapperReaps(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a PID namespace")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	script := `exec -a /.init bash -c 'python3 -c "$0" miles-ci-run --reap -- sh -c "sleep 60 & (setsid sleep 60 &); exit 3"; echo "rc=$?"' "$1"`
+	start := time.Now()
+	out, err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "bash", "-c", script, "x", RunWrapper()).CombinedOutput()
+	if err != nil {
+		t.Skipf("unshare refused: %v %s", err, out)
+	}
+	i := strings.Index(string(out), report.RecordPrefix)
+	if i < 0 {
+		t.Fatalf("no record in %q", out)
+	}
+	rest := string(out[i:])
+	rec, err := report.ParseRecord(rest[:strings.IndexByte(rest, '\n')+1])
+	if err != nil || rec.ExitCode != 3 || rec.Leftovers != 2 || time.Since(start) > 20*time.Second || !strings.Contains(string(out), "rc=3") {
+		t.Errorf("wanted exit 3 and 2 leftovers stopped, got %+v, %v after %s: %s", rec, err, time.Since(start), out)
 	}
 }
 

@@ -57,23 +57,15 @@ const (
 const (
 	// Workspace is where the Miles checkout goes, as in a GitHub container job.
 	Workspace = "/__w/miles/miles"
-	// ResultsDir holds what a run leaves behind: run.log, exit-code,
-	// status.log, plan.txt and, for CPU stages, pytest's junit.xml.
+	// ResultsDir is where the runner writes its own files (pytest's
+	// junit.xml, the step summary); the tests can write there too, so
+	// miles-ci reads them after the run as untrusted input, and the results
+	// folder it hands back is its own (see Result.Files).
 	ResultsDir = "/results"
-	// PlanPath is the in-container plan text.
-	PlanPath = ResultsDir + "/plan.txt"
-	// RunLogPath is the run's combined output, secrets masked.
-	RunLogPath = ResultsDir + "/run.log"
-	// ExitCodePath holds the run command's exit status.
-	ExitCodePath = ResultsDir + "/exit-code"
-	// ElapsedPath holds the run command's whole seconds.
-	ElapsedPath = ResultsDir + "/elapsed"
-	// StatusLogPath holds the run log's per-file status lines ([i/n] FILE STATUS ...).
-	StatusLogPath = ResultsDir + "/status.log"
 	// JUnitPath is the JUnit XML report (pytest writes it for CPU stages).
 	JUnitPath = ResultsDir + "/junit.xml"
-	// SummaryPath is the JSON summary miles-ci writes.
-	SummaryPath = ResultsDir + "/summary.json"
+	// StepSummaryPath is GITHUB_STEP_SUMMARY in the run step.
+	StepSummaryPath = ResultsDir + "/step-summary.md"
 	// LayersDir holds one layer stamp per phase (a random id written when
 	// the phase really ran; a cached phase keeps its old one).
 	LayersDir = "/opt/miles-ci/layers"
@@ -265,6 +257,10 @@ type Spec struct {
 	Secrets []string `json:"secrets"`
 	// SecretsWithheld says why Secrets is empty when the stage has some (a fork PR).
 	SecretsWithheld string `json:"secrets_withheld,omitempty"`
+	// CachesWithheld says why the run phase has no cache volume mounted (a
+	// fork PR: its tests must not write what later runs read); empty when
+	// the run phase shares Caches.
+	CachesWithheld string `json:"caches_withheld,omitempty"`
 	// GPU is how the container sees GPUs.
 	GPU GPU `json:"gpu"`
 	// ShmBytes is the size of /dev/shm.
@@ -287,6 +283,13 @@ type Spec struct {
 	// PlanFromContainer, when set, says why the container's own --list-only
 	// is the plan (Tests is then filled from it when the run starts).
 	PlanFromContainer string `json:"plan_from_container,omitempty"`
+	// TimeoutS is how long the run may take before miles-ci's run wrapper
+	// ends it as a TIMEOUT (the job's timeout, or a single file's).
+	TimeoutS int `json:"timeout_s"`
+	// ContinueOnError is set when the runner goes on after a failed file.
+	ContinueOnError bool `json:"continue_on_error"`
+	// MaxAttempts is how often the runner may run one file (2 with retry).
+	MaxAttempts int `json:"max_attempts"`
 }
 
 // SourceExclude are the paths of a Miles checkout never copied into a stage

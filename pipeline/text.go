@@ -33,6 +33,9 @@ func (s Spec) Text() string {
 	for _, c := range s.Caches {
 		fmt.Fprintf(&b, "  %s at %s (%s)\n", c.Key, c.Path, c.Sharing)
 	}
+	if s.CachesWithheld != "" {
+		fmt.Fprintf(&b, "  none in the run phase (%s)\n", s.CachesWithheld)
+	}
 	secrets := strings.Join(s.Secrets, ", ")
 	if s.SecretsWithheld != "" {
 		secrets = "none (" + s.SecretsWithheld + ")"
@@ -121,6 +124,9 @@ func (s Spec) Text() string {
 func argvText(argv []string) string {
 	if len(argv) >= 4 && argv[0] == "bash" && argv[1] == "-c" && scripts[argv[3]] == argv[2] {
 		return "bash -c <" + argv[3] + " script> " + strings.Join(argv[4:], " ")
+	}
+	if len(argv) >= 4 && argv[0] == "python3" && argv[1] == "-c" && argv[2] == runWrapper {
+		return "python3 -c <run wrapper> " + strings.Join(argv[4:], " ")
 	}
 	return strings.Join(argv, " ")
 }

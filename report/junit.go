@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // maxJUnitBytes bounds the JUnit XML read; pytest's report of a CPU shard is
@@ -81,17 +80,6 @@ func ParseJUnit(data []byte) ([]Case, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// belongsTo reports whether a pytest case comes from a repo-relative file:
-// its file attribute, or its classname is the file's module path (optionally
-// followed by a class).
-func (c Case) belongsTo(file string) bool {
-	if c.File != "" {
-		return c.File == file
-	}
-	module := strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "/", ".")
-	return c.Classname == module || strings.HasPrefix(c.Classname, module+".")
 }
 
 // JUnit renders a summary as JUnit XML: one test case per file, a failure

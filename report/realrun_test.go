@@ -50,7 +50,7 @@ func TestRealRunSuiteLogs(t *testing.T) {
 			name: "cuda fail-fast",
 			log:  "realrun-cuda-failfast.log",
 			in: Input{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Shard: &policy.Partition{ID: 0, Size: 3}, Cadence: policy.Regular,
-				Image: "radixark/miles:dev", ExitCode: 255,
+				Image: "radixark/miles:dev", Run: RunRecord{Ending: Exited, ExitCode: 255},
 				Tests: []Expected{{"tests/e2e/megatron/test_train_dense.py", &t1800}, {"tests/e2e/megatron/test_train_moe.py", &t1800},
 					{"tests/e2e/megatron/test_convert.py", &t1800}},
 				Skipped: []policy.SkippedTest{{File: "tests/e2e/long/test_soak.py", Reason: "FIXME: needs 8 GPUs"}}},
@@ -65,7 +65,7 @@ func TestRealRunSuiteLogs(t *testing.T) {
 			name: "rocm retry",
 			log:  "realrun-rocm-retry.log",
 			in: Input{HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", Shard: &policy.Partition{ID: 1, Size: 2}, Cadence: policy.Regular,
-				Image: "rocm/sgl-dev:miles-rocm720-mi35x", ExitCode: 0, Tests: []Expected{{"tests/e2e/amd/test_gsm8k.py", &t2400}}},
+				Image: "rocm/sgl-dev:miles-rocm720-mi35x", Run: RunRecord{Ending: Exited}, MaxAttempts: 2, Tests: []Expected{{"tests/e2e/amd/test_gsm8k.py", &t2400}}},
 			want: `stage-c-4-gpu-mi350 shard 2/2 (rocm, rocm/sgl-dev:miles-rocm720-mi35x, cadence regular): passed
   PASS     tests/e2e/amd/test_gsm8k.py  810s  (2 attempts)
 `,
@@ -75,12 +75,8 @@ func TestRealRunSuiteLogs(t *testing.T) {
 			log := readFixture(t, tc.log)
 			// The run step parses status.log; the whole run.log must read the same.
 			for _, text := range []string{statusLog(log), log} {
-				status, err := ParseStatusLines(text)
-				if err != nil {
-					t.Fatal(err)
-				}
 				in := tc.in
-				in.Status = status
+				in.Run.StatusLines = strings.Split(text, "\n")
 				if got := Summarize(in).Text(); got != tc.want {
 					t.Errorf("wanted\n%s\ngot\n%s", tc.want, got)
 				}

@@ -128,7 +128,7 @@ func TestSummarizeCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Summarize(Input{HW: policy.CPU, Suite: "stage-b-cpu", Cadence: policy.Regular, Image: "python:3.11", ExitCode: 1,
+	s := Summarize(Input{HW: policy.CPU, Suite: "stage-b-cpu", Cadence: policy.Regular, Image: "python:3.11", Run: RunRecord{Ending: Exited, ExitCode: 1},
 		Tests: []Expected{{File: "tests/fast/test_loss.py"}, {File: "tests/fast/test_lossy.py"}, {File: "tests/fast/test_skip.py"}, {File: "tests/fast/test_z.py"}},
 		JUnit: cases, HaveJUnit: true})
 	got := []string{}
@@ -166,15 +166,16 @@ func FuzzParseJUnit(f *testing.F) {
 // TestSummarizeGPU checks a GPU shard: a retry counts attempts, a timeout
 // keeps its timeout, and files after a fail-fast stop are not run.
 func TestSummarizeGPU(t *testing.T) {
-	status, _ := ParseStatusLines(strings.Join([]string{
+	lines := []string{
 		"[1/4] tests/e2e/a.py  FAIL  elapsed=20s exit=1",
 		"[1/4] tests/e2e/a.py  PASS  elapsed=30s retry_of=attempt=1",
 		"[2/4] tests/e2e/b.py  TIMEOUT  elapsed=2400s timeout_after=2400s",
 		"[3/4] tests/e2e/c.py  FAIL  elapsed=4s exit=-9",
-	}, "\n"))
+	}
 	t2400 := 2400
 	s := Summarize(Input{HW: policy.ROCM, Suite: "stage-c-4-gpu-mi350", Shard: &policy.Partition{ID: 0, Size: 2}, Cadence: policy.Regular,
-		Image: "rocm/sgl-dev:miles-rocm720-mi35x", ExitCode: 255, Status: status,
+		Image: "rocm/sgl-dev:miles-rocm720-mi35x", Run: RunRecord{Ending: Exited, ExitCode: 255, StatusLines: lines},
+		ContinueOnError: true, MaxAttempts: 2,
 		Tests:   []Expected{{"tests/e2e/a.py", &t2400}, {"tests/e2e/b.py", &t2400}, {"tests/e2e/c.py", &t2400}, {"tests/e2e/d.py", &t2400}},
 		Skipped: []policy.SkippedTest{{File: "tests/e2e/e.py", Reason: "FIXME"}}})
 	wantText := `stage-c-4-gpu-mi350 shard 1/2 (rocm, rocm/sgl-dev:miles-rocm720-mi35x, cadence regular): FAILED (exit code 255)
@@ -214,7 +215,7 @@ func TestSummarizeGPUWithoutStatusLines(t *testing.T) {
 	t1800 := 1800
 	const want = "run_suite.py printed no per-file status line ([i/n] FILE PASS|FAIL|TIMEOUT, with GITHUB_ACTIONS=true), so no file has an outcome of its own; see run.log"
 	for _, code := range []int{0, 255} {
-		s := Summarize(Input{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Cadence: policy.Regular, ExitCode: code,
+		s := Summarize(Input{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Cadence: policy.Regular, Run: RunRecord{Ending: Exited, ExitCode: code},
 			Tests: []Expected{{"tests/e2e/a.py", &t1800}}})
 		if len(s.Notes) != 1 || s.Notes[0] != want || s.Tests[0].Status != NotRun {
 			t.Errorf("exit %d: wanted the file not-run and the note %q, got %+v", code, want, s)
@@ -229,16 +230,31 @@ func TestSummarizeGPUWithoutStatusLines(t *testing.T) {
 	}
 }
 
-// TestSummarizeFileRun checks single-file outcomes from the exit status.
+// TestSummarizeFileRun checks single-file outcomes from the run record: only
+// miles-ci's timer makes TIMEOUT, exit 124 is an exit status, and a signal
+// is "killed by signal N".
 func TestSummarizeFileRun(t *testing.T) {
 	for _, tc := range []struct {
-		code int
-		want Status
-	}{{0, Pass}, {1, Fail}, {124, Timeout}, {137, Timeout}} {
-		s := Summarize(Input{HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", File: "tests/e2e/a.py", ExitCode: tc.code, ElapsedS: 9,
-			Tests: []Expected{{File: "tests/e2e/a.py"}}})
-		if s.Tests[0].Status != tc.want || s.Tests[0].ElapsedS != 9 || s.Passed != (tc.code == 0) {
-			t.Errorf("exit %d: wanted %s, got %+v", tc.code, tc.want, s.Tests[0])
-		}
+		name   string
+		run    RunRecord
+		want   Status
+		detail string
+		exit   int
+	}{
+		{"pass", RunRecord{Ending: Exited}, Pass, "pass", 0},
+		{"fail", RunRecord{Ending: Exited, ExitCode: 1}, Fail, "exit 1", 1},
+		{"exit 124 is an exit code", RunRecord{Ending: Exited, ExitCode: 124}, Fail, "exit 124", 124},
+		{"SIGKILL (the OOM killer)", RunRecord{Ending: Signaled, Signal: 9}, Fail, "killed by signal 9", 137},
+		{"miles-ci's timer", RunRecord{Ending: TimedOut, TimeoutS: 1800}, Timeout, "timeout after 1800s", 124},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run.ElapsedS = 9
+			s := Summarize(Input{HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", File: "tests/e2e/a.py", Run: tc.run,
+				Tests: []Expected{{File: "tests/e2e/a.py", TimeoutS: intPtr(1800)}}})
+			got := s.Tests[0]
+			if got.Status != tc.want || got.detail() != tc.detail || got.ElapsedS != 9 || s.Passed != (tc.want == Pass) || s.ExitStatus() != tc.exit {
+				t.Errorf("wanted %s (%s), exit %d, got %+v (%s), exit %d", tc.want, tc.detail, tc.exit, got, got.detail(), s.ExitStatus())
+			}
+		})
 	}
 }

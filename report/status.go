@@ -60,43 +60,50 @@ func ParseStatusLines(log string) ([]StatusLine, error) {
 	}
 	var out []StatusLine
 	for _, line := range strings.Split(log, "\n") {
-		m := statusLine.FindStringSubmatch(strings.TrimSuffix(line, "\r"))
-		if m == nil {
-			continue
+		if s, ok := parseStatusLine(line); ok {
+			out = append(out, s)
 		}
-		s := StatusLine{File: unescapeName(m[3]), Status: Status(strings.ToLower(m[4]))}
-		var ok bool
-		if s.Index, ok = atoi(m[1]); !ok {
-			continue
-		}
-		if s.Total, ok = atoi(m[2]); !ok {
-			continue
-		}
-		if s.ElapsedS, ok = atoi(m[5]); !ok {
-			continue
-		}
-		if m[6] != "" {
-			n, ok := atoi(m[6])
-			if !ok {
-				continue
-			}
-			s.Exit = &n
-		}
-		if m[7] != "" {
-			n, ok := atoi(m[7])
-			if !ok {
-				continue
-			}
-			s.TimeoutAfter = &n
-		}
-		if m[8] != "" {
-			if s.RetryOf, ok = atoi(m[8]); !ok {
-				continue
-			}
-		}
-		out = append(out, s)
 	}
 	return out, nil
+}
+
+// parseStatusLine reads one status line; ok is false for any other line.
+func parseStatusLine(line string) (StatusLine, bool) {
+	m := statusLine.FindStringSubmatch(strings.TrimSuffix(line, "\r"))
+	if m == nil {
+		return StatusLine{}, false
+	}
+	s := StatusLine{File: unescapeName(m[3]), Status: Status(strings.ToLower(m[4]))}
+	var ok bool
+	if s.Index, ok = atoi(m[1]); !ok {
+		return StatusLine{}, false
+	}
+	if s.Total, ok = atoi(m[2]); !ok {
+		return StatusLine{}, false
+	}
+	if s.ElapsedS, ok = atoi(m[5]); !ok {
+		return StatusLine{}, false
+	}
+	if m[6] != "" {
+		n, ok := atoi(m[6])
+		if !ok {
+			return StatusLine{}, false
+		}
+		s.Exit = &n
+	}
+	if m[7] != "" {
+		n, ok := atoi(m[7])
+		if !ok {
+			return StatusLine{}, false
+		}
+		s.TimeoutAfter = &n
+	}
+	if m[8] != "" {
+		if s.RetryOf, ok = atoi(m[8]); !ok {
+			return StatusLine{}, false
+		}
+	}
+	return s, true
 }
 
 // atoi reads a decimal that fits an int32, so sums of them cannot overflow.

@@ -7,6 +7,38 @@ import (
 	"github.com/radixark/miles-ci/policy"
 )
 
+// Verdict is a run's outcome as miles-ci decides it: from the runner's own
+// exit status as the engine recorded it, checked against the per-file
+// outcomes and the plan; never from a file the tests can write.
+type Verdict string
+
+// The verdicts of a run.
+const (
+	// Passed: the runner exited 0 and every planned file reported a pass.
+	Passed Verdict = "passed"
+	// Failed: the runner exited non-zero or was killed by a signal.
+	Failed Verdict = "failed"
+	// TimedOutRun: miles-ci's own timer ended the run.
+	TimedOutRun Verdict = "timeout"
+	// Inconsistent: the per-file outcomes contradict the runner's exit
+	// status or the plan (Summary.Inconsistent says how); the run failed.
+	Inconsistent Verdict = "inconsistent"
+)
+
+// The exit statuses of `miles-ci run` and `file-run` beside the runner's own.
+const (
+	// ExitInconsistent is the exit status of a run the runner passed but
+	// whose per-file outcomes contradict it.
+	ExitInconsistent = 1
+	// ExitTimeout is the exit status of a run miles-ci's timer ended (as
+	// GNU timeout exits).
+	ExitTimeout = 124
+	// ExitCannotRun is the exit status when miles-ci could not run or read
+	// the suite (engine, image, build step, plan drift, unreadable results);
+	// no test outcome has it.
+	ExitCannotRun = 125
+)
+
 // Summary is results/summary.json: what one stage shard (or single-file) run
 // did, per planned file.
 type Summary struct {
@@ -22,14 +54,25 @@ type Summary struct {
 	Image string `json:"image"`
 	// File is the test file of a single-file run ("" for a stage run).
 	File string `json:"file,omitempty"`
-	// ExitCode is the run command's exit status (run_suite.py exits 255 on a failure).
+	// Verdict is passed, failed, timeout or inconsistent.
+	Verdict Verdict `json:"verdict"`
+	// ExitCode is the runner's exit status as the engine recorded it
+	// (run_suite.py exits 255 on a failure); 128+N when signal N killed it,
+	// 124 when miles-ci's timer ended it.
 	ExitCode int `json:"exit_code"`
-	// Passed is true when the run exited 0.
+	// Signal is the signal that killed the runner, when one did.
+	Signal *int `json:"signal,omitempty"`
+	// TimeoutS is the run's timeout when miles-ci's timer ended it.
+	TimeoutS *int `json:"timeout_s,omitempty"`
+	// Passed is true when the verdict is passed.
 	Passed bool `json:"passed"`
 	// Tests are the planned files in plan order, each with its outcome.
 	Tests []TestResult `json:"tests"`
 	// Skipped are the disabled files of the suite, with their reasons.
 	Skipped []policy.SkippedTest `json:"skipped"`
+	// Inconsistent says, per problem, how the per-file outcomes contradict
+	// the runner's exit status or the plan, naming the files.
+	Inconsistent []string `json:"inconsistent,omitempty"`
 	// Notes say what the results could not tell (e.g. a missing JUnit report).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -45,8 +88,10 @@ type TestResult struct {
 	// ElapsedS is the time of all attempts, in seconds.
 	ElapsedS float64 `json:"elapsed_s"`
 	// ExitCode is the last attempt's exit status; nil when there is none
-	// (not run, timed out, or one pytest for the whole CPU shard).
+	// (not run, timed out, killed by a signal, or one pytest for the whole CPU shard).
 	ExitCode *int `json:"exit_code"`
+	// Signal is the signal that killed a single file's run.
+	Signal *int `json:"signal,omitempty"`
 	// TimeoutS is the file's timeout; nil when the runner has none per file.
 	TimeoutS *int `json:"timeout_s"`
 }
@@ -64,117 +109,146 @@ type Input struct {
 	Shard   *policy.Partition
 	Cadence policy.Cadence
 	Image   string
-	// File is set for a single-file run: its outcome comes from the exit code.
+	// File is set for a single-file run: its outcome comes from the run record.
 	File string
 	// Tests are miles-ci's planned files, in order.
 	Tests []Expected
 	// Skipped are the plan's disabled files.
 	Skipped []policy.SkippedTest
-	// ExitCode is the run command's exit status.
-	ExitCode int
-	// ElapsedS is the whole run's time.
-	ElapsedS float64
-	// Status are run_suite.py's per-file lines (GPU stages).
-	Status []StatusLine
-	// JUnit are pytest's test cases (CPU runs); nil when there is no report.
+	// ContinueOnError is set when the runner goes on after a failed file
+	// (--continue-on-error or bypass_fastfail); otherwise it stops at the first.
+	ContinueOnError bool
+	// MaxAttempts is how often the runner may run one file (2 with ROCm's
+	// retry); 0 means 1.
+	MaxAttempts int
+	// Run is the run wrapper's record, checked against the engine's exit status.
+	Run RunRecord
+	// JUnit are pytest's test cases (CPU runs); nil when there is no usable report.
 	JUnit []Case
-	// HaveJUnit is set when pytest wrote a report.
+	// HaveJUnit is set when pytest's report was read.
 	HaveJUnit bool
+	// JUnitProblem says why pytest's report could not be used ("" = none or fine).
+	JUnitProblem string
+	// Log is run.log as exported (for pytest's -v lines when its JUnit is unusable).
+	Log string
 }
 
-// Timeout exit statuses of `timeout --signal=TERM --kill-after=30s`: 124 when
-// TERM ended the command, 137 when it had to be killed.
-const (
-	exitTimedOut = 124
-	exitKilled   = 137
-)
-
-// Summarize joins a run's outputs with the plan: every planned file gets an
-// outcome, and a file the run never reached is not-run.
+// Summarize joins a run's record with the plan: every planned file gets an
+// outcome only the runner can give it, a file the run never reached is
+// not-run, and outcomes that contradict the exit status make the run
+// inconsistent.
 func Summarize(in Input) Summary {
 	s := Summary{HW: in.HW, Suite: in.Suite, Shard: in.Shard, Cadence: in.Cadence, Image: in.Image, File: in.File,
-		ExitCode: in.ExitCode, Passed: in.ExitCode == 0, Tests: []TestResult{}, Skipped: []policy.SkippedTest{}}
-	s.Skipped = append(s.Skipped, in.Skipped...)
+		Tests: []TestResult{}, Skipped: append([]policy.SkippedTest{}, in.Skipped...)}
+	r := in.Run
+	switch r.Ending {
+	case Signaled:
+		s.ExitCode, s.Signal = 128+r.Signal, intPtr(r.Signal)
+	case TimedOut:
+		s.ExitCode, s.TimeoutS = ExitTimeout, intPtr(r.TimeoutS)
+	default:
+		s.ExitCode = r.ExitCode
+	}
 	for _, e := range in.Tests {
-		t := TestResult{File: e.File, Status: NotRun, TimeoutS: e.TimeoutS}
-		switch {
-		case in.HW == policy.CPU:
-			cpuResult(&t, in)
-		case in.File != "":
-			t.Attempts, t.ElapsedS = 1, in.ElapsedS
-			t.Status, t.ExitCode = exitStatus(in.ExitCode)
-		default:
-			gpuResult(&t, in.Status)
-		}
-		s.Tests = append(s.Tests, t)
+		s.Tests = append(s.Tests, TestResult{File: e.File, Status: NotRun, TimeoutS: e.TimeoutS})
 	}
-	if in.HW == policy.CPU && !in.HaveJUnit {
-		s.Notes = append(s.Notes, "pytest wrote no JUnit report, so no file has an outcome of its own; see run.log")
+	switch {
+	case in.File != "":
+		fileResult(&s, in)
+	case in.HW == policy.CPU:
+		cpuResults(&s, in)
+	default:
+		gpuResults(&s, in)
 	}
-	if in.HW != policy.CPU && in.File == "" && len(in.Tests) > 0 && len(in.Status) == 0 {
-		// A runner that stopped printing its per-file lines must not pass for
-		// a run in which no file ran: the exit code stays the verdict.
-		s.Notes = append(s.Notes, "run_suite.py printed no per-file status line ([i/n] FILE PASS|FAIL|TIMEOUT, with GITHUB_ACTIONS=true), so no file has an outcome of its own; see run.log")
-	}
-	return s
-}
-
-// exitStatus reads a single-file run's exit status.
-func exitStatus(code int) (Status, *int) {
-	switch code {
-	case 0:
-		return Pass, &code
-	case exitTimedOut, exitKilled:
-		return Timeout, nil
-	}
-	return Fail, &code
-}
-
-// gpuResult takes a file's outcome from its status lines: the last attempt decides.
-func gpuResult(t *TestResult, lines []StatusLine) {
-	for _, l := range lines {
-		if l.File != t.File {
-			continue
-		}
-		t.Attempts++
-		t.ElapsedS += float64(l.ElapsedS)
-		t.Status = l.Status
-		t.ExitCode = nil
-		switch l.Status {
-		case Pass:
-			t.ExitCode = intPtr(0)
-		case Fail:
-			t.ExitCode = l.Exit
-		case Timeout:
-			if l.TimeoutAfter != nil {
-				t.TimeoutS = l.TimeoutAfter
+	if r.Ending == TimedOut {
+		// The first file without an outcome was running when the timer fired.
+		for i := range s.Tests {
+			if s.Tests[i].Status == NotRun && in.File == "" {
+				s.Tests[i].Status, s.Tests[i].Attempts = Timeout, 1
+				s.Notes = append(s.Notes, fmt.Sprintf("the run's timeout (%ds) ended it while %s ran", r.TimeoutS, s.Tests[i].File))
+				break
 			}
 		}
 	}
+	if r.Ending == Exited && r.ExitCode == 0 {
+		var silent, failed []string
+		for _, t := range s.Tests {
+			switch t.Status {
+			case NotRun:
+				silent = append(silent, t.File)
+			case Fail, Timeout:
+				failed = append(failed, t.File)
+			}
+		}
+		if len(silent) > 0 {
+			s.Inconsistent = append(s.Inconsistent, "the runner exited 0 but these planned files reported no outcome: "+strings.Join(silent, ", "))
+		}
+		if len(failed) > 0 {
+			s.Inconsistent = append(s.Inconsistent, "the runner exited 0 but these files failed: "+strings.Join(failed, ", "))
+		}
+	}
+	if r.LogCutBytes > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("the run printed %d bytes; run.log keeps the first and last parts and says where %d bytes were cut", r.LogBytes, r.LogCutBytes))
+	}
+	if r.StatusDropped > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d more lines shaped like status lines were printed than miles-ci keeps; none of them counts", r.StatusDropped))
+	}
+	if r.Leftovers > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d process(es) were still running when the runner ended; miles-ci stopped them", r.Leftovers))
+	}
+	switch {
+	case len(s.Inconsistent) > 0:
+		s.Verdict = Inconsistent
+	case r.Ending == TimedOut:
+		s.Verdict = TimedOutRun
+	case r.Ending == Exited && r.ExitCode == 0:
+		s.Verdict = Passed
+	default:
+		s.Verdict = Failed
+	}
+	s.Passed = s.Verdict == Passed
+	return s
 }
 
-// cpuResult takes a file's outcome from pytest's cases: a failed case fails
-// the file; a file with no case did not run (pytest -x stopped first).
-func cpuResult(t *TestResult, in Input) {
-	ran := false
-	failed := false
-	for _, c := range in.JUnit {
-		if !c.belongsTo(t.File) {
-			continue
-		}
-		ran = true
-		failed = failed || c.Failed
-		t.ElapsedS += c.TimeS
+// ExitStatus is the exit status `miles-ci run` ends with: 0 when passed, the
+// runner's own status when it failed (128+N for signal N), ExitTimeout when
+// miles-ci's timer ended it, and ExitInconsistent when the runner exited 0
+// but its per-file outcomes contradict that.
+func (s Summary) ExitStatus() int {
+	switch {
+	case s.Passed:
+		return 0
+	case s.ExitCode > 0 && s.ExitCode < 256:
+		return s.ExitCode
 	}
-	if ran {
-		t.Attempts, t.Status = 1, Pass
-		if failed {
+	return ExitInconsistent
+}
+
+// fileResult is a single-file run's outcome: the record decides it. Only
+// miles-ci's own timer makes TIMEOUT; exit 124 is an exit status like any
+// other, and a signal is "killed by signal N".
+func fileResult(s *Summary, in Input) {
+	t := &s.Tests[0]
+	r := in.Run
+	t.Attempts, t.ElapsedS = 1, r.ElapsedS
+	switch r.Ending {
+	case TimedOut:
+		t.Status, t.TimeoutS = Timeout, intPtr(r.TimeoutS)
+	case Signaled:
+		t.Status, t.Signal = Fail, intPtr(r.Signal)
+	default:
+		code := r.ExitCode
+		t.Status, t.ExitCode = Pass, &code
+		if code != 0 {
 			t.Status = Fail
 		}
 	}
-	if in.File != "" {
-		if st, _ := exitStatus(in.ExitCode); st == Timeout {
-			t.Attempts, t.Status, t.ElapsedS = 1, Timeout, in.ElapsedS
+	if in.HW == policy.CPU && in.HaveJUnit && r.Ending == Exited && r.ExitCode == 0 {
+		for _, c := range in.JUnit {
+			if c.Failed {
+				s.Inconsistent = append(s.Inconsistent, fmt.Sprintf("pytest exited 0 but its JUnit report has a failed case (%s)", c.Name))
+				break
+			}
 		}
 	}
 }
@@ -199,24 +273,37 @@ func (t TestResult) detail() string {
 		return fmt.Sprintf("timeout after %ds", *t.TimeoutS)
 	case t.Status == Timeout:
 		return "timeout"
+	case t.Status == Fail && t.Signal != nil:
+		return fmt.Sprintf("killed by signal %d", *t.Signal)
 	case t.Status == Fail && t.ExitCode != nil:
 		return fmt.Sprintf("exit %d", *t.ExitCode)
 	}
 	return string(t.Status)
 }
 
+// verdictText is the verdict for a person, e.g. "FAILED (exit code 255)".
+func (s Summary) verdictText() string {
+	switch {
+	case s.Verdict == Passed:
+		return "passed"
+	case s.Verdict == Inconsistent:
+		return fmt.Sprintf("FAILED as inconsistent (exit code %d)", s.ExitCode)
+	case s.Verdict == TimedOutRun && s.TimeoutS != nil:
+		return fmt.Sprintf("TIMEOUT (miles-ci ended the run after %ds)", *s.TimeoutS)
+	case s.Signal != nil:
+		return fmt.Sprintf("FAILED (killed by signal %d)", *s.Signal)
+	}
+	return fmt.Sprintf("FAILED (exit code %d)", s.ExitCode)
+}
+
 // Text is the summary for a person: one line per file.
 func (s Summary) Text() string {
 	var b strings.Builder
-	verdict := "passed"
-	if !s.Passed {
-		verdict = fmt.Sprintf("FAILED (exit code %d)", s.ExitCode)
-	}
 	fmt.Fprintf(&b, "%s (%s, %s", s.Name(), s.HW, s.Image)
 	if s.Cadence != "" {
 		fmt.Fprintf(&b, ", cadence %s", s.Cadence)
 	}
-	fmt.Fprintf(&b, "): %s\n", verdict)
+	fmt.Fprintf(&b, "): %s\n", s.verdictText())
 	for _, t := range s.Tests {
 		line := fmt.Sprintf("  %-8s %s", strings.ToUpper(string(t.Status)), t.File)
 		if t.Status != NotRun {
@@ -235,6 +322,9 @@ func (s Summary) Text() string {
 	}
 	if len(s.Tests) == 0 {
 		b.WriteString("  no test files planned\n")
+	}
+	for _, n := range s.Inconsistent {
+		b.WriteString("  inconsistent: " + n + "\n")
 	}
 	for _, n := range s.Notes {
 		b.WriteString("  note: " + n + "\n")
@@ -257,12 +347,23 @@ func (s Summary) Err() error {
 			notRun = append(notRun, t.File)
 		}
 	}
-	msg := fmt.Sprintf("%s failed with exit code %d", s.Name(), s.ExitCode)
+	var msg string
+	switch {
+	case s.Verdict == TimedOutRun && s.TimeoutS != nil:
+		msg = fmt.Sprintf("%s timed out: miles-ci ended the run after %ds", s.Name(), *s.TimeoutS)
+	case s.Signal != nil:
+		msg = fmt.Sprintf("%s failed: the runner was killed by signal %d", s.Name(), *s.Signal)
+	default:
+		msg = fmt.Sprintf("%s failed with exit code %d", s.Name(), s.ExitCode)
+	}
 	if len(bad) > 0 {
 		msg += ": " + strings.Join(bad, ", ")
 	}
 	if len(notRun) > 0 {
 		msg += "; not run: " + strings.Join(notRun, ", ")
+	}
+	if len(s.Inconsistent) > 0 {
+		msg += "; inconsistent: " + strings.Join(s.Inconsistent, "; ")
 	}
 	return fmt.Errorf("%s; see results/run.log", msg)
 }

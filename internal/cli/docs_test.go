@@ -248,6 +248,8 @@ func skipReason(command string) string {
 		return ""
 	case words[0] == "dagger":
 		return "a Dagger module call: needs a Dagger engine (hack/e2e.sh runs the module)"
+	case strings.HasPrefix(words[0], "MILES_CI_GITHUB_STANDIN="):
+		return "hack/run.sh with the GitHub API stand-in in its namespace: hack/e2e/trust.sh runs it"
 	case words[0] == "sudo" || words[0] == "bash" || words[0] == "docker":
 		return "a script or engine setup that needs root or a Dagger engine"
 	case words[0] == "go" && len(words) > 2 && words[2] == "./github/githubtest/standin",

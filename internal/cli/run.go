@@ -15,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
 
@@ -26,31 +27,35 @@ func init() {
 // runFlags are the flags run and file-run share.
 type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
-	gpus, visible, models, datasets, runID, results             *string
-	fork, dryRun, asJSON, quiet                                 *bool
+	gpus, visible, models, datasets, runID, results, engineLog  *string
+	fork, dryRun, asJSON, quiet, progress                       *bool
+	timeout                                                     *optInt
 	gh                                                          *githubFlags
 }
 
 func addRunFlags(fs *flagSet) runFlags {
 	return runFlags{
-		repo:     fs.String("repo", "DIR", "the Miles checkout to run (default: the current folder)"),
-		prBody:   fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (default: the text in $PR_BODY)"),
-		sglang:   fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR")),
-		megatron: fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR")),
-		imageTag: fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG")),
-		prNumber: fs.String("pr-number", "N", "the pull request number, for GITHUB_COMMIT_NAME (default: not a PR)"),
-		headSHA:  fs.String("head-sha", "SHA", "the tested commit, for GITHUB_COMMIT_NAME (default: local)"),
-		fork:     fs.Bool("fork", "the pull request comes from a fork: run without secrets"),
-		gpus:     fs.String("gpus", "all|none|IDS", "GPUs the container gets (default all; none for an engine without GPU support)"),
-		visible:  fs.String("visible-devices", "IDS", "CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, e.g. 4,5 (the host's split of its GPUs)"),
-		models:   fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)"),
-		datasets: fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)"),
-		runID:    fs.String("run-id", "ID", "run nonce: the same id reuses that run's results from the engine's cache (default: a new run)"),
-		results:  fs.String("results", "DIR", "write the results folder here (summary.json, junit.xml, run.log, plan.txt, exit-code)"),
-		dryRun:   fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
-		asJSON:   fs.Bool("json", "with --dry-run, print the spec as JSON"),
-		quiet:    fs.Bool("quiet", "do not stream the engine's progress to stderr"),
-		gh:       addGitHubFlags(fs),
+		repo:      fs.String("repo", "DIR", "the Miles checkout to run (default: the current folder)"),
+		prBody:    fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (default: the text in $PR_BODY)"),
+		sglang:    fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR")),
+		megatron:  fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR")),
+		imageTag:  fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG")),
+		prNumber:  fs.String("pr-number", "N", "the pull request number, for GITHUB_COMMIT_NAME (default: not a PR)"),
+		headSHA:   fs.String("head-sha", "SHA", "the tested commit, for GITHUB_COMMIT_NAME (default: local)"),
+		fork:      fs.Bool("fork", "the pull request comes from a fork: run without secrets"),
+		gpus:      fs.String("gpus", "all|none|IDS", "GPUs the container gets (default all; none for an engine without GPU support)"),
+		visible:   fs.String("visible-devices", "IDS", "CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, e.g. 4,5 (the host's split of its GPUs)"),
+		models:    fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)"),
+		datasets:  fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)"),
+		runID:     fs.String("run-id", "ID", "run nonce: the same id reuses that run's results from the engine's cache (default: a new run)"),
+		results:   fs.String("results", "DIR", "replace the folder DIR with the run's results (summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/)"),
+		dryRun:    fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
+		asJSON:    fs.Bool("json", "with --dry-run, print the spec as JSON"),
+		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
+		progress:  fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)"),
+		engineLog: fs.String("engine-log", "FILE", "write the engine's progress to FILE (default: a new file in the temporary folder)"),
+		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", 1, 7*24*60),
+		gh:        addGitHubFlags(fs),
 	}
 }
 
@@ -107,10 +112,10 @@ func runStage(args []string, env Env) int {
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
-	sf := addSuiteFlags(fs)
+	sf := addRunSuiteFlags(fs)
 	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")
 	schedule := fs.String("schedule", "CRON", "cron of a scheduled run (with --event schedule)")
 	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
@@ -136,9 +141,6 @@ func runStage(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *sf.continueOnError {
-		return fs.usageError("--continue-on-error: the workflows never pass it; add the bypass-fastfail label instead")
-	}
 	in, err := rf.inputs(fs)
 	if err != nil {
 		return fail(env, err)
@@ -148,6 +150,9 @@ func runStage(args []string, env Env) int {
 	if shard.Set {
 		id := shard.Value
 		in.Shard = &id
+	}
+	if rf.timeout.Set {
+		in.TimeoutMinutes = rf.timeout.Value
 	}
 	if fs.Given("cadence") || *sf.nightly {
 		c, err := sf.resolveCadence(fs)
@@ -181,11 +186,14 @@ func runFile(args []string, env Env) int {
 	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
 		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
 		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--quiet] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
+	}
+	if rf.timeout.Set {
+		return fs.usageError("--timeout-minutes: a single file runs under its own timeout, max(1800, est_time x 1.25) s (rules §10)")
 	}
 	in, err := rf.inputs(fs)
 	if err != nil {
@@ -202,30 +210,44 @@ func runFile(args []string, env Env) int {
 	return execute(req, in, rf, env)
 }
 
-// engineRun runs a request on a Dagger engine; tests replace it.
-var engineRun = func(ctx context.Context, req pipeline.Request, host daggersdk.Inputs, nonce, results string, log io.Writer) (report.Summary, error) {
-	s, err := daggersdk.Connect(ctx, host, log)
-	if err != nil {
-		return report.Summary{}, err
+// addRunSuiteFlags are plan's suite flags without --continue-on-error,
+// which no workflow passes to a run (the bypass-fastfail label does that).
+func addRunSuiteFlags(fs *flagSet) suiteFlags {
+	names := make([]string, 0, len(policy.Cadences))
+	for _, c := range []policy.Cadence{policy.Regular, policy.Nightly, policy.Weekly, policy.Release} {
+		names = append(names, string(c))
 	}
-	defer s.Close()
-	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
-	if err != nil {
-		return report.Summary{}, err
+	off := false
+	return suiteFlags{
+		cadence:         fs.String("cadence", "C", "CI cadence (default regular)", oneOf(names...)),
+		nightly:         fs.Bool("nightly", "the same as --cadence nightly"),
+		labels:          fs.List("labels", "LABEL", "raw PR labels, e.g. run-ci-megatron run-ci-fsdp (zero or more)"),
+		matchAllLabels:  fs.Bool("match-all-labels", "include every known label, as a manual dispatch of a GPU stage does"),
+		continueOnError: &off,
 	}
-	res, err := pipeline.Test(ctx, p, spec, nonce)
-	if err != nil {
-		return report.Summary{}, err
-	}
-	if results != "" {
-		if err := daggersdk.ExportResults(ctx, res.Container, results); err != nil {
-			return res.Summary, fmt.Errorf("writing the results to %s: %w", results, err)
-		}
-	}
-	return res.Summary, nil
 }
 
-// execute prints the spec (--dry-run) or runs it and exits like the suite.
+// engineRun runs a request on a Dagger engine; tests replace it. Every
+// error it returns means the suite could not be run or read.
+var engineRun = func(ctx context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, log io.Writer, m *report.Masker, say func(string)) (pipeline.Result, error) {
+	s, err := daggersdk.Connect(ctx, host, log)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	defer s.Close()
+	say("resolving the dependency refs and building the container (cached layers are reused)")
+	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	say(fmt.Sprintf("container of %s ready; planning and running the tests (timeout %d s)", spec.Image, spec.TimeoutS))
+	return pipeline.Test(ctx, p, spec, nonce, m)
+}
+
+// execute prints the spec (--dry-run) or runs it and exits like the suite:
+// 0 when it passed, the runner's own exit status when tests failed,
+// report.ExitTimeout or report.ExitInconsistent, and report.ExitCannotRun
+// when miles-ci could not run or read the suite.
 func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 	if *rf.asJSON && !*rf.dryRun {
 		return fail(env, fmt.Errorf("--json goes with --dry-run; a run writes JSON to --results DIR/summary.json"))
@@ -258,35 +280,80 @@ func execute(req pipeline.Request, in runreq.Inputs, rf runFlags, env Env) int {
 			host.Secrets[name] = v
 		}
 	}
+	// Everything that can be refused is refused before the engine is asked.
+	m, err := report.NewMasker(host.Secrets)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *rf.results != "" {
+		if err := checkResultsDir(*rf.results); err != nil {
+			return fail(env, err)
+		}
+	}
+	if err := rf.gh.checkSummary(env); err != nil {
+		return fail(env, err)
+	}
 	nonce := *rf.runID
 	if nonce == "" {
 		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
 	}
-	var log io.Writer = env.Stderr
-	if *rf.quiet {
-		log = nil
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	warnRequest(env, req)
-	summary, err := engineRun(ctx, req, host, nonce, *rf.results, log)
+	log, closeLog, err := engineLog(env, rf)
 	if err != nil {
 		return fail(env, err)
 	}
-	if err := writeResultsSummary(env, rf.gh, summary); err != nil {
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	warnRequest(env, req)
+	start := time.Now()
+	say := func(line string) {
+		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
+	}
+	res, err := engineRun(ctx, req, host, nonce, log, m, say)
+	if err != nil {
+		fmt.Fprint(env.Stderr, actions.Annotation("error", "", 0, m.Mask(err.Error())))
+		return report.ExitCannotRun
+	}
+	say("the run ended: " + string(res.Summary.Verdict))
+	if *rf.results != "" {
+		if err := writeResults(*rf.results, res.Files); err != nil {
+			fmt.Fprint(env.Stderr, actions.Annotation("error", "", 0, m.Mask(err.Error())))
+			return report.ExitCannotRun
+		}
+	}
+	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
 		return fail(env, err)
 	}
-	io.WriteString(env.Stdout, summary.Text())
+	io.WriteString(env.Stdout, m.Mask(res.Summary.Text()))
 	if *rf.results != "" {
 		fmt.Fprintf(env.Stdout, "results: %s\n", *rf.results)
 	}
-	if summary.Passed {
-		return 0
+	return res.Summary.ExitStatus()
+}
+
+// engineLog is where the engine's progress goes: stderr with --progress,
+// nowhere with --quiet, else a file (--engine-log, or a new one in the
+// temporary folder) named once on stderr, so a run prints miles-ci's own
+// lines and not hundreds of the engine's.
+func engineLog(env Env, rf runFlags) (io.Writer, func(), error) {
+	switch {
+	case *rf.progress:
+		return env.Stderr, func() {}, nil
+	case *rf.quiet:
+		return nil, func() {}, nil
 	}
-	if summary.ExitCode > 0 && summary.ExitCode < 256 {
-		return summary.ExitCode
+	var f *os.File
+	var err error
+	if *rf.engineLog != "" {
+		f, err = os.OpenFile(*rf.engineLog, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	} else {
+		f, err = os.CreateTemp("", "miles-ci-engine-*.log")
 	}
-	return 1
+	if err != nil {
+		return nil, nil, fmt.Errorf("--engine-log: %w; give a file miles-ci can write, or --progress", err)
+	}
+	fmt.Fprintf(env.Stderr, "miles-ci: running on the Dagger engine; its progress goes to %s (--progress shows it here)\n", f.Name())
+	return f, func() { f.Close() }, nil
 }
 
 // warnRequest prints what the request's decisions found: the dependency
@@ -302,7 +369,7 @@ func warnRequest(env Env, req pipeline.Request) {
 
 // writeResultsSummary appends the run's results table to
 // --github-step-summary (or $GITHUB_STEP_SUMMARY), as `miles-ci report`
-// renders a results folder's summary.json.
-func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary) error {
-	return gh.writeSummary(env, actions.ResultsMarkdown(&summary))
+// renders a results folder's summary.json, masked.
+func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary, m *report.Masker) error {
+	return gh.writeSummary(env, m.Mask(actions.ResultsMarkdown(&summary)))
 }

@@ -104,7 +104,7 @@ func TestRunDryRunText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"stage-b-cpu (cpu), cadence regular\nimage: python:3.11\n", "secrets (env, never argv): HF_TOKEN\n",
-		"  [run] run the tests\n      env PYTEST_ADDOPTS=--junitxml=/results/junit.xml\n      bash -c <run script> --mask HF_TOKEN -- python tests/ci/run_suite.py --hw cpu --suite stage-b-cpu --cadence regular --labels   (in /__w/miles/miles)\n"} {
+		"  [run] run the tests\n      env PYTEST_ADDOPTS=--junitxml=/results/junit.xml\n      python3 -c <run wrapper> --timeout 3600 --kill-after 30 --reap -- python tests/ci/run_suite.py --hw cpu --suite stage-b-cpu --cadence regular --labels   (in /__w/miles/miles)\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("wanted %q in\n%s", want, stdout)
 		}
@@ -130,9 +130,9 @@ func TestFileRunDryRun(t *testing.T) {
 	spec := dryRunSpec(t, map[string]string{"TEST_FILE": "tests/e2e/megatron/test_glm4_9b.py"},
 		"file-run", "--repo", milesRepo(), "--gpus", "none", "--dry-run", "--json")
 	run := strings.Join(spec.Steps[len(spec.Steps)-1].Argv, " ")
-	if spec.File != "tests/e2e/megatron/test_glm4_9b.py" || !strings.HasSuffix(run, "-- timeout --signal=TERM --kill-after=30s 1800s python3 tests/e2e/megatron/test_glm4_9b.py") ||
+	if spec.File != "tests/e2e/megatron/test_glm4_9b.py" || !strings.Contains(run, "miles-ci-run --timeout 1800 --kill-after 30 --reap ") || !strings.HasSuffix(run, " -- python3 tests/e2e/megatron/test_glm4_9b.py") ||
 		!slices.Equal(spec.Secrets, []string{"WANDB_API_KEY"}) || spec.GPU.Kind != pipeline.NoGPU {
-		t.Errorf("wanted the file run under timeout with WANDB_API_KEY and no GPU, got %q %v %+v", run, spec.Secrets, spec.GPU)
+		t.Errorf("wanted the file run under miles-ci's timer with WANDB_API_KEY and no GPU, got %q %v %+v", run, spec.Secrets, spec.GPU)
 	}
 }
 
@@ -147,7 +147,8 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-a-cpu", "--dry-run"}, 1, "::error::stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3\n"},
 		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--json"}, 1, "::error::--json goes with --dry-run; a run writes JSON to --results DIR/summary.json\n"},
 		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--cadence", "hourly", "--dry-run"}, 2, "miles-ci run: --cadence \"hourly\" is not one of regular, nightly, weekly, release\n"},
-		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--continue-on-error", "--dry-run"}, 2, "miles-ci run: --continue-on-error: the workflows never pass it; add the bypass-fastfail label instead\n"},
+		{[]string{"file-run", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py", "--timeout-minutes", "5", "--dry-run"}, 2,
+			"miles-ci file-run: --timeout-minutes: a single file runs under its own timeout, max(1800, est_time x 1.25) s (rules §10)\n"},
 		{[]string{"file-run", "--repo", milesRepo()}, 2, "miles-ci file-run: --file is required (or set TEST_FILE)\n"},
 	} {
 		code, _, stderr := runCLI(t, nil, tc.args...)
@@ -160,23 +161,103 @@ func TestRunErrors(t *testing.T) {
 // TestRunExitsLikeTheSuite runs with a fake engine: the summary is printed,
 // the secrets in the environment are handed over, and the exit status is the suite's.
 func TestRunExitsLikeTheSuite(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, string, io.Writer) (report.Summary, error)) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	var gotHost daggersdk.Inputs
 	var gotNonce string
-	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, nonce, results string, _ io.Writer) (report.Summary, error) {
+	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, nonce string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
 		gotHost, gotNonce = host, nonce
-		return report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 255,
-			Tests: []report.TestResult{{File: "tests/e2e/a.py", Status: report.Fail}}}, nil
+		return pipeline.Result{Summary: report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 255, Verdict: report.Failed,
+			Tests: []report.TestResult{{File: "tests/e2e/a.py", Status: report.Fail}}}}, nil
 	}
-	code, stdout, _ := runCLI(t, map[string]string{"WANDB_API_KEY": "k"}, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200",
+	code, stdout, _ := runCLI(t, map[string]string{"WANDB_API_KEY": "key-0123456789"}, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200",
 		"--gpus", "none", "--run-id", "r1", "--quiet")
 	if code != 255 || !strings.Contains(stdout, "FAIL     tests/e2e/a.py") {
 		t.Errorf("wanted exit 255 and the summary, got %d and %q", code, stdout)
 	}
-	if gotNonce != "r1" || gotHost.Secrets["WANDB_API_KEY"] != "k" || len(gotHost.Secrets) != 1 || gotHost.Repo != milesRepo() {
+	if gotNonce != "r1" || gotHost.Secrets["WANDB_API_KEY"] != "key-0123456789" || len(gotHost.Secrets) != 1 || gotHost.Repo != milesRepo() {
 		t.Errorf("wanted run id r1, the one secret and the repo, got %q %+v", gotNonce, gotHost)
+	}
+}
+
+// TestRunResults runs with a fake engine and checks the run's edges: a
+// secret too short to mask and a bad --results are refused before the run,
+// an engine error exits report.ExitCannotRun, the results folder is replaced
+// whole, and no printed line holds a secret.
+func TestRunResults(t *testing.T) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+		engineRun = old
+	}(engineRun)
+	const secret = "wandb-secret-0123456789"
+	var engineErr error
+	ran := false
+	engineRun = func(_ context.Context, req pipeline.Request, _ daggersdk.Inputs, _ string, _ io.Writer, m *report.Masker, _ func(string)) (pipeline.Result, error) {
+		ran = true
+		if engineErr != nil {
+			return pipeline.Result{}, engineErr
+		}
+		s := report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 0, Verdict: report.Inconsistent,
+			Tests:        []report.TestResult{{File: "tests/e2e/a.py", Status: report.NotRun}},
+			Inconsistent: []string{"printed " + secret}}
+		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: m.Mask("{" + secret + "}")},
+			{Name: "artifacts/x.txt", Data: "x"}}}, nil
+	}
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(results, "stale.txt"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env map[string]string, results string) (int, string, string) {
+		ran = false
+		return runCLI(t, env, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200", "--gpus", "none", "--quiet", "--results", results)
+	}
+
+	code, stdout, stderr := run(map[string]string{"WANDB_API_KEY": secret}, results)
+	if code != report.ExitInconsistent || strings.Contains(stdout+stderr, secret) || !strings.Contains(stdout, "inconsistent: printed ***") {
+		t.Errorf("wanted exit %d and the secret masked, got %d, %q %q", report.ExitInconsistent, code, stdout, stderr)
+	}
+	entries, _ := os.ReadDir(results)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"artifacts", "summary.json"}) {
+		t.Errorf("wanted the folder replaced whole (no stale.txt), got %v", names)
+	}
+	if data, _ := os.ReadFile(filepath.Join(results, "summary.json")); string(data) != "{***}" {
+		t.Errorf("wanted summary.json masked, got %q", data)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		results string
+		want    string
+	}{
+		{"a short secret", map[string]string{"HF_TOKEN": "short"}, results, "::error::secret HF_TOKEN is (or has a line) shorter than 8 characters"},
+		{"a symlinked results folder", nil, filepath.Join(dir, "link"), "::error::--results " + filepath.Join(dir, "link") + " is a symlink"},
+		{"a results file", nil, filepath.Join(results, "summary.json"), "is not a folder"},
+		{"a results folder in no folder", nil, filepath.Join(dir, "none", "results"), "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(tc.env, tc.results)
+			if code != 1 || ran || !strings.Contains(stderr, tc.want) {
+				t.Errorf("wanted exit 1 before the run and %q, got %d (ran %t), %q", tc.want, code, ran, stderr)
+			}
+		})
+	}
+
+	engineErr = fmt.Errorf("%w: the engine said %s", pipeline.ErrCannotRun, secret)
+	code, _, stderr = run(map[string]string{"WANDB_API_KEY": secret}, results)
+	if code != report.ExitCannotRun || strings.Contains(stderr, secret) || !strings.Contains(stderr, "::error::miles-ci could not run or read the suite: the engine said ***") {
+		t.Errorf("wanted exit %d and the masked error, got %d, %q", report.ExitCannotRun, code, stderr)
 	}
 }
 
@@ -185,15 +266,15 @@ func TestRunExitsLikeTheSuite(t *testing.T) {
 // no secret at all, the event payload spares the PR request, and the results
 // table goes to the step summary.
 func TestRunFromPR(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, string, io.Writer) (report.Summary, error)) {
+	defer func(old func(context.Context, pipeline.Request, daggersdk.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	var got pipeline.Request
 	var gotHost daggersdk.Inputs
-	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, _, _ string, _ io.Writer) (report.Summary, error) {
+	engineRun = func(_ context.Context, req pipeline.Request, host daggersdk.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
 		got, gotHost = req, host
 		exit := 0
-		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Passed: true, Notes: req.Notes,
+		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Passed: true, Verdict: report.Passed, Notes: req.Notes,
 			Tests: []report.TestResult{{File: "tests/e2e/megatron/test_glm4_9b.py", Status: report.Pass, Attempts: 1, ElapsedS: 42, ExitCode: &exit}}}
 		if req.Plan != nil {
 			s.Cadence, s.Shard = req.Plan.Cadence, req.Plan.Partition
@@ -201,12 +282,12 @@ func TestRunFromPR(t *testing.T) {
 		if req.File != nil {
 			s.File = req.File.File
 		}
-		return s, nil
+		return pipeline.Result{Summary: s}, nil
 	}
 	api := githubtest.Start(apiFixtures())
 	defer api.Close()
 	dir := t.TempDir()
-	secrets := map[string]string{"WANDB_API_KEY": "w", "NEON_DATABASE_URL": "n", "GITHUB_API_URL": api.URL, "GITHUB_TOKEN": "ghp_runTokenValue"}
+	secrets := map[string]string{"WANDB_API_KEY": "wandb-0123456789", "NEON_DATABASE_URL": "postgres://neon-0123", "GITHUB_API_URL": api.URL, "GITHUB_TOKEN": "ghp_runTokenValue"}
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range secrets {

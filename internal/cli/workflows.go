@@ -7,6 +7,7 @@ import (
 
 	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/workflows"
 )
 
@@ -77,15 +78,25 @@ func runReport(args []string, env Env) int {
 		return fail(env, err)
 	}
 	if *asJSON {
-		return printJSON(env, r)
+		if code := printJSON(env, r); code != 0 {
+			return code
+		}
+		return r.ExitStatus()
 	}
 	verdict := "passed"
 	if !r.Passed {
 		verdict = "FAILED"
+		if r.Verdict == report.Inconsistent {
+			verdict = "FAILED as inconsistent"
+		}
 	}
 	fmt.Fprintf(env.Stdout, "%s (%s): %s, exit code %d\n", r.Suite, r.HW, verdict, r.ExitCode)
 	for _, t := range r.Tests {
 		fmt.Fprintf(env.Stdout, "  %-8s %8.1fs  %s\n", t.Status, t.ElapsedS, t.File)
 	}
-	return 0
+	for _, n := range r.Inconsistent {
+		fmt.Fprintf(env.Stdout, "  inconsistent: %s\n", n)
+	}
+	// As `run` exits: a failed run's summary is a failure of this step too.
+	return r.ExitStatus()
 }

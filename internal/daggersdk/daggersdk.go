@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 
 	"dagger.io/dagger"
 
@@ -41,7 +43,8 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 	}
 	client, err := dagger.Connect(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to a Dagger engine: %w; start one (hack/engine/engine.sh start) or install the dagger CLI", err)
+		_, lookErr := exec.LookPath("dagger")
+		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST"), lookErr == nil))
 	}
 	s := &Session{
 		client:  client,
@@ -61,18 +64,25 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 	return s, nil
 }
 
+// ConnectHint says how to get an engine when none answered: with no runner
+// host and no dagger CLI, the environment is what is missing (the project's
+// engine may well run); with a runner host, that engine does not answer.
+func ConnectHint(runnerHost string, haveCLI bool) string {
+	switch {
+	case runnerHost != "":
+		return fmt.Sprintf("the engine at _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s does not answer; check it runs (with this project's engine: bash hack/engine/engine.sh status, then start)", runnerHost)
+	case haveCLI:
+		return "the dagger CLI on PATH could not start its engine (it needs Docker or Podman); or point _EXPERIMENTAL_DAGGER_RUNNER_HOST at a running engine"
+	}
+	return `_EXPERIMENTAL_DAGGER_RUNNER_HOST is not set and no dagger CLI is on PATH; with this project's engine, run eval "$(bash hack/engine/engine.sh env)" (bash hack/engine/engine.sh status says whether it runs; start starts it), or install the dagger CLI`
+}
+
 // Close ends the session.
 func (s *Session) Close() error { return s.client.Close() }
 
 // Container is an empty container of the session.
 func (s *Session) Container() pipeline.Container {
 	return ctr{s: s, c: s.client.Container()}
-}
-
-// ExportResults writes a finished run's results folder to dir on the host.
-func ExportResults(ctx context.Context, c pipeline.Container, dir string) error {
-	_, err := c.(ctr).c.Directory(pipeline.ResultsDir).Export(ctx, dir)
-	return err
 }
 
 // ctr is a *dagger.Container as a pipeline.Container.
@@ -99,6 +109,8 @@ func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) p
 	return x.with(x.c.WithMountedCache(path, x.s.client.CacheVolume(key),
 		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
 }
+
+func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
 
 func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
 	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
@@ -162,9 +174,38 @@ func (x ctr) ExitCode(ctx context.Context) (int, error) {
 	return code, explain(err)
 }
 
-func (x ctr) Exists(ctx context.Context, path string) (bool, error) {
-	ok, err := x.c.Exists(ctx, path)
-	return ok, explain(err)
+func (x ctr) Stat(ctx context.Context, path string) (pipeline.FileInfo, error) {
+	// Nothing is followed: a symlink the tests left is a symlink, never its target.
+	ok, err := x.c.Exists(ctx, path, dagger.ContainerExistsOpts{DoNotFollowSymlinks: true})
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	if !ok {
+		return pipeline.FileInfo{Type: pipeline.FileMissing}, nil
+	}
+	st := x.c.Stat(path, dagger.ContainerStatOpts{DoNotFollowSymlinks: true})
+	t, err := st.FileType(ctx)
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	info := pipeline.FileInfo{Type: pipeline.FileOther}
+	switch t {
+	case dagger.FileTypeRegular:
+		info.Type = pipeline.FileRegular
+		if info.Size, err = st.Size(ctx); err != nil {
+			return pipeline.FileInfo{}, explain(err)
+		}
+	case dagger.FileTypeDirectory:
+		info.Type = pipeline.FileDirectory
+	case dagger.FileTypeSymlink:
+		info.Type = pipeline.FileSymlink
+	}
+	return info, nil
+}
+
+func (x ctr) Entries(ctx context.Context, path string) ([]string, error) {
+	names, err := x.c.Directory(path).Entries(ctx)
+	return names, explain(err)
 }
 
 func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, error) {

@@ -57,6 +57,8 @@ type Inputs struct {
 	VisibleDevices string
 	// Models and Datasets say whether those data folders are given.
 	Models, Datasets bool
+	// TimeoutMinutes overrides a stage run's timeout (0 = the stage's default).
+	TimeoutMinutes int
 
 	// PR is the pull request --pr named, read with its changed files: its
 	// facts fill what Given says the caller left out; nil without --pr.
@@ -257,7 +259,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 		// A checkout ahead of miles-ci still runs: its own --list-only plans.
 		req := containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead)
-		req.Steps = tables.RunSteps
+		req.Steps, req.TimeoutMinutes = tables.RunSteps, in.TimeoutMinutes
 		return finish(in, req, st.Backend)
 	}
 	if err != nil {
@@ -267,7 +269,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps}
+	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps, TimeoutMinutes: in.TimeoutMinutes}
 	if in.PR != nil {
 		note, err := skippedOnPR(reg, in.PR, st)
 		if err != nil {

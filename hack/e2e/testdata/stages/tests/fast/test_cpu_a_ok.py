@@ -14,7 +14,8 @@ def test_checkouts_come_from_the_workspace():
 
 
 def test_hf_token_arrives():
-    # pytest keeps a passing test's output to itself, so the digest goes to the results folder.
+    # pytest keeps a passing test's output to itself, so the digest goes to the results folder
+    # (miles-ci exports it as artifacts/hf-token.sha256).
     token = os.environ.get("HF_TOKEN", "")
     with open("/results/hf-token.sha256", "w") as f:
         f.write(hashlib.sha256(token.encode()).hexdigest() + "\n")
