@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -16,7 +17,7 @@ const (
 )
 
 // dockerTag is the shape every workflow enforces for a CI image tag.
-var dockerTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+var dockerTag = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // CheckImageTag returns the workflows' error for a tag that is not a Docker
 // tag (for instance a full image name), or nil.
