@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -165,22 +166,21 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	}
 	perFile := make([][]Registration, len(files))
 	errs := make([]error, len(files))
+	// Each worker takes the next file by an atomic counter: no channel hand-off,
+	// so no goroutine parks and wakes per file, and this goroutine is a worker
+	// too.
+	var next atomic.Int64
+	work := func() {
+		var buf []byte // one read buffer per worker, reused file after file
+		for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+			perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
+		}
+	}
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte // one read buffer per worker, reused file after file
-			for i := range next {
-				perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
-			}
-		}()
+	for w := 1; w < min(runtime.GOMAXPROCS(0), len(files)); w++ {
+		wg.Go(work)
 	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
+	work()
 	wg.Wait()
 	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
