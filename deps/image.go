@@ -2,7 +2,6 @@ package deps
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
@@ -58,7 +57,7 @@ type Image struct {
 	Line int `json:"line"`
 }
 
-var prNumber = regexp.MustCompile(`^[0-9]+$`)
+var prNumber = lazyre.New(`^[0-9]+$`)
 
 // ResolveImage picks the CI image as resolve-ci-image does (rules §6).
 // CUDA/CPU: called tag, dispatch input, pr-<N> when the PR image is
