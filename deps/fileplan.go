@@ -7,17 +7,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // testFilePath is the shape of a file a single-file run accepts (rules §10);
 // it also keeps the path safe to put in a command line.
-var testFilePath = regexp.MustCompile(`^tests/(e2e|fast|fast-gpu|ci)(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*/test_[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$`)
+var testFilePath = lazyre.New(`^tests/(e2e|fast|fast-gpu|ci)(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*/test_[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$`)
 
 // File-run timeout rule: max(MinFileTimeout, est_time × 1.25) seconds.
 const MinFileTimeout = 1800

@@ -2,8 +2,8 @@ package deps
 
 import (
 	"fmt"
-	"regexp"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -16,7 +16,7 @@ const (
 )
 
 // dockerTag is the shape every workflow enforces for a CI image tag.
-var dockerTag = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+var dockerTag = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
 
 // CheckImageTag returns the workflows' error for a tag that is not a Docker
 // tag (for instance a full image name), or nil.
@@ -57,7 +57,7 @@ type Image struct {
 	Line int `json:"line"`
 }
 
-var prNumber = regexp.MustCompile(`^[0-9]+$`)
+var prNumber = lazyre.New(`^[0-9]+$`)
 
 // ResolveImage picks the CI image as resolve-ci-image does (rules §6).
 // CUDA/CPU: called tag, dispatch input, pr-<N> when the PR image is

@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -63,9 +63,9 @@ type lockField struct {
 }
 
 var (
-	commitSHA       = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	sha256Hex       = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	releaseBranchRe = regexp.MustCompile(`^release/v[0-9]+\.[0-9]+\.[0-9]+$`)
+	commitSHA       = lazyre.New(`^[0-9a-f]{40}$`)
+	sha256Hex       = lazyre.New(`^[0-9a-f]{64}$`)
+	releaseBranchRe = lazyre.New(`^release/v[0-9]+\.[0-9]+\.[0-9]+$`)
 )
 
 func exactly(want string) func(string) error {

@@ -2,16 +2,17 @@ package deps
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // pinPattern is the grammar Miles' comment gateway enforces for a dependency
 // pin: a PR number (#N) or a ref-like word.
-var pinPattern = regexp.MustCompile(`^(#[0-9]+|[A-Za-z0-9_][A-Za-z0-9_./-]*)$`)
+var pinPattern = lazyre.New(`^(#[0-9]+|[A-Za-z0-9_][A-Za-z0-9_./-]*)$`)
 
 // prNumberPin matches the #N form that fetches refs/pull/N/head.
-var prNumberPin = regexp.MustCompile(`^#([0-9]+)$`)
+var prNumberPin = lazyre.New(`^#([0-9]+)$`)
 
 // CheckPin reports why value cannot be passed to git fetch as a dependency
 // ref, or returns nil when it can. The reason is a short lowercase phrase.

@@ -11,9 +11,9 @@ package github
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -181,7 +181,7 @@ func NameStatus(files []File) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_.-]{1,100}$`)
+var repoName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_.-]{1,100}$`)
 
 // ParseRepo checks an owner/name repository and splits it.
 func ParseRepo(s string) (owner, name string, err error) {
@@ -192,7 +192,7 @@ func ParseRepo(s string) (owner, name string, err error) {
 	return owner, name, nil
 }
 
-var prNumberArg = regexp.MustCompile(`^#?([1-9][0-9]{0,9})$`)
+var prNumberArg = lazyre.New(`^#?([1-9][0-9]{0,9})$`)
 
 // ParseNumber reads a pull request number (42 or #42).
 func ParseNumber(s string) (int, error) {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -49,7 +49,7 @@ var gpuUlimits = []Ulimit{
 	{Name: "nofile", Flag: "-n", Value: "65535"},
 }
 
-var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullCommit = lazyre.New(`^[0-9a-f]{40}$`)
 
 // dependency is one of SGLang and Megatron-LM as the stage containers see it.
 type dependency struct {
@@ -285,7 +285,7 @@ func (b *builder) stageEnv() []policy.StepEnv {
 
 // reconcileFile is an argument of the reconciler that names a file of the
 // checkout (copied into the requirements layer).
-var reconcileFile = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(txt|py|toml|in)$`)
+var reconcileFile = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(txt|py|toml|in)$`)
 
 func (b *builder) rocm() {
 	b.githubEnv()

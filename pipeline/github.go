@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // GitHubVars are the GitHub Actions default variables a stage container may
@@ -126,12 +127,12 @@ func ParseGitHubEnv(entries []string, from string) (GitHubRun, error) {
 }
 
 var (
-	gitHubSHA        = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
-	gitHubRunID      = regexp.MustCompile(`^[0-9]{1,20}$`)
-	gitHubRunAttempt = regexp.MustCompile(`^[1-9][0-9]{0,5}$`)
-	gitHubEventName  = regexp.MustCompile(`^[a-z][a-z_]{0,63}$`)
-	gitHubRepository = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
-	gitHubJob        = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,99}$`)
+	gitHubSHA        = lazyre.New(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+	gitHubRunID      = lazyre.New(`^[0-9]{1,20}$`)
+	gitHubRunAttempt = lazyre.New(`^[1-9][0-9]{0,5}$`)
+	gitHubEventName  = lazyre.New(`^[a-z][a-z_]{0,63}$`)
+	gitHubRepository = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+	gitHubJob        = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]{0,99}$`)
 )
 
 // gitHubFact is one variable of GitHubVars: the GitHubRun field it fills and

@@ -2,10 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -80,7 +80,7 @@ type GPUs struct {
 	Devices []string
 }
 
-var gpuDevice = regexp.MustCompile(`^([0-9]+|GPU-[0-9A-Fa-f-]+)$`)
+var gpuDevice = lazyre.New(`^([0-9]+|GPU-[0-9A-Fa-f-]+)$`)
 
 // ParseGPUs reads a --gpus value: all, none, or comma-separated device ids.
 func ParseGPUs(s string) (GPUs, error) {
@@ -110,7 +110,7 @@ func (g GPUs) String() string {
 	return strings.Join(g.Devices, ",")
 }
 
-var visibleDevices = regexp.MustCompile(`^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$`)
+var visibleDevices = lazyre.New(`^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$`)
 
 // CheckVisibleDevices checks a --visible-devices value (e.g. 4,5).
 func CheckVisibleDevices(s string) error {

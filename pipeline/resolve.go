@@ -2,14 +2,15 @@ package pipeline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // maxLsRemoteBytes bounds the ls-remote output read for one ref.
 const maxLsRemoteBytes = 1 << 20
 
-var lsRemoteLine = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})\t(\S+)$`)
+var lsRemoteLine = lazyre.New(`^([0-9a-f]{40}|[0-9a-f]{64})\t(\S+)$`)
 
 // ParseLsRemote picks the commit `git fetch origin FETCH` would fetch from
 // the output of `git ls-remote REMOTE FETCH`: the first ref in git's own

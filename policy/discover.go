@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -75,20 +76,33 @@ func Discover(root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return discover(dir)
+	files, _, err := discover(dir)
+	return files, err
 }
 
-func discover(root string) ([]string, error) {
-	var files []string
+// discover lists the test files below root (see Discover), each with the
+// type its folder listing gave it (0 for a regular file, fs.ModeSymlink
+// for a link), so that reading one needs no stat of its path.
+func discover(root string) ([]string, []fs.FileMode, error) {
+	var found []listedFile
 	for _, r := range DiscoveryRoots {
-		found, err := walkTests(filepath.Join(root, filepath.FromSlash(r)), r, 0)
-		if err != nil {
-			return nil, err
+		var err error
+		if found, err = walkTests(found, filepath.Join(root, filepath.FromSlash(r)), r, 0); err != nil {
+			return nil, nil, err
 		}
-		files = append(files, found...)
 	}
-	sort.Strings(files)
-	return files, nil
+	sort.Slice(found, func(i, j int) bool { return found[i].rel < found[j].rel })
+	files, types := make([]string, len(found)), make([]fs.FileMode, len(found))
+	for i, f := range found {
+		files[i], types[i] = f.rel, f.typ
+	}
+	return files, types, nil
+}
+
+// listedFile is a test file as its folder listing showed it.
+type listedFile struct {
+	rel string
+	typ fs.FileMode
 }
 
 // maxSymlinkHops bounds how many symbolic links to folders one path may pass
@@ -96,16 +110,16 @@ func discover(root string) ([]string, error) {
 // make a loop, and this stops one without a stat of every folder.
 const maxSymlinkHops = 8
 
-// walkTests lists test files below dir, whose repo-relative name is rel.
-func walkTests(dir, rel string, hops int) ([]string, error) {
+// walkTests appends to out the test files below dir, whose repo-relative
+// name is rel.
+func walkTests(out []listedFile, dir, rel string, hops int) ([]listedFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil
+			return out, nil
 		}
 		return nil, fmt.Errorf("reading %s: %w", rel, err)
 	}
-	var out []string
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -113,7 +127,7 @@ func walkTests(dir, rel string, hops int) ([]string, error) {
 		}
 		childRel := rel + "/" + name
 		if IsTestFileName(name) {
-			out = append(out, childRel)
+			out = append(out, listedFile{rel: childRel, typ: e.Type()})
 		}
 		childHops := hops
 		isDir := e.IsDir()
@@ -124,11 +138,9 @@ func walkTests(dir, rel string, hops int) ([]string, error) {
 			}
 		}
 		if isDir && childHops <= maxSymlinkHops {
-			sub, err := walkTests(filepath.Join(dir, name), childRel, childHops)
-			if err != nil {
+			if out, err = walkTests(out, filepath.Join(dir, name), childRel, childHops); err != nil {
 				return nil, err
 			}
-			out = append(out, sub...)
 		}
 	}
 	return out, nil
@@ -162,28 +174,27 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	if err := olderDiscovery(root); err != nil {
 		return nil, err
 	}
-	files, err := discover(root)
+	files, types, err := discover(root)
 	if err != nil {
 		return nil, err
 	}
 	perFile := make([][]Registration, len(files))
 	errs := make([]error, len(files))
+	// Each worker takes the next file by an atomic counter: no channel hand-off,
+	// so no goroutine parks and wakes per file, and this goroutine is a worker
+	// too.
+	var next atomic.Int64
+	work := func() {
+		var buf []byte // one read buffer per worker, reused file after file
+		for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+			perFile[i], errs[i] = collectListed(root, files[i], types[i], &buf, t)
+		}
+	}
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte // one read buffer per worker, reused file after file
-			for i := range next {
-				perFile[i], errs[i] = collectFile(root, files[i], &buf, t)
-			}
-		}()
+	for w := 1; w < min(runtime.GOMAXPROCS(0), len(files)); w++ {
+		wg.Go(work)
 	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
+	work()
 	wg.Wait()
 	reg := &Registry{Root: root, Files: files, Tables: t}
 	for i := range files {
@@ -202,8 +213,14 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 // tables t. It reads into *buf, which it may grow and which the caller may
 // reuse: registrations hold no reference to it.
 func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, error) {
+	return collectListed(root, rel, fs.ModeIrregular, buf, t)
+}
+
+// collectListed is collectFile for a file whose folder listing gave it the
+// type listed (fsinput.ReadListedInto); fs.ModeIrregular when unknown.
+func collectListed(root, rel string, listed fs.FileMode, buf *[]byte, t *Tables) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
-	src, err := fsinput.ReadInto(filepath.Join(root, filepath.FromSlash(rel)), fsinput.TestFile, buf)
+	src, err := fsinput.ReadListedInto(filepath.Join(root, filepath.FromSlash(rel)), listed, fsinput.TestFile, buf)
 	if err != nil {
 		var fe *fsinput.Error
 		problem := err.Error()
@@ -231,7 +248,7 @@ func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, erro
 			}
 		}
 		if len(regs) == 0 {
-			if strings.Contains(text, "register_cpu_ci") || strings.Contains(text, "register_cuda_ci") {
+			if mentionsRegistration(text) {
 				return nil, &RegistryError{File: rel,
 					Msg: "file mentions register_cpu_ci or register_cuda_ci textually but no top-level call was parsed; check for aliased import, non-toplevel call, or attribute access",
 					Fix: "call register_cpu_ci(...) by its bare name at the top level of the module, or remove the mention"}
@@ -252,4 +269,36 @@ func exampleCall(rel string) string {
 		return `register_cuda_ci(est_time=600, suite="stage-c-2-gpu-h200", labels=["megatron"])`
 	}
 	return `register_cpu_ci(est_time=60, suite="stage-b-cpu")`
+}
+
+// registerPrefix is what register_cpu_ci and register_cuda_ci share;
+// registerSkip is its Horspool shift table: how far the window may move when
+// its last byte is c.
+const registerPrefix = "register_c"
+
+var registerSkip = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = uint8(len(registerPrefix))
+	}
+	for i := 0; i < len(registerPrefix)-1; i++ {
+		t[registerPrefix[i]] = uint8(len(registerPrefix) - 1 - i)
+	}
+	return t
+}()
+
+// mentionsRegistration reports whether text contains register_cpu_ci or
+// register_cuda_ci: strings.Contains of each, in one pass that looks at
+// about one byte in six (most of a tests/fast/ file is read again here).
+func mentionsRegistration(text string) bool {
+	const m = len(registerPrefix)
+	for i := m - 1; i < len(text); i += int(registerSkip[text[i]]) {
+		if text[i] != 'c' || text[i-(m-1):i+1] != registerPrefix {
+			continue
+		}
+		rest := text[i+1:]
+		if strings.HasPrefix(rest, "pu_ci") || strings.HasPrefix(rest, "uda_ci") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,10 +3,10 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -83,10 +83,10 @@ func runsTests(j *yaml.Node) bool {
 }
 
 var (
-	reconcileLine = regexp.MustCompile(`(?m)^\s*(?:python3?\s+)?(tests/ci/reconcile_dependencies\.py(?:[ \t]+(?:\\\n\s*)?[A-Za-z0-9_./-]+)*)\s*$`)
-	pipExtraLine  = regexp.MustCompile(`(?m)^\s*pip install ((?:"?[A-Za-z0-9_.=<>-]+"?\s+)+)--break-system-packages\s*$`)
-	githubEnvLine = regexp.MustCompile(`^\s*echo\s+"([A-Z][A-Z0-9_]*)=([A-Za-z0-9_.:/-]*)"\s*>>\s*"?\$GITHUB_ENV"?\s*$`)
-	pathLikeEnv   = regexp.MustCompile(`\$`)
+	reconcileLine = lazyre.New(`(?m)^\s*(?:python3?\s+)?(tests/ci/reconcile_dependencies\.py(?:[ \t]+(?:\\\n\s*)?[A-Za-z0-9_./-]+)*)\s*$`)
+	pipExtraLine  = lazyre.New(`(?m)^\s*pip install ((?:"?[A-Za-z0-9_.=<>-]+"?\s+)+)--break-system-packages\s*$`)
+	githubEnvLine = lazyre.New(`^\s*echo\s+"([A-Z][A-Z0-9_]*)=([A-Za-z0-9_.:/-]*)"\s*>>\s*"?\$GITHUB_ENV"?\s*$`)
+	pathLikeEnv   = lazyre.New(`\$`)
 )
 
 // readRunSteps reads the run workflows of the checkout at root.

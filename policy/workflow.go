@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -366,11 +366,11 @@ func (r *workflowReader) backendOf(suite string) Backend {
 
 var (
 	// fastFailGate is the cross-stage fast-fail condition of rules §1.
-	fastFailGate = regexp.MustCompile(`needs\.stage-a-cpu\.result\s*==\s*'success'`)
+	fastFailGate = lazyre.New(`needs\.stage-a-cpu\.result\s*==\s*'success'`)
 	// skipGate is `contains(fromJSON(needs.X.outputs.skipped_stages ...), 'STAGE')`.
-	skipGate = regexp.MustCompile(`contains\(\s*fromJSON\(\s*needs\.[A-Za-z0-9_-]+\.outputs\.skipped_stages[^)]*\)\s*,\s*'([^']+)'\s*\)`)
+	skipGate = lazyre.New(`contains\(\s*fromJSON\(\s*needs\.[A-Za-z0-9_-]+\.outputs\.skipped_stages[^)]*\)\s*,\s*'([^']+)'\s*\)`)
 	// matrixRef is an --auto-partition-id of ${{ matrix.KEY }}.
-	matrixRef = regexp.MustCompile(`^\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}$`)
+	matrixRef = lazyre.New(`^\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}$`)
 )
 
 // gatedStages are the stages a skipped_stages gate names in the job's if: or

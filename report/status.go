@@ -6,9 +6,10 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // Status is a test file's outcome.
@@ -46,7 +47,7 @@ type StatusLine struct {
 	RetryOf int
 }
 
-var statusLine = regexp.MustCompile(`^\[([0-9]+)/([0-9]+)\] (.+?)  (PASS|FAIL|TIMEOUT)  elapsed=([0-9]+)s(?: exit=(-?[0-9]+))?(?: timeout_after=([0-9]+)s)?(?: retry_of=attempt=([0-9]+))?$`)
+var statusLine = lazyre.New(`^\[([0-9]+)/([0-9]+)\] (.+?)  (PASS|FAIL|TIMEOUT)  elapsed=([0-9]+)s(?: exit=(-?[0-9]+))?(?: timeout_after=([0-9]+)s)?(?: retry_of=attempt=([0-9]+))?$`)
 
 // maxStatusBytes bounds the status lines read: a shard runs tens of files.
 const maxStatusBytes = 4 << 20

@@ -12,12 +12,12 @@ package workflows
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -123,9 +123,9 @@ func needsOf(st policy.Stage) []string {
 // roster: each must read as what it is, or the workflow would be broken (or
 // a stage's skipped-stages gate, which quotes the stage, would be lost).
 var (
-	daggerRelease = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
-	goVersion     = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.([0-9]+|x))?$`)
-	jobID         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+	daggerRelease = lazyre.New(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
+	goVersion     = lazyre.New(`^[0-9]+\.[0-9]+(\.([0-9]+|x))?$`)
+	jobID         = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 )
 
 // Generate returns pr-test.yml and pr-test-rocm.yml for a roster.

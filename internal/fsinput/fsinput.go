@@ -155,20 +155,41 @@ func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
 	if _, err := Stat(path, k); err != nil {
 		return nil, err
 	}
-	f, err := openNoBlock(path)
+	return readOpen(path, k, buf)
+}
+
+// ReadListedInto is ReadInto for a file a folder listing has just shown
+// (os.ReadDir), with the type the listing gave it: the listing is the check
+// before the open, so a regular file costs no stat of its path. Any other
+// type (a symbolic link, say) is checked as ReadInto checks it. The opened
+// file is checked in every case, as ReadInto checks it.
+func ReadListedInto(path string, listed fs.FileMode, k Kind, buf *[]byte) ([]byte, error) {
+	if !listed.IsRegular() {
+		return ReadInto(path, k, buf)
+	}
+	return readOpen(path, k, buf)
+}
+
+// readOpen opens path without blocking, checks the file it opened against k
+// and reads it whole into *buf (see ReadInto).
+func readOpen(path string, k Kind, buf *[]byte) ([]byte, error) {
+	f, err := openRead(path)
 	if err != nil {
 		return nil, statError(path, err)
 	}
-	defer f.Close()
+	defer f.close()
 	// Check the file that was opened, not the one that was looked at.
-	info, err := f.Stat()
+	mode, size, err := f.stat()
 	if err != nil {
 		return nil, statError(path, err)
 	}
-	if err := k.check(path, info); err != nil {
-		return nil, err
+	if p := notRegular(mode); p != "" {
+		return nil, &Error{Path: path, Problem: p}
 	}
-	need := int(info.Size()) + 512
+	if size > k.Max {
+		return nil, k.tooBig(path, size)
+	}
+	need := int(size) + 512
 	if int64(need) > k.Max+1 {
 		need = int(k.Max) + 1
 	}
@@ -177,13 +198,13 @@ func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
 	}
 	b := (*buf)[:0]
 	for {
-		n, err := f.Read(b[len(b):cap(b)])
+		n, err := f.read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if int64(len(b)) > k.Max {
 			// The file grew while it was read (or its size was not known).
 			size := int64(len(b))
-			if info, err := f.Stat(); err == nil && info.Size() > size {
-				size = info.Size()
+			if _, now, err := f.stat(); err == nil && now > size {
+				size = now
 			}
 			*buf = b
 			return nil, k.tooBig(path, size)

@@ -194,3 +194,48 @@ func TestAppend(t *testing.T) {
 		t.Errorf("wanted %q, got %q", "k=v\nk=v\n", data)
 	}
 }
+
+// TestReadListedInto: a file listed as regular is read without a stat of its
+// path, and the opened file is still checked: a FIFO or a folder put where
+// the listing saw a regular file is refused, at once.
+func TestReadListedInto(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok")
+	write(t, ok, "text")
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	small := Kind{Name: "a small file", Max: 3}
+	var buf []byte
+	if got, err := ReadListedInto(ok, 0, TestFile, &buf); err != nil || string(got) != "text" {
+		t.Errorf("wanted %q, got %q (%v)", "text", got, err)
+	}
+	for _, c := range []struct {
+		path    string
+		listed  fs.FileMode
+		k       Kind
+		wantErr string
+	}{
+		{ok, 0, small, ok + " is 4 bytes, more than the 3 bytes a small file may be"},
+		{fifo, 0, TestFile, fifo + " is a named pipe (FIFO), not a regular file"},
+		{dir, 0, TestFile, dir + " is a folder, not a regular file"},
+		{link, fs.ModeSymlink, TestFile, link + " is a device, not a regular file"},
+		{filepath.Join(dir, "nope"), 0, TestFile, filepath.Join(dir, "nope") + " does not exist"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadListedInto(c.path, c.listed, c.k, &buf); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("ReadListedInto(%s): wanted %q, got %v", c.path, c.wantErr, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadListedInto(%s) blocked", c.path)
+		}
+	}
+}

@@ -2,10 +2,30 @@
 
 package fsinput
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// openNoBlock opens path for reading; only unix has FIFOs to guard against.
-func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
+// readFile is a file opened for reading; only unix has FIFOs to guard against.
+type readFile struct{ f *os.File }
+
+func openRead(path string) (readFile, error) {
+	f, err := os.Open(path)
+	return readFile{f}, err
+}
+
+func (f readFile) close() { f.f.Close() }
+
+func (f readFile) stat() (fs.FileMode, int64, error) {
+	info, err := f.f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	return info.Mode(), info.Size(), nil
+}
+
+func (f readFile) read(b []byte) (int, error) { return f.f.Read(b) }
 
 // openAppendNoBlock opens path for appending.
 func openAppendNoBlock(path string) (*os.File, error) {

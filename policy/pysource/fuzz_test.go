@@ -3,6 +3,7 @@ package pysource
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,9 @@ func FuzzTopLevelCalls(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		calls, err := TopLevelCalls(src, isRegister)
+		if ref, refErr := referenceCalls(src); !reflect.DeepEqual(calls, ref) || !reflect.DeepEqual(err, refErr) {
+			t.Fatalf("TopLevelCalls = %+v, %v; every statement through callStatement gives %+v, %v", calls, err, ref, refErr)
+		}
 		if err != nil {
 			se, ok := err.(*SyntaxError)
 			if !ok || se.Line < 1 || se.Msg == "" {
@@ -39,4 +43,21 @@ func FuzzTopLevelCalls(f *testing.F) {
 			}
 		}
 	})
+}
+
+// referenceCalls is TopLevelCalls without its shortcuts: every top-level
+// statement is handed to callStatement.
+func referenceCalls(src string) ([]Call, error) {
+	var calls []Call
+	err := topLevelStatements(src, func(stmt []Token) error {
+		c, ok, err := callStatement(stmt, isRegister)
+		if ok {
+			calls = append(calls, c)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return calls, nil
 }

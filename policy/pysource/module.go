@@ -1,6 +1,9 @@
 package pysource
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Constant is the value of a Python literal (ast.Constant).
 type Constant struct {
@@ -60,18 +63,28 @@ type Call struct {
 // clauses, decorators).
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
 	var calls []Call
-	err := topLevelStatements(src, func(stmt []Token) error {
+	// The reader and its statement buffer are reused from call to call:
+	// a checkout's files then cost one each per worker, not one each per file.
+	m := readerPool.Get().(*moduleReader)
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, onStmt: func(stmt []Token) error {
 		c, ok, err := callStatement(stmt, want)
 		if ok {
 			calls = append(calls, c)
 		}
 		return err
-	})
+	}}
+	m.frames = m.frameBuf[:1]
+	err := m.read()
+	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
+	*m = moduleReader{stmt: m.stmt[:0]}
+	readerPool.Put(m)
 	if err != nil {
 		return nil, err
 	}
 	return calls, nil
 }
+
+var readerPool = sync.Pool{New: func() any { return new(moduleReader) }}
 
 // clause is what a block level allows next, after a compound statement's clause.
 type clause uint8
@@ -102,10 +115,17 @@ type frame struct {
 // block structure around it (indentation, else/elif/except/finally/case
 // clauses, decorators).
 func topLevelStatements(src string, onStmt func(stmt []Token) error) error {
+	return newModuleReader(src, onStmt).read()
+}
+
+func newModuleReader(src string, onStmt func(stmt []Token) error) *moduleReader {
 	m := &moduleReader{src: Normalize(src), onStmt: onStmt}
 	m.frames = m.frameBuf[:1]
-	return scan(m.src, m.line, m.partial)
+	return m
 }
+
+// read checks the whole module, handing on its top-level statements.
+func (m *moduleReader) read() error { return scan(m.src, m.line, m.partial) }
 
 // moduleReader follows the module's logical lines, checks each against the
 // grammar and the block structure, and hands on the top-level simple
@@ -114,6 +134,9 @@ type moduleReader struct {
 	// src is the normalized source the tokens point into.
 	src    string
 	onStmt func(stmt []Token) error
+	// callsOnly hands on only the statements that may be calls (see
+	// mayBeCall), for TopLevelCalls: the others cost no Tokens.
+	callsOnly bool
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
 	stmt   []Token
@@ -287,11 +310,24 @@ func (m *moduleReader) logicalLine(line []tok) error {
 
 // statement hands one top-level simple statement to onStmt as Tokens.
 func (m *moduleReader) statement(toks []tok) error {
+	if m.callsOnly && !mayBeCall(toks) {
+		return nil
+	}
 	m.stmt = m.stmt[:0]
 	for _, t := range toks {
 		m.stmt = append(m.stmt, t.token(m.src))
 	}
 	return m.onStmt(m.stmt)
+}
+
+// mayBeCall reports whether a statement's tokens can be what callStatement
+// reads as a call, NAME ... ')' after any enclosing parentheses: at least
+// three tokens, the first a name or '(', the last ')'. callStatement refuses
+// (with no error) every other statement.
+func mayBeCall(toks []tok) bool {
+	n := len(toks)
+	return n >= 3 && toks[n-1].Kind == Op && toks[n-1].code == ')' &&
+		(toks[0].Kind == Name || toks[0].Kind == Op && toks[0].code == '(')
 }
 
 // sequence checks that a statement may stand where it does at its level:

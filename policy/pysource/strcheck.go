@@ -210,6 +210,11 @@ var (
 	names     map[string]rune
 )
 
+// namedPlanes are the code point ranges holding every character runenames
+// names (planes 0-2 and 14 in Unicode 15.0; TestNamedPlanes checks the rest
+// has none): building the name table looks up a quarter of the code points.
+var namedPlanes = [][2]rune{{0, 0x30000}, {0xE0000, 0xF0000}}
+
 // lookupName finds a character by its Unicode name as Python's \N{...} does:
 // case-insensitively for the names of the Unicode database
 // (golang.org/x/text/unicode/runenames), and by the algorithmic names
@@ -224,10 +229,12 @@ func lookupName(name string) (rune, bool) {
 		return r, true
 	}
 	namesOnce.Do(func() {
-		names = make(map[string]rune, 40000)
-		for r := rune(0); r <= utf8.MaxRune; r++ {
-			if n := runenames.Name(r); n != "" && n[0] != '<' {
-				names[n] = r
+		names = make(map[string]rune, 35000)
+		for _, planes := range namedPlanes {
+			for r := planes[0]; r < planes[1]; r++ {
+				if n := runenames.Name(r); n != "" && n[0] != '<' {
+					names[n] = r
+				}
 			}
 		}
 	})
