@@ -482,7 +482,7 @@ func (b *builder) runPhase() {
 		if st.Backend == policy.ROCM {
 			b.spec.MaxAttempts = 2
 		}
-		b.spec.TimeoutS = StageTimeoutMinutes(st.Backend) * 60
+		b.spec.TimeoutS = b.req.Steps.TimeoutMinutes(st.Backend, StageTimeoutMinutes(st.Backend)) * 60
 		if req.TimeoutMinutes > 0 {
 			b.spec.TimeoutS = req.TimeoutMinutes * 60
 		}
@@ -510,9 +510,10 @@ func (b *builder) runPhase() {
 	b.step(run)
 }
 
-// StageTimeoutMinutes is a stage run's timeout when none is given: the
-// timeout-minutes of Miles' CPU job (_run-cpu-ci.yml: 60), and GitHub's
-// default job timeout (360) for the GPU jobs, which set none.
+// StageTimeoutMinutes is a stage run's timeout when neither --timeout-minutes
+// nor the checkout's run workflow (timeout-minutes of its test job) gives
+// one: Miles 31f1ca9's CPU job (_run-cpu-ci.yml: 60), and GitHub's default
+// job timeout (360) for the GPU jobs, which set none.
 func StageTimeoutMinutes(b policy.Backend) int {
 	if b == policy.CPU {
 		return 60

@@ -495,6 +495,9 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 	if v, ok := envOf(h4, "NVSHMEM_HCA_LIST"); !ok || v != "none_single_node_nvlink_only" {
 		t.Errorf("4-GPU H200: NVSHMEM_HCA_LIST %q, %t", v, ok)
 	}
+	if h4.TimeoutS != 90*60 {
+		t.Errorf("the run job's timeout-minutes: 90 gives %d s", h4.TimeoutS)
+	}
 	b2 := build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}}))
 	if _, ok := envOf(b2, "NVSHMEM_HCA_LIST"); ok {
 		t.Errorf("2-GPU H200 must not get NVSHMEM_HCA_LIST")

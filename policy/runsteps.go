@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
@@ -14,7 +15,11 @@ import (
 const (
 	RunCIWorkflow     = ".github/workflows/_run-ci.yml"
 	RunCIROCmWorkflow = ".github/workflows/_run-ci-rocm.yml"
+	RunCPUWorkflow    = ".github/workflows/_run-cpu-ci.yml"
 )
+
+// runWorkflowOf is the run workflow each backend's stage jobs call.
+var runWorkflowOf = map[Backend]string{CPU: RunCPUWorkflow, CUDA: RunCIWorkflow, ROCM: RunCIROCmWorkflow}
 
 // RunSteps are what the checkout's run workflows do that changes a stage's
 // container (rules §11.6). A checkout without those workflows has the steps
@@ -31,9 +36,21 @@ type RunSteps struct {
 	// Env are the variables a step sets in $GITHUB_ENV for the stages its
 	// if: selects by runner labels (e.g. NVSHMEM_HCA_LIST on 4-GPU H200).
 	Env []StepEnv `json:"env,omitempty"`
+	// JobTimeout is the timeout-minutes of each backend's test job, where
+	// its run workflow sets one (0 or absent: GitHub's default).
+	JobTimeout map[Backend]int `json:"job_timeout_minutes,omitempty"`
 	// Unmodeled are the steps of the run workflows miles-ci does not model,
 	// for lint.
 	Unmodeled []Drift `json:"-"`
+}
+
+// TimeoutMinutes is the timeout-minutes the checkout's run workflow gives a
+// backend's test job, or fallback where it sets none.
+func (s RunSteps) TimeoutMinutes(b Backend, fallback int) int {
+	if m := s.JobTimeout[b]; m > 0 {
+		return m
+	}
+	return fallback
 }
 
 // StepEnv is one NAME=VALUE a run-workflow step writes to $GITHUB_ENV, and
@@ -62,6 +79,10 @@ var modeledSteps = map[string][]string{
 	RunCIROCmWorkflow: {"Checkout repository", "Cleanup Ray processes", "Wait for GPU ready", "Resolve dependency refs",
 		"Install dependencies", "Install (miles only)", "Resolve suite plan", "Run tests"},
 }
+
+// maxJobTimeout is GitHub's largest job timeout (35 days of minutes for
+// self-hosted runners); a larger value is not a timeout GitHub would keep.
+const maxJobTimeout = 35 * 24 * 60
 
 // modeledActions are the actions whose effect a stage container has already
 // (the checkout is the source miles-ci copies in).
@@ -92,7 +113,7 @@ var (
 // readRunSteps reads the run workflows of the checkout at root.
 func (t *Tables) readRunSteps(root string) error {
 	t.RunSteps = defaultRunSteps()
-	for _, rel := range []string{RunCIWorkflow, RunCIROCmWorkflow} {
+	for _, rel := range []string{RunCIWorkflow, RunCIROCmWorkflow, RunCPUWorkflow} {
 		data, err := readTableFile(root, rel)
 		if err != nil {
 			return err
@@ -114,7 +135,7 @@ func (t *Tables) readRunWorkflow(rel string, top *yaml.Node) {
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return
 	}
-	rocm := rel == RunCIROCmWorkflow
+	rocm, cpu := rel == RunCIROCmWorkflow, rel == RunCPUWorkflow
 	if rocm {
 		t.RunSteps.ROCmPatch = false
 	}
@@ -122,6 +143,21 @@ func (t *Tables) readRunWorkflow(rel string, top *yaml.Node) {
 		j := deref(jobs.Content[i])
 		if !runsTests(j) {
 			continue // e.g. the hosted plan job: a stage run plans in its own container
+		}
+		if v, ok := scalar(get(j, "timeout-minutes")); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= maxJobTimeout {
+				for b, wf := range runWorkflowOf {
+					if wf == rel {
+						if t.RunSteps.JobTimeout == nil {
+							t.RunSteps.JobTimeout = map[Backend]int{}
+						}
+						t.RunSteps.JobTimeout[b] = n
+					}
+				}
+			}
+		}
+		if cpu {
+			continue // only its timeout: the CPU steps are modeled by rules §9
 		}
 		steps := get(j, "steps")
 		for _, stn := range steps.Content {

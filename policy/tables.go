@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -211,6 +212,7 @@ func (t *Tables) Clone() *Tables {
 	c.RunSteps.ROCmPackages = slices.Clone(t.RunSteps.ROCmPackages)
 	c.RunSteps.Env = slices.Clone(t.RunSteps.Env)
 	c.RunSteps.Unmodeled = slices.Clone(t.RunSteps.Unmodeled)
+	c.RunSteps.JobTimeout = maps.Clone(t.RunSteps.JobTimeout)
 	c.CUDAStages = make([]CUDAStage, len(t.CUDAStages))
 	for i, st := range t.CUDAStages {
 		st.RunsOn = slices.Clone(st.RunsOn)
