@@ -332,7 +332,7 @@ func mustRead(t *testing.T, path string) []byte {
 func TestGPUGenLintUnmodeledStep(t *testing.T) {
 	reg := gpugenRegistry(t)
 	drift := Lint(reg)
-	if len(drift) != 1 || drift[0].Kind != DriftUnmodeledStep || drift[0].File != RunCIWorkflow || drift[0].Line != 40 ||
+	if len(drift) != 1 || drift[0].Kind != DriftUnmodeledStep || drift[0].File != RunCIWorkflow || drift[0].Line != 41 ||
 		!strings.Contains(drift[0].Message, `"Attach isolated RDMA networks"`) {
 		t.Errorf("drift %+v", drift)
 	}
@@ -340,5 +340,40 @@ func TestGPUGenLintUnmodeledStep(t *testing.T) {
 	if steps.ROCmPatch || !reflect.DeepEqual(steps.ROCmPackages, []string{"polars", "zstandard", "xxhash", "blake3"}) ||
 		!reflect.DeepEqual(steps.Reconcile, []string{"python", "tests/ci/reconcile_dependencies.py", "examples/lora/requirements.txt", "requirements.txt"}) {
 		t.Errorf("run steps %+v", steps)
+	}
+}
+
+// The first form of the GPU-generation tables (CUDA_STAGE_ARCH, Miles PRs
+// 2702-2703): hardware= is checked against it, but there is no dispatch yet,
+// so run-on-<arch> is an ordinary label without the run-ci- prefix.
+func TestGPUGenFirstForm(t *testing.T) {
+	root := gpugenTree(t, map[string]string{
+		HardwareFile:          "KNOWN_ARCHES = (\"hopper\", \"blackwell\")\n\nCUDA_STAGE_ARCH = {\n    \"stage-c-4-gpu-h200\": \"hopper\",\n    \"stage-c-8-gpu-b200\": \"blackwell\",\n}\n",
+		RunSuiteFile:          "CI_SUITES = {HWBackend.CPU: [\"stage-a-cpu\"], HWBackend.CUDA: [\"stage-c-4-gpu-h200\", \"stage-c-8-gpu-b200\"], HWBackend.ROCM: []}\n",
+		"tests/e2e/test_a.py": "register_cuda_ci(est_time=1, suite=\"stage-c-4-gpu-h200\", labels=[\"short\"], hardware=[\"hopper\", \"blackwell\"])\n",
+		"tests/e2e/test_b.py": "register_cuda_ci(est_time=1, suite=\"stage-c-8-gpu-b200\", labels=[\"short\"], hardware=[\"blackwell\"])\n",
+	})
+	reg, err := LoadRegistry(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Tables.Rules != RulesGPUGen || !reg.Tables.Forms.NoDispatch {
+		t.Fatalf("rules %q forms %+v", reg.Tables.Rules, reg.Tables.Forms)
+	}
+	p, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-8-gpu-b200", Cadence: Regular, Labels: []string{"run-on-blackwell", "run-ci-short"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Enabled) != 1 || p.Enabled[0].File != "tests/e2e/test_b.py" || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "'run-on-blackwell' is missing the expected 'run-ci-' prefix") {
+		t.Errorf("enabled %+v warnings %q", p.Enabled, p.Warnings)
+	}
+	_, err = LoadRegistry(gpugenTree(t, map[string]string{
+		HardwareFile:          "KNOWN_ARCHES = (\"hopper\", \"blackwell\")\nCUDA_STAGE_ARCH = {\"stage-c-8-gpu-b200\": \"blackwell\"}\n",
+		RunSuiteFile:          "CI_SUITES = {HWBackend.CUDA: [\"stage-c-8-gpu-b200\"]}\n",
+		"tests/e2e/test_a.py": "register_cuda_ci(est_time=1, suite=\"stage-c-8-gpu-b200\", labels=[\"short\"], hardware=[\"hopper\", \"blackwell\"])\n",
+	}))
+	var re *RegistryError
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "a test's home stage must be on its first supported arch") {
+		t.Errorf("wanted the home-stage error, got %v", err)
 	}
 }

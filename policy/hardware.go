@@ -18,6 +18,9 @@ const (
 	TableArches     = "KNOWN_ARCHES"
 	TableCUDAStages = "CUDA_STAGES"
 	TableKeywords   = "_VALID_KWARGS"
+	// TableStageArch is the first form of the GPU-generation tables (Miles
+	// PR 2702): stage name -> arch, before CUDA_STAGES and dispatch.
+	TableStageArch = "CUDA_STAGE_ARCH"
 )
 
 // CUDAStage is one CUDA_STAGES entry: the stage's GPU generation, GPU count
@@ -153,7 +156,13 @@ func (t *Tables) readHardware(m *pyModule) error {
 	if err != nil {
 		return asAhead(err)
 	}
+	stagesTable := TableCUDAStages
 	sv, sline, hasStages, err := m.table(TableCUDAStages)
+	if err == nil && !hasStages {
+		// The first form: CUDA_STAGE_ARCH, and no dispatch yet (rules §11.5).
+		stagesTable = TableStageArch
+		sv, sline, hasStages, err = m.table(TableStageArch)
+	}
 	if err != nil {
 		return asAhead(err)
 	}
@@ -161,7 +170,7 @@ func (t *Tables) readHardware(m *pyModule) error {
 	case !hasArches && !hasStages:
 		return nil
 	case !hasArches:
-		return &AheadError{File: m.file, Line: sline, Construct: TableCUDAStages + " without " + TableArches}
+		return &AheadError{File: m.file, Line: sline, Construct: stagesTable + " without " + TableArches}
 	case !hasStages:
 		return &AheadError{File: m.file, Line: aline, Construct: TableArches + " without " + TableCUDAStages}
 	}
@@ -169,7 +178,13 @@ func (t *Tables) readHardware(m *pyModule) error {
 	if err != nil {
 		return asAhead(err)
 	}
-	stages, err := m.cudaStages(sv, sline)
+	var stages []CUDAStage
+	if stagesTable == TableStageArch {
+		stages, err = m.stageArches(sv, sline)
+		t.Forms.NoDispatch = true
+	} else {
+		stages, err = m.cudaStages(sv, sline)
+	}
 	if err != nil {
 		return asAhead(err)
 	}
@@ -187,6 +202,33 @@ func (t *Tables) readHardware(m *pyModule) error {
 	}
 	t.setLines(TableCUDAStages, names, m.stageLines)
 	return nil
+}
+
+// stageArches reads CUDA_STAGE_ARCH: a dict of stage name to arch, in order.
+func (m *pyModule) stageArches(v pysource.Value, line int) ([]CUDAStage, error) {
+	v = m.resolve(v)
+	if v.Kind != pysource.DictValue {
+		return nil, m.errf(line, TableStageArch, "must be a dict of stage name to arch, not %s", m.describe(v))
+	}
+	var out []CUDAStage
+	m.stageLines = nil
+	for i, k := range v.Keys {
+		name, err := m.str(k, TableStageArch, "each stage name")
+		if err != nil {
+			return nil, err
+		}
+		arch, err := m.str(v.Elems[i], TableStageArch, "the arch of "+pysource.Repr(name))
+		if err != nil {
+			return nil, err
+		}
+		if j := slices.IndexFunc(out, func(x CUDAStage) bool { return x.Name == name }); j >= 0 {
+			out[j].Arch = arch
+			continue
+		}
+		out = append(out, CUDAStage{Name: name, Arch: arch})
+		m.stageLines = append(m.stageLines, k.Line)
+	}
+	return out, nil
 }
 
 // cudaStages reads CUDA_STAGES: a dict of stage name to

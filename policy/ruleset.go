@@ -52,6 +52,11 @@ type Forms struct {
 	NeedsCUDAImage bool `json:"needs_cuda_image,omitempty"`
 	// HasTestsOutput: run_suite.py --list-only --github-output FILE appends has_tests=.
 	HasTestsOutput bool `json:"has_tests_output,omitempty"`
+	// NoDispatch: the GPU-generation tables are in their first form
+	// (CUDA_STAGE_ARCH, Miles PRs 2702-2703): hardware= is checked, but no
+	// run-on-<arch> or blackwell-only label exists yet and every test runs
+	// in its home stage.
+	NoDispatch bool `json:"no_dispatch,omitempty"`
 }
 
 // formMarker says how a checkout declares a form: whether a string literal
@@ -173,7 +178,7 @@ func (t *Tables) IsWorkflowOnlyLabel(l string) bool {
 		return true
 	}
 	arch, ok := strings.CutPrefix(l, runOnPrefix)
-	return ok && slices.Contains(t.or().Arches, arch)
+	return ok && !t.or().Forms.NoDispatch && slices.Contains(t.or().Arches, arch)
 }
 
 // runOnPrefix starts the labels that dispatch a run to a GPU generation.

@@ -113,7 +113,8 @@ func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) 
 	}
 	requested, warnings := t.RequestedLabels(raw)
 	spec := t.spec()
-	blackwellOnly := spec.blackwellLabel != "" && slices.Contains(raw, spec.blackwellLabel)
+	dispatches := spec.hardware && !t.or().Forms.NoDispatch
+	blackwellOnly := dispatches && spec.blackwellLabel != "" && slices.Contains(raw, spec.blackwellLabel)
 	var scope []string
 	switch {
 	case slices.Contains(raw, LabelRunAll) || cadence == Weekly || cadence == Release:
@@ -129,7 +130,7 @@ func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) 
 	// the blackwell-only scope picks its arch without that move.
 	var dispatch []string
 	for _, a := range t.or().Arches {
-		if slices.Contains(raw, runOnPrefix+a) {
+		if dispatches && slices.Contains(raw, runOnPrefix+a) {
 			dispatch = append(dispatch, a)
 		}
 	}

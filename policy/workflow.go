@@ -111,7 +111,7 @@ func (t *Tables) cudaStageRows(rows []Stage) []Stage {
 	}
 	var out []Stage
 	for _, cs := range t.CUDAStages {
-		if !slices.Contains(t.Suites.CUDA, cs.Name) || slices.ContainsFunc(rows, func(r Stage) bool { return r.Name == cs.Name }) {
+		if len(cs.RunsOn) == 0 || !slices.Contains(t.Suites.CUDA, cs.Name) || slices.ContainsFunc(rows, func(r Stage) bool { return r.Name == cs.Name }) {
 			continue
 		}
 		st := template.clone()
