@@ -55,13 +55,13 @@ list="$work/states"
 if [ -n "$states" ]; then
 	grep -v '^\s*\(#\|$\)' "$states" >"$list"
 else
-	first=$("${G[@]}" log --format=%H --reverse main -- tests/ci/ci_register.py | head -1)
+	first=$("${G[@]}" log --format=%H --reverse main -- tests/ci/ci_register.py | sed -n 1p)
 	"${G[@]}" rev-list --first-parent --reverse "$first^..main" >"$work/mainline"
 	total=$(wc -l <"$work/mainline")
 	step=$(( total / main > 0 ? total / main : 1 ))
 	{
 		awk -v s="$step" 'NR % s == 1 || s == 1' "$work/mainline"
-		"${G[@]}" log --format=%H --first-parent main -- tests/ci/ | head -200
+		"${G[@]}" log -n 200 --format=%H --first-parent main -- tests/ci/
 		"${G[@]}" for-each-ref --format='%(refname)' 'refs/pull/*/merge' |
 			sort -t/ -k3,3n | awk -v n="$pulls" '{ a[NR] = $0 } END { s = NR / n; if (s < 1) s = 1; for (i = 1; i <= NR; i += s) print a[int(i)] }'
 	} | awk '!seen[$0]++' >"$list"

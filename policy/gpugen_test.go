@@ -44,7 +44,7 @@ func TestGPUGenTables(t *testing.T) {
 	if !reflect.DeepEqual(rdma.Capabilities(), []string{"rdma"}) || rdma.NumGPUs != 8 || rdma.Arch != "hopper" {
 		t.Errorf("rdma stage %+v", rdma)
 	}
-	if f := tables.Forms; !f.NeedsCUDAImage || !f.UnusableDiffSkipsUnrunnable || !f.HasTestsOutput || f.GPULabelsOptional {
+	if f := tables.Forms; !f.NeedsCUDAImage || !f.UnusableDiffSkipsUnrunnable || !f.HasTestsOutput {
 		t.Errorf("forms %+v", f)
 	}
 	if !slices.Contains(tables.KnownKeywords(), "hardware") {

@@ -42,9 +42,6 @@ func (t *Tables) spec() ruleSetSpec { return ruleSets[t.or().Rules] }
 // the checkout's code declares (formMarkers); a checkout without that file
 // keeps the 31f1ca9 form.
 type Forms struct {
-	// GPULabelsOptional: GPU registrations may have no labels (Miles before
-	// its PR 2548, mid-August), and are then selected by every run.
-	GPULabelsOptional bool `json:"gpu_labels_optional,omitempty"`
 	// UnusableDiffSkipsUnrunnable: on a pull request whose diff is unusable,
 	// ci_policy skips PR_GPU_STAGES − runnable instead of no stage.
 	UnusableDiffSkipsUnrunnable bool `json:"unusable_diff_skips_unrunnable,omitempty"`
@@ -67,18 +64,12 @@ type formMarker struct {
 	file   string
 	marker string
 	set    func(f *Forms, found bool)
-	// registry: the marker is read only from a registry module miles-ci
-	// reads as Miles' (one that defines _VALID_KWARGS), so that a stand-in
-	// ci_register.py without Miles' checks keeps the 31f1ca9 form.
-	registry bool
 }
 
 var formMarkers = []formMarker{
-	// Miles' PR 2548 added this message with the rule that GPU tests need labels.
-	{CIRegisterFile, "must contain at least one domain label", func(f *Forms, found bool) { f.GPULabelsOptional = !found }, true},
-	{CIPolicyFile, "all selected GPU stages are treated as affected", func(f *Forms, found bool) { f.UnusableDiffSkipsUnrunnable = found }, false},
-	{CIPolicyFile, "needs_cuda_image=", func(f *Forms, found bool) { f.NeedsCUDAImage = found }, false},
-	{RunSuiteFile, "has_tests=", func(f *Forms, found bool) { f.HasTestsOutput = found }, false},
+	{CIPolicyFile, "all selected GPU stages are treated as affected", func(f *Forms, found bool) { f.UnusableDiffSkipsUnrunnable = found }},
+	{CIPolicyFile, "needs_cuda_image=", func(f *Forms, found bool) { f.NeedsCUDAImage = found }},
+	{RunSuiteFile, "has_tests=", func(f *Forms, found bool) { f.HasTestsOutput = found }},
 }
 
 // readForms sets the forms from the checkout's files (src returns a file's
@@ -86,9 +77,6 @@ var formMarkers = []formMarker{
 func (t *Tables) readForms(src func(rel string) []byte) {
 	literals := map[string][]string{}
 	for _, m := range formMarkers {
-		if m.registry && t.Keywords == nil {
-			continue
-		}
 		lits, read := literals[m.file]
 		if !read {
 			data := src(m.file)

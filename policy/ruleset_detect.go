@@ -102,13 +102,6 @@ func readRegisterForm(root string) *registerForm {
 	return form
 }
 
-// labelsHaveDefault reports that register_cuda_ci's labels parameter has a
-// default (GPU tests may go without labels: Miles before 2026-08-16).
-func (f *registerForm) labelsHaveDefault() bool {
-	sig, ok := f.funcs["register_cuda_ci"]
-	return ok && sig.params["labels"]
-}
-
 // parseSignature reads the parameters of `def f(` up to its closing `)`.
 func parseSignature(toks []pysource.Token, line int) markerSig {
 	sig := markerSig{line: line, params: map[string]bool{}}

@@ -99,12 +99,7 @@ func LoadTables(root string) (*Tables, error) {
 		data, _ := readTableFile(root, rel)
 		return data
 	})
-	if t.Forms.GPULabelsOptional {
-		// The older form also shows in the marker's signature: labels has a default.
-		if form := readRegisterForm(root); form == nil || !form.labelsHaveDefault() {
-			t.Forms.GPULabelsOptional = false
-		}
-	}
+
 	if err := t.readWorkflows(root); err != nil {
 		return nil, err
 	}
