@@ -93,9 +93,7 @@ CUDA_STAGES = {
 // builtin-tables case is a tree without table files (as before the tables
 // were read); checkout-tables has every table file of testdata/miles (the
 // 31f1ca9 rules); gpu-generation adds a tests/ci/hardware.py and a
-// hardware= list to every register_cuda_ci (rules §11). A registry that
-// refuses the gpu-generation tree (a miles-ci without hardware= support)
-// skips that case rather than failing.
+// hardware= list to every register_cuda_ci (rules §11).
 func BenchmarkPlan(b *testing.B) {
 	for _, c := range []struct {
 		name             string
@@ -121,18 +119,15 @@ func BenchmarkPlan(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				reg, err := LoadRegistry(root)
 				if err != nil {
-					if c.hardware {
-						b.Skipf("the registry refuses the GPU-generation tree (no hardware= support yet?): %v", err)
-					}
 					b.Fatal(err)
 				}
 				if c.tables && reg.Tables.Origin(TableRoster).Builtin() {
 					b.Fatal("the tables were not read")
 				}
+				if c.hardware && reg.Tables.Rules != RulesGPUGen {
+					b.Fatal("the GPU-generation rules were not chosen")
+				}
 				if _, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-4-gpu-h200", Cadence: Nightly, Partition: &Partition{ID: 1, Size: 3}}); err != nil {
-					if c.hardware {
-						b.Skipf("the planner refuses the GPU-generation tree (no hardware= support yet?): %v", err)
-					}
 					b.Fatal(err)
 				}
 			}
