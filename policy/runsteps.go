@@ -136,13 +136,14 @@ func (t *Tables) readRunWorkflow(rel string, top *yaml.Node) {
 		return
 	}
 	rocm, cpu := rel == RunCIROCmWorkflow, rel == RunCPUWorkflow
-	if rocm {
-		t.RunSteps.ROCmPatch = false
-	}
 	for i := 1; i < len(jobs.Content); i += 2 {
 		j := deref(jobs.Content[i])
 		if !runsTests(j) {
 			continue // e.g. the hosted plan job: a stage run plans in its own container
+		}
+		if rocm {
+			// The test job is there: it patches Megatron-LM only if a step says so.
+			t.RunSteps.ROCmPatch = false
 		}
 		if v, ok := scalar(get(j, "timeout-minutes")); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= maxJobTimeout {

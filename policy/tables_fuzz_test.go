@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,56 @@ func FuzzWorkflow(f *testing.F) {
 		rows, err := r.read(data)
 		if err != nil && rows != nil {
 			t.Errorf("rows with an error: %v", err)
+		}
+	})
+}
+
+// FuzzRunWorkflow feeds the run-workflow reader (rules §11.6) any YAML, as
+// _run-ci.yml and _run-ci-rocm.yml: it must not panic, and the stage env it
+// reads must evaluate for any runner labels.
+func FuzzRunWorkflow(f *testing.F) {
+	for _, rel := range []string{RunCIWorkflow, RunCIROCmWorkflow} {
+		if data, err := os.ReadFile(filepath.Join("..", "testdata", "miles-gpugen", filepath.FromSlash(rel))); err == nil {
+			f.Add(data, true)
+		}
+	}
+	f.Add([]byte("jobs:\n  run:\n    steps:\n      - run: ${{ inputs.execute_command }}\n      - if: contains(fromJSON(inputs.runs_on), 'h200'\n        run: echo \"X=1\" >> \"$GITHUB_ENV\"\n"), false)
+	f.Fuzz(func(t *testing.T, data []byte, rocm bool) {
+		rel := RunCIWorkflow
+		if rocm {
+			rel = RunCIROCmWorkflow
+		}
+		root := t.TempDir()
+		testfiles.Write(t, root, rel, string(data))
+		tb := BuiltinTables()
+		if err := tb.readRunSteps(root); err != nil {
+			return
+		}
+		tb.RunSteps.StageEnvFor([]string{"h200", "4gpu"})
+	})
+}
+
+// FuzzHardware feeds tests/ci/hardware.py readers any Python.
+func FuzzHardware(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("..", "testdata", "miles-gpugen", filepath.FromSlash(HardwareFile))); err == nil {
+		f.Add(string(data))
+	}
+	f.Add("KNOWN_ARCHES = ('a',)\nCUDA_STAGE_ARCH = {'s': 'a', 's': B}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := parsePyModule(HardwareFile, []byte(src))
+		if err != nil {
+			return
+		}
+		m.mods = newPyModules("")
+		m.mods.read[HardwareFile] = m
+		tb := BuiltinTables()
+		if err := tb.readHardware(m); err != nil {
+			return
+		}
+		for _, s := range tb.CUDAStages {
+			for _, a := range tb.Arches {
+				tb.TargetStage(s.Name, a)
+			}
 		}
 	})
 }
