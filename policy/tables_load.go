@@ -409,16 +409,7 @@ func (t *Tables) setOrigin(table, file string, line int, elems []string, lines [
 			t.Origins[i] = Origin{Table: table, File: file, Line: line}
 		}
 	}
-	at := map[string]int{}
-	for i, e := range elems {
-		if _, seen := at[e]; !seen && i < len(lines) {
-			at[e] = lines[i]
-		}
-	}
-	if t.lines == nil {
-		t.lines = map[string]map[string]int{}
-	}
-	t.lines[table] = at
+	t.setLines(table, elems, lines)
 }
 
 // readLabels reads KNOWN_LABELS: a dict of label name to description (or a
