@@ -2,8 +2,9 @@
 # Engine slots (sourced by hack/e2e.sh; uses its ok/bad): an engine this shell cannot
 # see (another pid namespace sharing ~/.cache) holds engine-state's lock, so a second
 # engine there would exit at once; `engine.sh start` must take slot 1 and answer there,
-# and `stop` must end that engine. Runs on a scratch cache that borrows the built
-# binaries and images, so the engine the other tests use is left alone. MILES_CI_ENGINE=local:
+# and `stop` must end that engine, all from a pid namespace whose /proc is not its own.
+# Runs on a scratch cache that borrows the built binaries and images, so the engine the
+# other tests use is left alone. MILES_CI_ENGINE=local:
 # the PATH e2e.sh sets holds the real cache's dagger, which is not the scratch cache's.
 
 echo "=== RUN engine slots"
@@ -20,20 +21,29 @@ slots_check() {
 		flock -n "$c/engine-state/dagger-engine.lock" true || break
 		sleep 0.1
 	done
-	if ! MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" start >"$out/slots.log" 2>&1; then
-		tail -n 20 "$out/slots.log"
-		rc=1
-	elif ! grep -q "using $c/engine-state.1" "$out/slots.log"; then
+	# start, status and stop run in a pid namespace of their own under this machine's
+	# /proc, as a CI job may: the pids engine.sh records are not the ones /proc lists.
+	local step=0
+	MILES_CI_ENGINE=local MILES_CI_CACHE=$c unshare --pid --fork -- bash -c '
+		engine=$1 out=$2
+		bash "$engine" start >"$out/slots.log" 2>&1 || exit 1
+		bash "$engine" status >"$out/slots.status" 2>&1 || exit 2
+		bash "$engine" stop >>"$out/slots.log" 2>&1 || exit 3
+		! bash "$engine" status >/dev/null 2>&1 || exit 4' bash "$engine" "$out" || step=$?
+	case $step in
+	0) ;;
+	1) tail -n 20 "$out/slots.log" ;;
+	2) echo "status after start:" && cat "$out/slots.status" ;;
+	3) echo "stop failed:" && tail -n 20 "$out/slots.log" ;;
+	4) echo "the slot-1 engine still runs after stop" ;;
+	*) echo "the slots check's pid namespace ended with $step" ;;
+	esac
+	((step == 0)) || rc=1
+	if ((rc == 0)) && ! grep -q "using $c/engine-state.1" "$out/slots.log"; then
 		echo "start did not say it took slot 1:" && cat "$out/slots.log"
 		rc=1
-	elif ! MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" status >"$out/slots.status" 2>&1 ||
-		! grep -q "socket $c/run.1/dagger/engine.sock" "$out/slots.status"; then
+	elif ((rc == 0)) && ! grep -q "socket $c/run.1/dagger/engine.sock" "$out/slots.status"; then
 		cat "$out/slots.status"
-		rc=1
-	fi
-	MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" stop >>"$out/slots.log" 2>&1 || rc=1
-	if MILES_CI_ENGINE=local MILES_CI_CACHE=$c bash "$engine" status >/dev/null 2>&1; then
-		echo "the slot-1 engine still runs after stop"
 		rc=1
 	fi
 	# unshare blocks TERM while it waits; KILL ends it, and --kill-child ends flock.
@@ -45,7 +55,7 @@ slots_check() {
 if ! bash "$engine" env | grep -q _EXPERIMENTAL_DAGGER_RUNNER_HOST; then
 	echo "engine slots: skipped (an installed dagger CLI's engine is in use, not hack/engine's)"
 elif slots_check; then
-	ok "engine slots: start takes slot 1 while another engine holds engine-state"
+	ok "engine slots: start takes slot 1 while another engine holds engine-state, from a pid namespace under a foreign /proc"
 else
 	bad "engine slots"
 fi

@@ -20,6 +20,10 @@
 # engine. Everything built or kept lives under $MILES_CI_CACHE (~/.cache/miles-ci), never in
 # the repository. Needs root, apt and ~10 GB of disk. See docs/engine.md.
 set -euo pipefail
+# No job control, even where the caller exports monitor mode in SHELLOPTS: a background
+# job of a monitor-mode shell leads its own process group, and setsid then forks, so $!
+# would be a setsid that has already exited rather than the engine's unshare.
+set +m
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -251,6 +255,19 @@ cmd_serve() {
 	[[ -n $child ]] || die "the engine's namespace has no process (pid $pid)"
 	exec nsenter --target "$child" --net -- "$@"
 }
+
+# proc_is_ours: /proc shows this shell's pid namespace. A CI job may run in a pid
+# namespace of its own under its host's /proc; there the pids this script records ($!)
+# are not the pids /proc lists, so the engine it just started would look gone
+# ("engine exited") and stop and serve could not find its namespace. Such a shell runs
+# the script again in a mount namespace of its own with its own /proc.
+proc_is_ours() { [[ /proc/self -ef /proc/$BASHPID ]]; }
+if [[ $(mode) == local ]] && ! proc_is_ours; then
+	[[ -z ${MILES_CI_ENGINE_OWN_PROC:-} ]] || die "/proc still shows another pid namespace after mounting our own"
+	[[ $(id -u) == 0 ]] || die "/proc shows another pid namespace than this shell's; the local engine needs root to mount its own"
+	export MILES_CI_ENGINE_OWN_PROC=1
+	exec unshare --mount --propagation private --mount-proc -- bash "$0" "$@"
+fi
 
 use_running_slot || true
 case ${1:-} in
