@@ -62,7 +62,7 @@ func (s *session) container() pipeline.Container { return ctr{s: s, c: dag.Conta
 func unwrap(c pipeline.Container) *dagger.Container { return c.(ctr).c }
 
 // ctr is a module *dagger.Container as a pipeline.Container (the
-// dagger.io/dagger twin is internal/daggersdk).
+// dagger.io/dagger twin is cmd/miles-ci/engine).
 type ctr struct {
 	s *session
 	c *dagger.Container

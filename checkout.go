@@ -9,8 +9,8 @@ import (
 
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
-	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // checkoutImage is the image the module runs a checkout's own tests/ci code
@@ -25,7 +25,7 @@ const (
 	checkoutScratch = "/tmp/miles-ci-work"
 )
 
-// containerPython runs miles-ci's driver (runreq.Checkout) in a Python 3.11
+// containerPython runs miles-ci's driver (usecase.Checkout) in a Python 3.11
 // container with the checkout mounted: the module's --planner checkout and
 // verify. Nothing but the checkout reaches it: no secret, no token.
 type containerPython struct {
@@ -34,7 +34,7 @@ type containerPython struct {
 
 func (p containerPython) String() string { return checkoutImage + " container" }
 
-// Run implements runreq.Interpreter on the engine.
+// Run implements usecase.Interpreter on the engine.
 func (p containerPython) Run(ctx context.Context, driver string, request func(root, scratch string) ([]byte, error)) ([]byte, []byte, error) {
 	in, err := request(checkoutRoot, checkoutScratch)
 	if err != nil {
@@ -45,7 +45,7 @@ func (p containerPython) Run(ctx context.Context, driver string, request func(ro
 		WithNewFile("/tmp/miles_ci_driver.py", driver).
 		WithWorkdir(checkoutRoot).
 		WithExec([]string{"mkdir", "-p", checkoutScratch})
-	for _, kv := range runreq.DriverEnv(checkoutRoot, checkoutScratch) {
+	for _, kv := range usecase.DriverEnv(checkoutRoot, checkoutScratch) {
 		k, v, _ := strings.Cut(kv, "=")
 		c = c.WithEnvVariable(k, v)
 	}
@@ -62,10 +62,10 @@ func (p containerPython) Run(ctx context.Context, driver string, request func(ro
 	return []byte(stdout), []byte(stderr), nil
 }
 
-// checkout is the runreq.Checkout of a source exported to dir, its code run
+// checkout is the usecase.Checkout of a source exported to dir, its code run
 // in the Python 3.11 container.
-func checkout(dir string, source *dagger.Directory) (*runreq.Checkout, error) {
-	return runreq.OpenCheckout(dir, containerPython{source: source})
+func checkout(dir string, source *dagger.Directory) (*usecase.Checkout, error) {
+	return usecase.OpenCheckout(dir, containerPython{source: source})
 }
 
 // Verify runs the checkout's own tests/ci code (run_suite.py --list-only,
@@ -86,7 +86,7 @@ func (m *MilesCi) Verify(
 ) error {
 	src := m.sourceOr(source)
 	_, err := withCheckout(ctx, src, func(dir string) (struct{}, error) {
-		rep, err := runreq.Verify(ctx, runreq.VerifyRequest{Repo: dir, MaxCases: maxCases, Interpreter: containerPython{source: src}})
+		rep, err := usecase.Verify(ctx, usecase.VerifyRequest{Repo: dir, MaxCases: maxCases, Interpreter: containerPython{source: src}})
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -133,12 +133,12 @@ func checkoutPolicy(ctx context.Context, dir string, source *dagger.Directory, t
 }
 
 // parsePlanner checks a --planner argument.
-func parsePlanner(s string) (runreq.Planner, error) {
-	switch runreq.Planner(s) {
-	case "", runreq.PlannerMilesCI:
-		return runreq.PlannerMilesCI, nil
-	case runreq.PlannerCheckout:
-		return runreq.PlannerCheckout, nil
+func parsePlanner(s string) (usecase.Planner, error) {
+	switch usecase.Planner(s) {
+	case "", usecase.PlannerMilesCI:
+		return usecase.PlannerMilesCI, nil
+	case usecase.PlannerCheckout:
+		return usecase.PlannerCheckout, nil
 	}
 	return "", fmt.Errorf("--planner %q: give miles-ci (the default) or checkout", s)
 }
@@ -168,10 +168,10 @@ func checkoutPlanWithPR(ctx context.Context, dir string, source *dagger.Director
 // checkoutPolicyOf is Policy's request answered by the checkout's own
 // ci_policy: the trigger facts (with --pr, the pull request's where not
 // given) and the diff (--changed-files, else the pull request's files).
-func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req runreq.PolicyRequest) (string, error) {
+func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req usecase.PolicyRequest) (string, error) {
 	trig := req.Trigger
 	if req.PR != nil {
-		trig = runreq.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+		trig = usecase.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
 	}
 	var diff []byte
 	switch {

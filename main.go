@@ -3,7 +3,7 @@
 // workflows do, and answer what CI runs where.
 //
 // This file is a thin adapter: it turns typed Dagger arguments into the same
-// requests the miles-ci command builds (internal/runreq), and renders their
+// requests the miles-ci command builds (usecase), and renders their
 // container spec (package pipeline) on the engine through adapter.go.
 package main
 
@@ -16,15 +16,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/radixark/miles-ci/actions"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/internal/runreq"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // MilesCi runs Miles CI stage shards and answers what CI runs where. The
@@ -142,7 +142,7 @@ func New(
 		return nil, err
 	}
 	// Bad facts fail here, before any stage is planned.
-	if _, err := runreq.GitHubFromArgs(githubEnv); err != nil {
+	if _, err := usecase.GitHubFromArgs(githubEnv); err != nil {
 		return nil, err
 	}
 	return &MilesCi{Source: source, PrBodyFile: prBodyFile, SglangPr: sglangPr, MegatronPr: megatronPr, ImageTag: imageTag,
@@ -157,13 +157,13 @@ const maxBodyBytes = 1 << 20
 // inputs are the constructor's facts as a run request's inputs, with the
 // checkout's tests/ and release-lock.json exported to dir; pr is the pull
 // request --pr read (JSON, "" without --pr).
-func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (runreq.Inputs, error) {
-	in := runreq.Inputs{Repo: dir, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, ImageTag: m.ImageTag,
+func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (usecase.Inputs, error) {
+	in := usecase.Inputs{Repo: dir, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, ImageTag: m.ImageTag,
 		PRNumber: m.PrNumber, HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
 		Models: m.Models != nil, Datasets: m.Datasets != nil,
-		Given: runreq.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", HeadSHA: m.HeadSha != ""}}
+		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", HeadSHA: m.HeadSha != ""}}
 	var err error
-	if in.GitHub, err = runreq.GitHubFromArgs(m.GithubEnv); err != nil {
+	if in.GitHub, err = usecase.GitHubFromArgs(m.GithubEnv); err != nil {
 		return in, err
 	}
 	if pr != "" {
@@ -293,7 +293,7 @@ func (m *MilesCi) Stage(
 func (s *Stage) check(ctx context.Context) (*Stage, error) {
 	if s.Ci.Pr != 0 {
 		// Bad arguments fail before GitHub is asked.
-		if err := runreq.CheckPR(runreq.Inputs{Event: s.Event, Schedule: s.Schedule, PRLabelsJSON: s.PrLabelsJson}); err != nil {
+		if err := usecase.CheckPR(usecase.Inputs{Event: s.Event, Schedule: s.Schedule, PRLabelsJSON: s.PrLabelsJson}); err != nil {
 			return nil, err
 		}
 		var err error
@@ -306,7 +306,7 @@ func (s *Stage) check(ctx context.Context) (*Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		return runreq.Plans(in)
+		return usecase.Plans(in)
 	})
 	if err != nil {
 		return nil, err
@@ -339,7 +339,7 @@ type Stage struct {
 }
 
 // inputs are the stage's run inputs.
-func (s *Stage) inputs(ctx context.Context, dir string) (runreq.Inputs, error) {
+func (s *Stage) inputs(ctx context.Context, dir string) (usecase.Inputs, error) {
 	in, err := s.Ci.inputs(ctx, dir, s.PullRequest)
 	if err != nil {
 		return in, err
@@ -365,7 +365,7 @@ func (s *Stage) Plan(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		plans, err := runreq.Plans(in)
+		plans, err := usecase.Plans(in)
 		if err != nil {
 			return "", err
 		}
@@ -407,7 +407,7 @@ func (sh *Shard) request(ctx context.Context) (pipeline.Request, error) {
 		}
 		id := sh.Index
 		in.Shard = &id
-		return runreq.Stage(in)
+		return usecase.Stage(in)
 	})
 }
 
@@ -569,7 +569,7 @@ func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
 		}
 		in.File = f.Path
 		in.Python = containerPython{source: f.Ci.Source}
-		return runreq.File(in)
+		return usecase.File(in)
 	})
 }
 
@@ -625,7 +625,7 @@ func (m *MilesCi) Release(
 	lockfile *dagger.File,
 ) (*Release, error) {
 	if m.Pr != 0 {
-		return nil, runreq.ErrReleasePR
+		return nil, usecase.ErrReleasePR
 	}
 	what := "--lockfile"
 	if lockfile == nil {
@@ -727,7 +727,7 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 			if !errors.As(err, &ce) {
 				return "", err
 			}
-			fmt.Fprint(os.Stderr, actions.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
+			fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
 			return jsonString(policy.Roster())
 		}
 		tables, err := policy.LoadTables(dir)
@@ -744,7 +744,7 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 func noteFallback(tables *policy.Tables, dir string) {
 	if note := tables.FallbackNote(dir); note != "" {
 		note = strings.Replace(note, fsinput.FolderName(dir), "source", 1)
-		fmt.Fprint(os.Stderr, actions.Annotation("notice", "", 0, note))
+		fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, note))
 	}
 }
 
@@ -812,7 +812,7 @@ func (m *MilesCi) Plan(
 		return "", err
 	}
 	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
-		if who == runreq.PlannerCheckout {
+		if who == usecase.PlannerCheckout {
 			return checkoutPlanWithPR(ctx, dir, m.sourceOr(source), req, pr, cadence == "", len(labels) == 0)
 		}
 		tables, err := policy.LoadTables(dir)
@@ -822,7 +822,7 @@ func (m *MilesCi) Plan(
 		noteFallback(tables, dir)
 		if pr != nil {
 			// The PR decides cadence and labels as the workflow would, unless given.
-			wp, err := runreq.PRPolicy(pr, tables)
+			wp, err := usecase.PRPolicy(pr, tables)
 			if err != nil {
 				return "", err
 			}
@@ -881,7 +881,7 @@ func (m *MilesCi) Policy(
 	if err != nil {
 		return "", err
 	}
-	req := runreq.PolicyRequest{
+	req := usecase.PolicyRequest{
 		Trigger:    policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride},
 		EventGiven: event != "", LabelsGiven: prLabelsJson != "", DiffGiven: changedFiles != nil}
 	// The PR's changed files are needed unless a diff file was given.
@@ -892,7 +892,7 @@ func (m *MilesCi) Policy(
 		if changedFiles != nil {
 			req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, changedFiles, dir+".changed-files") }
 		}
-		if who == runreq.PlannerCheckout {
+		if who == usecase.PlannerCheckout {
 			return checkoutPolicyOf(ctx, dir, m.sourceOr(source), req)
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
@@ -903,12 +903,12 @@ func (m *MilesCi) Policy(
 		}
 		noteFallback(tables, dir)
 		req.Repo, req.Tables = dir, tables
-		ans, err := runreq.Policy(req)
+		ans, err := usecase.Policy(req)
 		if err != nil {
 			return "", err
 		}
 		if sel := ans.Selection; sel != nil && sel.DiffUnusable != "" {
-			fmt.Fprint(os.Stderr, actions.Annotation("warning", "", 0, sel.DiffNote()))
+			fmt.Fprint(os.Stderr, ghoutput.Annotation("warning", "", 0, sel.DiffNote()))
 		}
 		return jsonString(ans.Outputs)
 	})
@@ -923,7 +923,7 @@ func readChangedFiles(ctx context.Context, f *dagger.File, path string) ([]byte,
 		return nil, "", fmt.Errorf("export --changed-files: %w", err)
 	}
 	defer os.Remove(path)
-	diff, unusable := runreq.ReadChangedFiles(path, "--changed-files")
+	diff, unusable := usecase.ReadChangedFiles(path, "--changed-files")
 	return diff, unusable, nil
 }
 

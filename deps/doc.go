@@ -3,6 +3,6 @@
 // state (rules §6, §7, §8 and §10).
 //
 // Everything here is plain data and pure decisions: no Dagger, no network, no
-// clock. The one place that touches the host is HostRunner, which runs git
-// from an argv list for the ROCm patch check.
+// clock. The ROCm patch check's git runs through a Runner the caller gives: a
+// container exec in a stage run, the CLI's host runner (cmd/miles-ci/cli).
 package deps

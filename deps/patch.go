@@ -27,7 +27,7 @@ const (
 var ErrPatchIncompatible = errors.New("Selected Megatron ref is incompatible with the ROCm patch")
 
 // PatchPlan is the argv of each §8 step, run in the Megatron-LM checkout.
-// The same argv runs on the host (HostRunner) or as a container exec.
+// The same argv runs on the host (internal/hostexec) or as a container exec.
 type PatchPlan struct {
 	// Patch is the patch path as git is given it.
 	Patch string `json:"patch"`
@@ -76,6 +76,15 @@ type StepResult struct {
 // Runner runs argv with dir as the working directory. It returns an error only
 // when the command could not run at all; a non-zero exit is a StepResult.
 type Runner func(ctx context.Context, dir string, argv []string) (StepResult, error)
+
+// RunnerOf adapts a runner that returns an exit code and the output (such as
+// internal/hostexec.Run, which the CLI and the tests hand in) to a Runner.
+func RunnerOf(run func(ctx context.Context, dir string, argv []string) (int, string, error)) Runner {
+	return func(ctx context.Context, dir string, argv []string) (StepResult, error) {
+		code, out, err := run(ctx, dir, argv)
+		return StepResult{ExitCode: code, Output: out}, err
+	}
+}
 
 // PatchOutcome is the result of running a PatchPlan.
 type PatchOutcome struct {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/hostexec"
 )
 
 func TestDecidePatch(t *testing.T) {
@@ -160,7 +162,7 @@ func TestPatchPlanRunGit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := gitRepo(t, tt.content)
-			got, err := NewPatchPlan(patch).Run(context.Background(), HostRunner, dir, "miles-main", true)
+			got, err := NewPatchPlan(patch).Run(context.Background(), hostRunner, dir, "miles-main", true)
 			if tt.wantErrIs == nil && err != nil {
 				t.Fatalf("wanted no error, got %v", err)
 			}
@@ -179,18 +181,11 @@ func TestPatchPlanRunGit(t *testing.T) {
 
 	t.Run("missing patch file", func(t *testing.T) {
 		dir := gitRepo(t, base)
-		_, err := NewPatchPlan(filepath.Join(dir, "nope.patch")).Run(context.Background(), HostRunner, dir, "", true)
+		_, err := NewPatchPlan(filepath.Join(dir, "nope.patch")).Run(context.Background(), hostRunner, dir, "", true)
 		if err == nil || !strings.Contains(err.Error(), "failed with exit status 128") {
 			t.Errorf("wanted an exit status 128 error, got %v", err)
 		}
 	})
 }
 
-func TestHostRunner(t *testing.T) {
-	if _, err := HostRunner(context.Background(), t.TempDir(), nil); err == nil || err.Error() != "empty command" {
-		t.Errorf("wanted %q, got %v", "empty command", err)
-	}
-	if _, err := HostRunner(context.Background(), t.TempDir(), []string{"/nonexistent/miles-ci-git"}); err == nil {
-		t.Error("wanted an error for a missing program, got none")
-	}
-}
+var hostRunner = RunnerOf(hostexec.Run)

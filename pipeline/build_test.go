@@ -7,22 +7,22 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/internal/runreq"
 	. "github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 const milesTree = "../testdata/miles"
 
 // stageRequest builds a stage request on the Miles-like test tree.
-func stageRequest(t *testing.T, in runreq.Inputs) Request {
+func stageRequest(t *testing.T, in usecase.Inputs) Request {
 	t.Helper()
 	if in.Repo == "" {
 		in.Repo = milesTree
 	}
-	req, err := runreq.Stage(in)
+	req, err := usecase.Stage(in)
 	if err != nil {
-		t.Fatalf("runreq.Stage(%+v): %v", in, err)
+		t.Fatalf("usecase.Stage(%+v): %v", in, err)
 	}
 	return req
 }
@@ -82,7 +82,7 @@ const (
 
 // TestBuildCUDA states a CUDA stage's whole container (rules §9) in order.
 func TestBuildCUDA(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-megatron"},
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-megatron"},
 		HeadSHA: "abc", PRNumber: "42", VisibleDevices: "4,5"})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
@@ -136,7 +136,7 @@ func TestBuildCUDA(t *testing.T) {
 
 // TestBuildROCm states the ROCm container with both dependencies named.
 func TestBuildROCm(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), Labels: []string{"run-ci-amd"},
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), Labels: []string{"run-ci-amd"},
 		PRBody: "ci-sglang-pr: #1234\nci-megatron-pr: miles-main\n"})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
@@ -185,7 +185,7 @@ func TestBuildROCm(t *testing.T) {
 
 // TestBuildCPU states a CPU stage's container.
 func TestBuildCPU(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
 	ws := Workspace
@@ -227,13 +227,13 @@ func TestBuildEveryStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range runreq.Stages(tables) {
+	for _, st := range usecase.Stages(tables) {
 		t.Run(st.Name, func(t *testing.T) {
 			var id *int
 			if st.Shards > 1 {
 				id = shard(st.Shards - 1)
 			}
-			spec := build(t, stageRequest(t, runreq.Inputs{Stage: st.Name, Shard: id, Labels: []string{"run-ci-all"}}))
+			spec := build(t, stageRequest(t, usecase.Inputs{Stage: st.Name, Shard: id, Labels: []string{"run-ci-all"}}))
 			want := map[policy.Backend]struct {
 				image   string
 				secrets []string
@@ -301,7 +301,7 @@ func TestBuildROCmNamedSides(t *testing.T) {
 		{"both", "ci-sglang-pr: v0.5.0\nci-megatron-pr: #101\n", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: tc.body}))
+			spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: tc.body}))
 			in := func(dir string) bool {
 				return slices.ContainsFunc(spec.Steps, func(s Step) bool { return s.Workdir == dir })
 			}
@@ -328,7 +328,7 @@ func btoi(b bool) int {
 // TestBuildResolveSteps checks that moving refs get an ls-remote step and
 // are fetched by name until resolved, and full commits need none.
 func TestBuildResolveSteps(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200",
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200",
 		PRBody: "ci-sglang-pr: #1234\nci-megatron-pr: " + megatronHead + "\n"})
 	spec := build(t, req)
 	want := []ResolveStep{{Dependency: "sglang", Ref: "#1234", Origin: "pr-body line 1", Fetch: "refs/pull/1234/head",
@@ -336,7 +336,7 @@ func TestBuildResolveSteps(t *testing.T) {
 	if fmt.Sprint(spec.Resolve) != fmt.Sprint(want) {
 		t.Errorf("wanted %+v, got %+v", want, spec.Resolve)
 	}
-	cpu := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"}))
+	cpu := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"}))
 	if len(cpu.Resolve) != 2 || cpu.Resolve[0].Workdir != "" || !slices.Equal(cpu.Resolve[1].Argv, []string{"git", "ls-remote", MegatronURL, "miles-main"}) {
 		t.Errorf("wanted the CPU stage to resolve both defaults against GitHub, got %+v", cpu.Resolve)
 	}
@@ -358,7 +358,7 @@ func TestBuildFileRuns(t *testing.T) {
 			"python3 tests/fast-gpu/test_rocm_kernels.py", []string{"WANDB_API_KEY"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			req, err := runreq.File(runreq.Inputs{Repo: milesTree, File: tc.file})
+			req, err := usecase.File(usecase.Inputs{Repo: milesTree, File: tc.file})
 			if tc.stage == "" {
 				if err == nil {
 					t.Fatalf("wanted an error for a file with two CPU registrations, got none")
@@ -394,7 +394,7 @@ func TestBuildRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Release: &lock}))
+	spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Release: &lock}))
 	if spec.Cadence != policy.Release || spec.Image != "radixark/miles:release-v0.3.0-ci" || len(spec.Resolve) != 0 {
 		t.Errorf("wanted cadence release in radixark/miles:release-v0.3.0-ci with nothing to resolve, got %s in %s, %v", spec.Cadence, spec.Image, spec.Resolve)
 	}
@@ -404,7 +404,7 @@ func TestBuildRelease(t *testing.T) {
 			t.Errorf("wanted %q in the steps, got\n%s", want, lines)
 		}
 	}
-	if _, err := runreq.Stage(runreq.Inputs{Repo: milesTree, Stage: "stage-b-cpu", Release: &lock, Labels: []string{"run-ci-all"}}); err == nil {
+	if _, err := usecase.Stage(usecase.Inputs{Repo: milesTree, Stage: "stage-b-cpu", Release: &lock, Labels: []string{"run-ci-all"}}); err == nil {
 		t.Errorf("wanted an error for labels on a release run, got none")
 	}
 }
@@ -412,29 +412,29 @@ func TestBuildRelease(t *testing.T) {
 // TestBuildSecretsAndGPUs checks the per-run choices: a fork gets no secrets,
 // --gpus none and ids, and the errors for choices a stage cannot take.
 func TestBuildSecretsAndGPUs(t *testing.T) {
-	fork := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Fork: true, GPUs: "none"}))
+	fork := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Fork: true, GPUs: "none"}))
 	if len(fork.Secrets) != 0 || !strings.Contains(fork.SecretsWithheld, "WANDB_API_KEY, NEON_DATABASE_URL") {
 		t.Errorf("wanted no secrets for a fork, got %v (%q)", fork.Secrets, fork.SecretsWithheld)
 	}
 	if fork.GPU.Kind != NoGPU || slices.ContainsFunc(fork.Steps, func(s Step) bool { return s.Role == RoleGPUWait }) {
 		t.Errorf("wanted no GPUs and no GPU wait with --gpus none, got %+v", fork.GPU)
 	}
-	ids := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", GPUs: "0,1"}))
+	ids := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", GPUs: "0,1"}))
 	if !slices.Equal(ids.GPU.Devices, []string{"0", "1"}) {
 		t.Errorf("wanted devices 0,1, got %v", ids.GPU.Devices)
 	}
 	for _, tc := range []struct {
-		in   runreq.Inputs
+		in   usecase.Inputs
 		want string
 	}{
-		{runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), GPUs: "0,1"},
+		{usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), GPUs: "0,1"},
 			"--gpus 0,1: device ids select NVIDIA GPUs only; for ROCm give --gpus all and --visible-devices (HIP_VISIBLE_DEVICES)"},
-		{runreq.Inputs{Stage: "stage-b-cpu", VisibleDevices: "1"},
+		{usecase.Inputs{Stage: "stage-b-cpu", VisibleDevices: "1"},
 			"stage stage-b-cpu is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only"},
-		{runreq.Inputs{Stage: "stage-b-cpu", Labels: []string{"--list-only"}},
+		{usecase.Inputs{Stage: "stage-b-cpu", Labels: []string{"--list-only"}},
 			`label "--list-only" would be read as an option of run_suite.py; give PR label names such as run-ci-megatron`},
 	} {
-		req, err := runreq.Stage(runreq.Inputs{Repo: milesTree, Stage: tc.in.Stage, Shard: tc.in.Shard, GPUs: tc.in.GPUs, VisibleDevices: tc.in.VisibleDevices, Labels: tc.in.Labels})
+		req, err := usecase.Stage(usecase.Inputs{Repo: milesTree, Stage: tc.in.Stage, Shard: tc.in.Shard, GPUs: tc.in.GPUs, VisibleDevices: tc.in.VisibleDevices, Labels: tc.in.Labels})
 		if err == nil {
 			_, err = Build(req)
 		}
@@ -447,22 +447,22 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 // TestRunreqErrors checks the request errors a user meets first.
 func TestRunreqErrors(t *testing.T) {
 	for _, tc := range []struct {
-		in   runreq.Inputs
+		in   usecase.Inputs
 		want string
 	}{
-		{runreq.Inputs{Stage: "stage-x"}, `unknown stage "stage-x"; pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]`},
-		{runreq.Inputs{Stage: "nightly-stage-c-2-gpu-mi350"}, "stage nightly-stage-c-2-gpu-mi350 runs outside miles-ci (the external MI350 nightly); pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]"},
-		{runreq.Inputs{Stage: "stage-a-cpu"}, "stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3"},
-		{runreq.Inputs{Stage: "stage-a-cpu", Shard: shard(4)}, "stage stage-a-cpu has shards 0 to 3; 4 is not one of them"},
-		{runreq.Inputs{Stage: "stage-b-cpu", Shard: shard(1)}, "stage stage-b-cpu is not sharded; give shard 0 or none"},
-		{runreq.Inputs{Stage: "stage-b-cpu", Event: "pull_request", PRLabelsJSON: "[]", Cadence: "nightly"},
+		{usecase.Inputs{Stage: "stage-x"}, `unknown stage "stage-x"; pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]`},
+		{usecase.Inputs{Stage: "nightly-stage-c-2-gpu-mi350"}, "stage nightly-stage-c-2-gpu-mi350 runs outside miles-ci (the external MI350 nightly); pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]"},
+		{usecase.Inputs{Stage: "stage-a-cpu"}, "stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3"},
+		{usecase.Inputs{Stage: "stage-a-cpu", Shard: shard(4)}, "stage stage-a-cpu has shards 0 to 3; 4 is not one of them"},
+		{usecase.Inputs{Stage: "stage-b-cpu", Shard: shard(1)}, "stage stage-b-cpu is not sharded; give shard 0 or none"},
+		{usecase.Inputs{Stage: "stage-b-cpu", Event: "pull_request", PRLabelsJSON: "[]", Cadence: "nightly"},
 			"give either the trigger facts (--event ...) or --cadence and --labels, not both: the event decides cadence and labels"},
-		{runreq.Inputs{Stage: "stage-b-cpu", GPUs: "some"}, `--gpus "some": "some" is not a device id; give all, none, or ids such as 0,1 (or GPU-<uuid>)`},
-		{runreq.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: ../x\n"},
+		{usecase.Inputs{Stage: "stage-b-cpu", GPUs: "some"}, `--gpus "some": "some" is not a device id; give all, none, or ids such as 0,1 (or GPU-<uuid>)`},
+		{usecase.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: ../x\n"},
 			`pr-body line 1: ci-sglang-pr: value "../x" is neither #N nor a branch, tag or commit made of A-Z a-z 0-9 _ . / -; write a branch, tag, commit or PR number, e.g. "ci-sglang-pr: #1234" or "ci-sglang-pr: sglang-miles"`},
 	} {
 		tc.in.Repo = milesTree
-		_, err := runreq.Stage(tc.in)
+		_, err := usecase.Stage(tc.in)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("wanted %q, got %v", tc.want, err)
 		}
@@ -471,7 +471,7 @@ func TestRunreqErrors(t *testing.T) {
 
 // TestBuildEventTrigger checks that trigger facts decide cadence and labels.
 func TestBuildEventTrigger(t *testing.T) {
-	spec := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu", Event: "schedule", Schedule: "0 15 * * 6"}))
+	spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu", Event: "schedule", Schedule: "0 15 * * 6"}))
 	if spec.Cadence != policy.Weekly {
 		t.Errorf("wanted the weekly cron to run cadence weekly, got %s", spec.Cadence)
 	}
@@ -491,14 +491,14 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 		}
 		return "", false
 	}
-	h4 := build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-short"}}))
+	h4 := build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-short"}}))
 	if v, ok := envOf(h4, "NVSHMEM_HCA_LIST"); !ok || v != "none_single_node_nvlink_only" {
 		t.Errorf("4-GPU H200: NVSHMEM_HCA_LIST %q, %t", v, ok)
 	}
 	if h4.TimeoutS != 90*60 {
 		t.Errorf("the run job's timeout-minutes: 90 gives %d s", h4.TimeoutS)
 	}
-	b2 := build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}}))
+	b2 := build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}}))
 	if _, ok := envOf(b2, "NVSHMEM_HCA_LIST"); ok {
 		t.Errorf("2-GPU H200 must not get NVSHMEM_HCA_LIST")
 	}
@@ -507,12 +507,12 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 		t.Errorf("no reconcile step %q in\n%s", want, strings.Join(listing(h4), "\n"))
 	}
 	body := "ci-megatron-pr: miles-main\n"
-	rocm := strings.Join(listing(build(t, stageRequest(t, runreq.Inputs{Repo: tree, Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: runreq.Given{Body: true}}))), "\n")
+	rocm := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
 	if strings.Contains(rocm, string(KindPatch)) || !strings.Contains(rocm, "pip install polars zstandard xxhash blake3 --break-system-packages") {
 		t.Errorf("ROCm steps of a workflow without the patch:\n%s", rocm)
 	}
 	// testdata/miles has no run workflows: the steps of rules §9.
-	old := strings.Join(listing(build(t, stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: runreq.Given{Body: true}}))), "\n")
+	old := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
 	if !strings.Contains(old, string(KindPatch)) || !strings.Contains(old, "numba==0.65.1") {
 		t.Errorf("ROCm steps of rules §9:\n%s", old)
 	}

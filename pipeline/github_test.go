@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/radixark/miles-ci/internal/runreq"
 	. "github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // fullRun is every GitHub run fact, as a scheduled run of main gives them.
@@ -85,7 +85,7 @@ func TestParseGitHubEnvErrors(t *testing.T) {
 func TestBuildGitHubRun(t *testing.T) {
 	for _, stage := range []string{"stage-c-4-gpu-h200", "stage-b-cpu", "stage-c-4-gpu-mi350"} {
 		t.Run(stage, func(t *testing.T) {
-			in := runreq.Inputs{Stage: stage, Labels: []string{"run-ci-megatron"}, HeadSHA: "abc", PRNumber: "42"}
+			in := usecase.Inputs{Stage: stage, Labels: []string{"run-ci-megatron"}, HeadSHA: "abc", PRNumber: "42"}
 			if stage != "stage-b-cpu" {
 				in.Shard = shard(0)
 			}
@@ -97,7 +97,7 @@ func TestBuildGitHubRun(t *testing.T) {
 				t.Helper()
 				req := base
 				var err error
-				if req.GitHub, err = runreq.GitHubFromArgs(entries); err != nil {
+				if req.GitHub, err = usecase.GitHubFromArgs(entries); err != nil {
 					t.Fatal(err)
 				}
 				return build(t, req)
@@ -131,9 +131,9 @@ func TestBuildGitHubRun(t *testing.T) {
 }
 
 // TestBuildRejectsBadGitHubRun checks Build itself refuses a bad fact a
-// front end put in the request without runreq.
+// front end put in the request without usecase.
 func TestBuildRejectsBadGitHubRun(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"})
 	req.GitHub.RunID = "1\n2"
 	want := `GitHub run facts: GITHUB_RUN_ID "1\n2" holds a control character (a newline or NUL); give the one-line value GitHub Actions sets`
 	if _, err := Build(req); err == nil || err.Error() != want {

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/internal/runreq"
 	. "github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // engine answers the commands of a stage container: ls-remote with fixed
@@ -83,7 +83,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // TestResolve checks that moving refs resolve with uncached ls-remote
 // commands and the rebuilt spec fetches the commits.
 func TestResolve(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: #1234\n"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: #1234\n"})
 	e := &engine{}
 	f := newFake(e.handle)
 	got, err := Resolve(context.Background(), f, req, "nonce-1")
@@ -102,7 +102,7 @@ func TestResolve(t *testing.T) {
 		t.Errorf("wanted two ls-remote commands, got %v", f.eng.ran)
 	}
 
-	req = stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: gone-branch\n"})
+	req = stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: gone-branch\n"})
 	_, err = Resolve(context.Background(), newFake(e.handle), req, "n")
 	wantErr := "sglang ref gone-branch (pr-body line 1) does not exist: `git ls-remote origin gone-branch` found no branch, tag or pull request named gone-branch; name an existing one, a PR number (#N) or a full 40-character commit"
 	if err == nil || err.Error() != wantErr {
@@ -112,7 +112,7 @@ func TestResolve(t *testing.T) {
 
 // TestResolveIsUncached checks the resolve commands carry the nonce.
 func TestResolveIsUncached(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"})
 	var envs []string
 	f := newFake(func(x fakeExec, files map[string]string) (string, int, map[string]string) {
 		envs = append(envs, x.env[ResolveNonceEnv])
@@ -130,7 +130,7 @@ func TestResolveIsUncached(t *testing.T) {
 // static env, caches, requirements, dependencies, source, then the per-run
 // GPUs, env, /dev/shm and secrets.
 func TestRenderOrder(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Models: true})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Models: true})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
 	p, err := Render(context.Background(), newFake((&engine{}).handle), spec)
@@ -178,7 +178,7 @@ func TestRenderOrder(t *testing.T) {
 		t.Errorf("wanted the prepared container to open in the workspace, got %q", ops[len(ops)-1])
 	}
 
-	unresolved := build(t, stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200"}))
+	unresolved := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"}))
 	if _, err := Render(context.Background(), newFake((&engine{}).handle), unresolved); err == nil ||
 		err.Error() != "unresolved dependency refs (sglang sglang-miles, megatron miles-main): run pipeline.Resolve before rendering" {
 		t.Errorf("wanted Render to refuse unresolved refs, got %v", err)
@@ -187,7 +187,7 @@ func TestRenderOrder(t *testing.T) {
 
 // TestRenderPatch checks the three §8 states of the ROCm patch.
 func TestRenderPatch(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: "ci-megatron-pr: rocm-x\n"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: "ci-megatron-pr: rocm-x\n"})
 	req.Commits.Megatron = megatronHead
 	spec := build(t, req)
 	patch := Workspace + "/docker/amd_patch/latest/megatron.patch"
@@ -247,7 +247,7 @@ func prepared(t *testing.T, e *engine, req Request) (Prepared, Spec) {
 // TestTestGPU checks a GPU run: the plan check passes, a fail-fast stop
 // leaves later files not run, and summary.json and junit.xml are written.
 func TestTestGPU(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Labels: []string{"run-ci-all"}})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Labels: []string{"run-ci-all"}})
 	if len(req.Plan.Enabled) < 3 {
 		t.Fatalf("wanted a shard of 3 or more files, got %d", len(req.Plan.Enabled))
 	}
@@ -282,7 +282,7 @@ func TestTestGPU(t *testing.T) {
 // TestTestPlanDrift checks that a container plan other than miles-ci's
 // fails before the tests run, showing both lists.
 func TestTestPlanDrift(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
 	text := strings.Replace(req.Plan.Text(), "  - "+req.Plan.Enabled[0].File, "  - tests/e2e/test_new.py", 1)
 	e := &engine{planText: text}
 	p, spec := prepared(t, e, req)
@@ -299,7 +299,7 @@ func TestTestPlanDrift(t *testing.T) {
 
 // TestTestCPU checks a CPU run reads pytest's JUnit report and keeps it.
 func TestTestCPU(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"})
 	e := &engine{planText: req.Plan.Text(), runCode: 1, junit: `<?xml version="1.0"?>
 <testsuites><testsuite name="pytest">
 <testcase classname="` + strings.ReplaceAll(strings.TrimSuffix(req.Plan.Enabled[0].File, ".py"), "/", ".") + `" name="test_a" time="0.5"><failure message="boom"/></testcase>
@@ -339,7 +339,7 @@ func file(r Result, name string) string {
 // read; other regular files become artifacts/; every file is masked; and
 // the verdict comes from the engine and the record, not from a file.
 func TestTestResultsAreMilesCIs(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu"})
 	const secret = "hf-secret-0123456789"
 	m, err := report.NewMasker(map[string]string{"HF_TOKEN": secret})
 	if err != nil {
@@ -422,7 +422,7 @@ func intp(n int) *int { return &n }
 // runs keep them.
 func TestRenderForkHasNoRunCaches(t *testing.T) {
 	for _, fork := range []bool{false, true} {
-		req := stageRequest(t, runreq.Inputs{Stage: "stage-b-cpu", Fork: fork})
+		req := stageRequest(t, usecase.Inputs{Stage: "stage-b-cpu", Fork: fork})
 		p, spec := prepared(t, &engine{}, req)
 		ops := p.Container.(*fake).ops
 		source := slices.IndexFunc(ops, func(op string) bool { return strings.HasPrefix(op, "source ") })
@@ -450,7 +450,7 @@ func TestRenderForkHasNoRunCaches(t *testing.T) {
 // TestTestArtifactsAreBounded checks artifacts/ takes at most 32 files of
 // at most 1 MiB each, and names what it leaves out.
 func TestTestArtifactsAreBounded(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
 	files := map[string]string{ResultsDir + "/big.bin": strings.Repeat("x", 1<<20+1), ResultsDir + "/.hidden": "h"}
 	for i := 0; i < 40; i++ {
 		files[ResultsDir+"/f"+itoa(100+i)] = "x"
@@ -477,7 +477,7 @@ func TestTestArtifactsAreBounded(t *testing.T) {
 // plan offline: the container's own plan gives the files the results
 // report on (no drift check), and the note says why.
 func TestTestPlanFromContainer(t *testing.T) {
-	req := stageRequest(t, runreq.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
 	text := strings.Replace(req.Plan.Text(), "  - "+req.Plan.Enabled[0].File, "  - tests/e2e/test_new.py", 1)
 	files := []string{"tests/e2e/test_new.py"}
 	for _, f := range req.Plan.Enabled[1:] {

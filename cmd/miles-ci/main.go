@@ -5,7 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/radixark/miles-ci/internal/cli"
+	"github.com/radixark/miles-ci/cmd/miles-ci/cli"
 )
 
 func main() {

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/policy"
+)
+
+func init() {
+	register("file-plan", "plan a single-file run, /rerun-test (rules §10)", runFilePlan)
+}
+
+// loadRegistry reads a checkout's test registry under its tables; tests may
+// replace it.
+var loadRegistry = func(t *policy.Tables) deps.Lookup { return t.LoadRegistry }
+
+func runFilePlan(args []string, env Env) int {
+	fs := newFlagSet("file-plan", "--file PATH [--repo DIR] [--image-tag T] [--pr-body-file F] [--rocm-image-tag T]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
+	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
+	repo := fs.String("repo", "DIR", "the Miles checkout of the PR head (default: the current folder)", fromEnv("CI_SOURCE_ROOT"))
+	tag := fs.String("image-tag", "T", "radixark/miles tag, the dispatch input ci_image_tag (empty: the PR body's ci-image-tag:, else dev)", fromEnv("CI_IMAGE_TAG"))
+	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
+	rocmTag := fs.String("rocm-image-tag", "T", "rocm/sgl-dev tag for a ROCm-only file (default "+deps.DefaultROCmImageTag+")")
+	gh := addGitHubFlags(fs)
+	out := addStepFlags(fs)
+	pf := addPlannerFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := deps.FileRequest{Root: *repo, File: *file, ImageTag: *tag, ROCmImageTag: *rocmTag}
+	var err error
+	if req.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
+		return fail(env, err)
+	}
+	if pf.checkout() {
+		return filePlanWithCheckout(env, pf, req.Root, req.File, req.ImageTag, req.PRBody, out)
+	}
+	if req.Tables, err = loadTables(env, req.Root); err != nil {
+		return fail(env, err)
+	}
+	plan, err := deps.PlanFile(req, loadRegistry(req.Tables))
+	if err != nil {
+		return fail(env, err)
+	}
+	imageLine := 0
+	if d, ok := deps.FirstDirective(req.PRBody, deps.KeyImageTag); ok && plan.ImageSource == deps.FromPRBody {
+		imageLine = d.Line
+	}
+	if err := gh.writeSummary(env, ghoutput.FilePlanMarkdown(plan, req.PRBody, imageLine)); err != nil {
+		return fail(env, err)
+	}
+	// file_run.py writes an empty runs_on for cpu: the CPU workflow fixes its runner.
+	runsOn, runsOnText := "", "(empty: a CPU file runs on the hosted ubuntu-latest runner)"
+	if len(plan.RunsOn) > 0 {
+		runsOn = pythonJSONList(plan.RunsOn)
+		runsOnText = runsOn
+	}
+	text := fmt.Sprintf("file: %s\nhw: %s\nsuite: %s\nruns_on: %s\ncontainer_image: %s\ntimeout_seconds: %d\ncommand: %s\n",
+		plan.File, plan.HW, plan.Suite, runsOnText, plan.ContainerImage, plan.TimeoutSeconds, strings.Join(plan.Command, " "))
+	return out.emit(env, plan, text, []output{
+		{"hw", string(plan.HW)},
+		{"suite", plan.Suite},
+		{"runs_on", runsOn},
+		{"container_image", plan.ContainerImage},
+		{"timeout_seconds", strconv.Itoa(plan.TimeoutSeconds)},
+	})
+}
+
+// pythonJSONList renders labels as Python's json.dumps does, the form
+// file_run.py writes: ["h200", "2gpu"].
+func pythonJSONList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}

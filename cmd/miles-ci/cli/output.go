@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/fsinput"
+)
+
+// fail prints err as GitHub error annotations (ghoutput.ErrorAnnotations: a
+// registry error on its test file and line, else one annotation per line of
+// the error) and returns exit code 1. Every subcommand reports errors
+// through it.
+func fail(env Env, err error) int {
+	io.WriteString(env.Stderr, ghoutput.ErrorAnnotations(err))
+	return 1
+}
+
+// warn prints a warning annotation, one per line of msg.
+func warn(env Env, msg string) { annotate(env, "warning", msg) }
+
+// notice prints a notice annotation: information, not a fault.
+func notice(env Env, msg string) { annotate(env, "notice", msg) }
+
+func annotate(env Env, level, msg string) {
+	for _, line := range strings.Split(msg, "\n") {
+		io.WriteString(env.Stderr, ghoutput.Annotation(level, "", 0, line))
+	}
+}
+
+// printJSON writes v as indented JSON followed by a newline (encode.JSON,
+// which the Dagger module prints too); nothing is written when v cannot be
+// encoded.
+func printJSON(env Env, v any) int {
+	out, err := encode.JSON(v)
+	if err != nil {
+		var uv *json.UnsupportedValueError
+		if errors.As(err, &uv) && uv.Str == "+Inf" {
+			// Python reads est_time=1e400 as inf; JSON has no such number.
+			return fail(env, errors.New("the result cannot be written as JSON: an est_time is inf (a literal such as 1e400); give every test a finite est_time, or use the text output"))
+		}
+		return fail(env, fmt.Errorf("the result cannot be written as JSON: %w", err))
+	}
+	env.Stdout.Write(out)
+	return 0
+}
+
+// compactJSON renders v as compact JSON, as GitHub step outputs carry it.
+func compactJSON(v any) string { return encode.CompactJSON(v) }
+
+// output is one key=value step output.
+type output struct{ key, value string }
+
+// stepFlags are the flags of a subcommand that stands in for a workflow step:
+// --json, and --github-output (env GITHUB_OUTPUT, as the Python steps use it)
+// for the step outputs.
+type stepFlags struct {
+	json         *bool
+	githubOutput *string
+}
+
+// addStepFlags declares --json and --github-output.
+func addStepFlags(fs *flagSet) stepFlags {
+	return stepFlags{
+		json:         fs.Bool("json", "print the result as JSON on stdout instead of text"),
+		githubOutput: fs.String("github-output", "FILE", "append the step outputs (key=value lines) to FILE", fromEnv("GITHUB_OUTPUT")),
+	}
+}
+
+// emit appends the step outputs, then prints the result (JSON or text).
+func (s stepFlags) emit(env Env, result any, text string, outputs []output) int {
+	if err := s.writeOutputs(outputs); err != nil {
+		return fail(env, err)
+	}
+	if *s.json {
+		return printJSON(env, result)
+	}
+	io.WriteString(env.Stdout, text)
+	return 0
+}
+
+// writeOutputs appends key=value lines to the --github-output file, if any.
+func (s stepFlags) writeOutputs(outputs []output) error {
+	path := *s.githubOutput
+	if path == "" {
+		return nil
+	}
+	var b strings.Builder
+	for _, o := range outputs {
+		if strings.ContainsAny(o.value, "\r\n") {
+			return fmt.Errorf("step output %s holds a line break; refusing to write it to %s", o.key, path)
+		}
+		b.WriteString(o.key + "=" + o.value + "\n")
+	}
+	if err := fsinput.Append(path, b.String()); err != nil {
+		return fmt.Errorf("--github-output %w; give the step's $GITHUB_OUTPUT file", err)
+	}
+	return nil
+}
+
+// readBody returns the PR body from --pr-body-file, else from $PR_BODY (the
+// text itself, as the workflows pass it).
+func readBody(fs *flagSet, path string) (string, error) {
+	if !fs.Given("pr-body-file") {
+		return fs.env.Getenv("PR_BODY"), nil
+	}
+	data, err := fsinput.ReadFile(path, fsinput.PRBody)
+	if err != nil {
+		return "", fmt.Errorf("--pr-body-file: %w; give the file holding the pull request description (GitHub caps one at 65536 characters)", err)
+	}
+	return string(data), nil
+}
+
+// orNone shows an empty value as "none".
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+func init() {
+	register("plan", "what one suite shard runs, as run_suite.py --list-only shows it", runPlan)
+}
+
+// Shard flag ranges: GitHub Actions runs at most 256 jobs from one matrix,
+// so no stage can have more shards than that.
+const maxShards = policy.MaxShards
+
+// suiteFlags are the run_suite.py flags shared by plan and explain.
+type suiteFlags struct {
+	cadence         *string
+	nightly         *bool
+	labels          *[]string
+	matchAllLabels  *bool
+	continueOnError *bool
+}
+
+func addSuiteFlags(fs *flagSet) suiteFlags {
+	names := make([]string, 0, len(policy.Cadences))
+	for _, c := range []policy.Cadence{policy.Regular, policy.Nightly, policy.Weekly, policy.Release} {
+		names = append(names, string(c))
+	}
+	return suiteFlags{
+		cadence:         fs.String("cadence", "C", "CI cadence (default regular)", oneOf(names...)),
+		nightly:         fs.Bool("nightly", "the same as --cadence nightly"),
+		labels:          fs.List("labels", "LABEL", "raw PR labels, e.g. run-ci-megatron run-ci-fsdp (zero or more)"),
+		matchAllLabels:  fs.Bool("match-all-labels", "include every known label, as a manual dispatch of a GPU stage does"),
+		continueOnError: fs.Bool("continue-on-error", "keep running after a failed test"),
+	}
+}
+
+// resolveCadence returns the cadence the flags name, or a usage error when
+// --cadence and --nightly are both given (argparse's mutually exclusive group).
+func (f suiteFlags) resolveCadence(fs *flagSet) (policy.Cadence, error) {
+	if fs.Given("cadence") && fs.Given("nightly") {
+		return "", errors.New("--nightly is not allowed with --cadence; give one")
+	}
+	if *f.nightly {
+		return policy.Nightly, nil
+	}
+	if !fs.Given("cadence") {
+		return policy.Regular, nil
+	}
+	return policy.ParseCadence(*f.cadence)
+}
+
+func runPlan(args []string, env Env) int {
+	fs := newFlagSet("plan", "--hw cpu|cuda|rocm --suite S [--repo DIR] [--cadence C | --nightly] [--labels L ...]\n"+
+		"    [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]\n"+
+		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: the current folder)")
+	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
+	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu (required unless --all)")
+	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
+	sf := addSuiteFlags(fs)
+	pid := fs.Int("auto-partition-id", "I", "0-based shard index", 0, maxShards-1)
+	psize := fs.Int("auto-partition-size", "N", "number of shards", 1, maxShards)
+	fs.Bool("list-only", "accepted and ignored: plan only ever lists (the workflows pass it)")
+	fs.Bool("enable-retry", "accepted and ignored: retries change how a shard runs, not what it runs")
+	fs.Int("max-attempts", "N", "accepted and ignored, like --enable-retry", 1, 10)
+	gh := addGitHubFlags(fs)
+	asJSON := fs.Bool("json", "print JSON instead of text")
+	hasTestsOut := fs.String("github-output", "FILE", "append has_tests=true|false (the shard has an enabled test) to FILE, as run_suite.py --list-only --github-output does for the hosted plan job (rules §11.5)")
+	pf := addPlannerFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	if *all && fs.Given("github-output") {
+		return fs.usageError("--github-output says whether one shard has tests; drop --all")
+	}
+	if pid.Set != psize.Set {
+		return fs.usageError("--auto-partition-id and --auto-partition-size must be specified together.")
+	}
+	var part *policy.Partition
+	if psize.Set {
+		part = &policy.Partition{ID: pid.Value, Size: psize.Value}
+		if err := part.Validate(); err != nil {
+			return fs.usageError("%v", err)
+		}
+	}
+	cadence, err := sf.resolveCadence(fs)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	if *all {
+		if fs.Given("hw") || fs.Given("suite") || part != nil {
+			return fs.usageError("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
+		}
+	} else if !fs.Given("hw") || !fs.Given("suite") {
+		return fs.usageError("--hw and --suite are required (or --all)")
+	}
+	if pf.checkout() {
+		base := policy.PlanRequest{HW: policy.Backend(*hw), Suite: *suite, Partition: part, Cadence: cadence, Labels: *sf.labels,
+			MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError}
+		return planWithCheckout(env, pf, planArgs{repo: *repo, all: *all, base: base, gh: gh,
+			cadenceBy: fs.Given("cadence") || fs.Given("nightly"), labelsBy: fs.Given("labels"), asJSON: *asJSON})
+	}
+	tables, err := loadTables(env, *repo) // "" is the current folder
+	if err != nil {
+		return fail(env, err)
+	}
+	reg, err := tables.LoadRegistry(*repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	labels := *sf.labels
+	var pr *github.PR
+	var report *ghoutput.PolicyReport
+	if gh.active() {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// command line names them; with --all it also decides the skipped stages.
+		if pr, err = gh.fetch(env, *all); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, pr)
+		wp, err := usecase.PRPolicy(pr, tables)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !fs.Given("cadence") && !fs.Given("nightly") {
+			cadence = wp.Cadence
+		}
+		if !fs.Given("labels") {
+			labels = wp.RawLabels
+		}
+		report = &ghoutput.PolicyReport{Trigger: pr.Describe(), Policy: wp, Roster: tables.Stages()}
+	}
+	base := policy.PlanRequest{
+		Cadence:         cadence,
+		Labels:          labels,
+		MatchAllLabels:  *sf.matchAllLabels,
+		ContinueOnError: *sf.continueOnError,
+	}
+	var reqs []policy.PlanRequest
+	if *all {
+		var skipped []string
+		if report != nil {
+			diff, why := pr.NameStatus()
+			sel, err := policy.SelectPRStages(reg, report.Policy, diff)
+			if err != nil {
+				return fail(env, err)
+			}
+			if why != "" {
+				sel.DiffUnusable = why
+				warn(env, sel.DiffNote())
+			}
+			report.Selection, skipped = &sel, sel.Skipped
+		}
+		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) {
+				// The workflow never starts a skipped stage's job, so it plans nothing.
+				fmt.Fprint(env.Stderr, ghoutput.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
+				continue
+			}
+			if st.Backend == "" {
+				// A pool job's gate names a suite that no backend lists (lint
+				// reports it too): there is no run_suite.py --hw to plan it with.
+				return fail(env, fmt.Errorf("stage %s (job %s, %s) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in %s or fix the job's skipped_stages gate", st.Name, st.Job, st.Source, policy.RunSuiteFile))
+			}
+			r := base
+			r.HW, r.Suite = st.Backend, st.Name
+			n := st.ShardsFor(cadence)
+			if n <= 1 {
+				reqs = append(reqs, r)
+				continue
+			}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
+				reqs = append(reqs, r)
+			}
+		}
+	} else {
+		base.HW, base.Suite, base.Partition = policy.Backend(*hw), *suite, part
+		reqs = append(reqs, base)
+	}
+	plans := make([]*policy.Plan, 0, len(reqs))
+	for _, r := range reqs {
+		p, err := policy.BuildPlan(reg, r)
+		if err != nil {
+			return fail(env, err)
+		}
+		plans = append(plans, p)
+	}
+	for _, w := range firstWarnings(plans) {
+		warn(env, w)
+	}
+	if fs.Given("github-output") {
+		out := stepFlags{githubOutput: hasTestsOut}
+		if err := out.writeOutputs([]output{{"has_tests", fmt.Sprintf("%t", len(plans[0].Enabled) > 0)}}); err != nil {
+			return fail(env, err)
+		}
+	}
+	var md strings.Builder
+	if report != nil && report.Selection != nil {
+		md.WriteString(report.Markdown())
+	}
+	md.WriteString(ghoutput.PlanMarkdown(plans))
+	if err := gh.writeSummary(env, md.String()); err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		if *all {
+			return printJSON(env, plans)
+		}
+		return printJSON(env, plans[0])
+	}
+	for _, p := range plans {
+		io.WriteString(env.Stdout, p.Text())
+	}
+	return 0
+}
+
+// firstWarnings are the ignored-label warnings, the same for every plan of
+// one run; none when every stage was skipped.
+func firstWarnings(plans []*policy.Plan) []string {
+	if len(plans) == 0 {
+		return nil
+	}
+	return plans[0].Warnings
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+// plannerFlags are --planner and --python, shared by plan, policy, explain
+// and file-plan.
+type plannerFlags struct {
+	planner, python *string
+}
+
+func addPlannerFlags(fs *flagSet) plannerFlags {
+	return plannerFlags{
+		planner: fs.String("planner", "P", "who answers: miles-ci (default; miles-ci's own rules, no Python) or checkout (the checkout's own tests/ci code, run with a local Python >= "+usecase.MinPython+")",
+			oneOf(string(usecase.PlannerMilesCI), string(usecase.PlannerCheckout))),
+		python: fs.String("python", "PATH", "with --planner checkout: the Python to run the checkout's code with (default python3 on PATH)", fromEnv("MILES_CI_PYTHON")),
+	}
+}
+
+// checkout reports whether --planner checkout was given.
+func (p plannerFlags) checkout() bool { return *p.planner == string(usecase.PlannerCheckout) }
+
+// open finds the checkout and its Python; it says once on stderr that the
+// answer is the checkout's own.
+func (p plannerFlags) open(env Env, repo string) (*usecase.Checkout, error) {
+	c, err := usecase.NewCheckout(repo, *p.python)
+	if err != nil {
+		return nil, err
+	}
+	notice(env, "--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python.String())
+	return c, nil
+}
+
+// checkoutTimeout bounds one command's questions to the checkout.
+const checkoutTimeout = 10 * time.Minute
+
+// checkoutPR is the cadence and raw labels the checkout's own ci_policy
+// resolves for a pull request, and its skipped stages for diff (nil: none).
+func checkoutPR(ctx context.Context, c *usecase.Checkout, pr *github.PR, diff []byte) (usecase.CheckoutPolicy, error) {
+	return c.Policy(ctx, pr.Trigger(), diff)
+}
+
+// planArgs are what runPlan parsed, for the checkout planner.
+type planArgs struct {
+	repo      string
+	all       bool
+	base      policy.PlanRequest
+	gh        *githubFlags
+	cadenceBy bool // --cadence or --nightly was given
+	labelsBy  bool // --labels was given
+	asJSON    bool
+}
+
+// planWithCheckout is `plan --planner checkout`: the checkout's own
+// run_suite.py --list-only, printed as is (text) or read back (--json).
+func planWithCheckout(env Env, pf plannerFlags, a planArgs) int {
+	c, err := pf.open(env, a.repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
+	defer cancel()
+	var skipped []string
+	if a.gh.active() {
+		pr, err := a.gh.fetch(env, a.all)
+		if err != nil {
+			return fail(env, err)
+		}
+		a.gh.note(env, pr)
+		var diff []byte
+		if a.all {
+			diff, _ = pr.NameStatus()
+		}
+		pol, err := checkoutPR(ctx, c, pr, diff)
+		if err != nil {
+			return fail(env, err)
+		}
+		if !a.cadenceBy {
+			a.base.Cadence = pol.Outputs.Cadence
+		}
+		if !a.labelsBy {
+			a.base.Labels = pol.Outputs.RawLabels
+		}
+		skipped = pol.Outputs.SkippedStages
+	}
+	reqs := []policy.PlanRequest{a.base}
+	if a.all {
+		tables, err := loadTables(env, a.repo)
+		if err != nil {
+			return fail(env, fmt.Errorf("plan --all needs the checkout's stage roster: %w", err))
+		}
+		reqs = nil
+		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) || st.Backend == "" {
+				continue
+			}
+			r := a.base
+			r.HW, r.Suite = st.Backend, st.Name
+			n := st.ShardsFor(r.Cadence)
+			if n <= 1 {
+				reqs = append(reqs, r)
+				continue
+			}
+			for i := 0; i < n; i++ {
+				r.Partition = &policy.Partition{ID: i, Size: n}
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	plans, err := c.Plans(ctx, reqs)
+	if err != nil {
+		return fail(env, err)
+	}
+	if a.asJSON {
+		var out []*policy.Plan
+		for _, p := range plans {
+			if p.Plan == nil {
+				return fail(env, fmt.Errorf("the checkout's plan cannot be written as JSON: %w; drop --json to see its text", p.ReadErr))
+			}
+			out = append(out, p.Plan)
+		}
+		if a.all {
+			return printJSON(env, out)
+		}
+		return printJSON(env, out[0])
+	}
+	var md strings.Builder
+	for _, p := range plans {
+		io.WriteString(env.Stdout, p.Text)
+		if p.Plan != nil {
+			md.WriteString(ghoutput.PlanMarkdown([]*policy.Plan{p.Plan}))
+		}
+	}
+	if err := a.gh.writeSummary(env, md.String()); err != nil {
+		return fail(env, err)
+	}
+	return 0
+}
+
+// policyWithCheckout is `policy --planner checkout`: the checkout's own
+// ci_policy, its text as is, its step outputs appended as it wrote them.
+func policyWithCheckout(env Env, pf plannerFlags, repo string, req usecase.PolicyRequest, out stepFlags) int {
+	c, err := pf.open(env, repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	trig := req.Trigger
+	if req.PR != nil {
+		trig = usecase.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+	}
+	var diff []byte
+	switch {
+	case req.PR != nil && !req.DiffGiven:
+		if d, why := req.PR.NameStatus(); why == "" {
+			diff = d
+		}
+	case req.ReadDiff != nil:
+		d, unusable, err := req.ReadDiff()
+		if err != nil {
+			return fail(env, err)
+		}
+		if unusable == "" {
+			diff = d
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
+	defer cancel()
+	ans, err := c.Policy(ctx, trig, diff)
+	if err != nil {
+		return fail(env, err)
+	}
+	var outputs []output
+	for _, kv := range ans.Lines {
+		outputs = append(outputs, output{kv.Key, kv.Value})
+	}
+	return out.emit(env, ans, ans.Text, outputs)
+}
+
+// filePlanWithCheckout is `file-plan --planner checkout`: the checkout's own
+// file_run, in file-plan's usual forms.
+func filePlanWithCheckout(env Env, pf plannerFlags, repo, file, tag, body string, out stepFlags) int {
+	c, err := pf.open(env, repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
+	defer cancel()
+	plan, lines, err := c.FilePlan(ctx, file, tag, body)
+	if err != nil {
+		return fail(env, err)
+	}
+	runsOnText := "(empty: a CPU file runs on the hosted ubuntu-latest runner)"
+	var outputs []output
+	for _, kv := range lines {
+		outputs = append(outputs, output{kv.Key, kv.Value})
+		if kv.Key == "runs_on" && kv.Value != "" {
+			runsOnText = kv.Value
+		}
+	}
+	text := fmt.Sprintf("file: %s\nhw: %s\nsuite: %s\nruns_on: %s\ncontainer_image: %s\ntimeout_seconds: %d\ncommand: %s\n",
+		plan.File, plan.HW, plan.Suite, runsOnText, plan.ContainerImage, plan.TimeoutSeconds, strings.Join(plan.Command, " "))
+	return out.emit(env, plan, text, outputs)
+}
+
+// explainWithCheckout is `explain --planner checkout`: each registration of
+// the file in the checkout's own registry, and whether the checkout's own
+// --list-only of its suite lists it (and in which shard).
+func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base policy.PlanRequest, asJSON bool) int {
+	c, err := pf.open(env, repo)
+	if err != nil {
+		return fail(env, err)
+	}
+	shards := func(string) int { return 1 }
+	if tables, err := policy.LoadTables(repo); err == nil {
+		shards = func(suite string) int {
+			if st, ok := tables.Stage(suite); ok && !st.External {
+				return st.ShardsFor(orRegularCadence(base.Cadence))
+			}
+			return 1
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
+	defer cancel()
+	verdicts, err := c.Explain(ctx, file, base, shards)
+	if err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		return printJSON(env, map[string]any{"file": file, "cadence": orRegularCadence(base.Cadence), "labels": base.Labels, "registrations": verdicts})
+	}
+	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, orRegularCadence(base.Cadence), strings.Join(base.Labels, " "))
+	for _, v := range verdicts {
+		r := v.Registration
+		desc := fmt.Sprintf("register_%s_ci(est_time=%s, suite=%q", strings.ToLower(r.Backend), pysource.FloatRepr(r.EstTime), r.Suite)
+		if len(r.Labels) > 0 {
+			desc += ", labels=" + pysource.ReprList(r.Labels)
+		}
+		if r.Nightly {
+			desc += ", nightly=True"
+		}
+		if r.Disabled != nil {
+			desc += ", disabled=" + pysource.Repr(*r.Disabled)
+		}
+		desc += ")"
+		if r.Implicit {
+			desc = "implicit registration (tests/fast/, no call)"
+		}
+		fmt.Fprintf(env.Stdout, "  %s\n", desc)
+		reason := v.Reason
+		if v.Shard != nil {
+			reason += fmt.Sprintf("; runs in shard %d/%d (0-based id=%d)", v.Shard.ID+1, v.Shard.Size, v.Shard.ID)
+		}
+		fmt.Fprintf(env.Stdout, "    %s: %s\n", v.Verdict, reason)
+	}
+	return 0
+}
+
+func orRegularCadence(c policy.Cadence) policy.Cadence {
+	if c == "" {
+		return policy.Regular
+	}
+	return c
+}

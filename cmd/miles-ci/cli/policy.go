@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+func init() {
+	register("policy", "resolve cadence, labels, fast-fail and skipped GPU stages from trigger facts", runPolicy)
+}
+
+// triggerFlags are the trigger facts, each falling back to the workflow's env var.
+type triggerFlags struct {
+	event, schedule, prLabels, cadenceOverride *string
+}
+
+// triggerFlagNames are the flags addTriggerFlags declares.
+var triggerFlagNames = []string{"event", "schedule", "pr-labels-json", "cadence-override"}
+
+// addTriggerFlags declares the trigger flags; eventNote ends --event's help
+// (policy needs an event, explain does not).
+func addTriggerFlags(fs *flagSet, eventNote string) triggerFlags {
+	return triggerFlags{
+		event:           fs.String("event", "E", "GitHub event: pull_request, schedule or workflow_dispatch"+eventNote, fromEnv("EVENT_NAME")),
+		schedule:        fs.String("schedule", "CRON", "cron of a scheduled run", fromEnv("SCHEDULE")),
+		prLabels:        fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array", fromEnv("PR_LABELS_JSON")),
+		cadenceOverride: fs.String("cadence-override", "C", "a called workflow's cadence input; wins over the event", fromEnv("CADENCE_OVERRIDE")),
+	}
+}
+
+func (t triggerFlags) trigger() policy.Trigger {
+	return policy.Trigger{Event: *t.event, Schedule: *t.schedule, PRLabelsJSON: *t.prLabels, CadenceOverride: *t.cadenceOverride}
+}
+
+func runPolicy(args []string, env Env) int {
+	fs := newFlagSet("policy", "--event E [--schedule CRON] [--pr-labels-json JSON] [--cadence-override C] [--changed-files FILE]\n"+
+		"    [--repo DIR] [--github-output FILE] [--github-step-summary FILE] [--json]\n"+
+		"--pr N [--github-repo OWNER/NAME] [--changed-files FILE] [--repo DIR] [--github-output FILE] [--json]", env)
+	tf := addTriggerFlags(fs, "; required unless --pr or --cadence-override")
+	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD", fromEnv("CHANGED_FILES_PATH"))
+	repo := fs.String("repo", "DIR", "the Miles checkout whose CI tables and test registry decide (default: the current folder)")
+	gh := addGitHubFlags(fs)
+	out := addStepFlags(fs)
+	pf := addPlannerFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	if *tf.event == "" && *tf.cadenceOverride == "" && !gh.active() {
+		return fs.usageError("--event is required (or set EVENT_NAME, or give --pr N)")
+	}
+	var tables *policy.Tables
+	var err error
+	if !pf.checkout() {
+		if tables, err = loadTables(env, *repo); err != nil { // "" is the current folder
+			return fail(env, err)
+		}
+	}
+	req := usecase.PolicyRequest{Repo: *repo, Tables: tables, Trigger: tf.trigger(),
+		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json"), DiffGiven: fs.Given("changed-files")}
+	if gh.active() {
+		// The PR's changed files are needed unless a diff file was given.
+		if req.PR, err = gh.fetch(env, !req.DiffGiven); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, req.PR)
+	}
+	if *changed != "" {
+		req.ReadDiff = func() ([]byte, string, error) {
+			diff, unusable := usecase.ReadChangedFiles(*changed, "--changed-files "+*changed)
+			return diff, unusable, nil
+		}
+	}
+	if pf.checkout() {
+		return policyWithCheckout(env, pf, *repo, req, out)
+	}
+	ans, err := usecase.Policy(req)
+	if err != nil {
+		return fail(env, err)
+	}
+	res, sel := ans.Outputs, ans.Selection
+	if sel != nil && sel.DiffUnusable != "" {
+		warn(env, sel.DiffNote())
+	}
+	report := ghoutput.PolicyReport{Trigger: triggerText(ans.Trigger, req.PR), Policy: ans.Policy, Selection: sel, Roster: tables.Stages()}
+	if err := gh.writeSummary(env, report.Markdown()); err != nil {
+		return fail(env, err)
+	}
+	text := fmt.Sprintf("Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%t skipped_stages=%s\n",
+		res.Cadence, strings.Join(res.RawLabels, " "), res.BypassFastfail, compactJSON(res.SkippedStages))
+	if sel != nil {
+		text += fmt.Sprintf("  runnable: %s\n  affected: %s\n", listOrNone(sel.Runnable), listOrNone(sel.Affected))
+	}
+	return out.emit(env, res, text, policyOutputs(res))
+}
+
+// triggerText says what a policy was resolved for, for the step summary.
+func triggerText(t policy.Trigger, pr *github.PR) string {
+	switch {
+	case pr != nil:
+		return pr.Describe()
+	case t.CadenceOverride != "":
+		return "a called workflow (cadence " + t.CadenceOverride + ")"
+	case t.Event == policy.EventSchedule:
+		return "the schedule " + t.Schedule
+	}
+	return "event " + t.Event
+}
+
+// policyOutputs are the four step outputs of rules §3.
+func policyOutputs(r policy.Outputs) []output {
+	var out []output
+	for _, o := range r.StepOutputs() {
+		out = append(out, output{o.Key, o.Value})
+	}
+	return out
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	return strings.Join(l, ", ")
+}

@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+func init() {
+	register("run", "run one stage shard in its container on a Dagger engine, as CI does (rules §9)", runStage)
+	register("file-run", "run one test file in its stage's container on a Dagger engine (/rerun-test, rules §10)", runFile)
+}
+
+// runFlags are the flags run and file-run share.
+type runFlags struct {
+	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
+	gpus, visible, models, datasets, runID, results, engineLog  *string
+	fork, dryRun, asJSON, quiet, progress                       *bool
+	timeout                                                     *optInt
+	gh                                                          *githubFlags
+}
+
+func addRunFlags(fs *flagSet) runFlags {
+	return runFlags{
+		repo:      fs.String("repo", "DIR", "the Miles checkout to run (default: the current folder)"),
+		prBody:    fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (default: the text in $PR_BODY)"),
+		sglang:    fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR")),
+		megatron:  fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR")),
+		imageTag:  fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG")),
+		prNumber:  fs.String("pr-number", "N", "the pull request number, for GITHUB_COMMIT_NAME (default: not a PR)"),
+		headSHA:   fs.String("head-sha", "SHA", "the tested commit, for GITHUB_COMMIT_NAME (default: local)"),
+		fork:      fs.Bool("fork", "the pull request comes from a fork: run without secrets"),
+		gpus:      fs.String("gpus", "all|none|IDS", "GPUs the container gets (default all; none for an engine without GPU support)"),
+		visible:   fs.String("visible-devices", "IDS", "CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, e.g. 4,5 (the host's split of its GPUs)"),
+		models:    fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)"),
+		datasets:  fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)"),
+		runID:     fs.String("run-id", "ID", "run nonce: the same id reuses that run's results from the engine's cache (default: a new run)"),
+		results:   fs.String("results", "DIR", "replace the folder DIR with the run's results (summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/)"),
+		dryRun:    fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
+		asJSON:    fs.Bool("json", "with --dry-run, print the spec as JSON"),
+		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
+		progress:  fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)"),
+		engineLog: fs.String("engine-log", "FILE", "write the engine's progress to FILE (default: a new file in the temporary folder)"),
+		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", 1, 7*24*60),
+		gh:        addGitHubFlags(fs),
+	}
+}
+
+// inputs fills the run inputs the shared flags give, all but the PR's, and
+// inside a GitHub Actions job the run's facts from its environment.
+func (f runFlags) inputs(fs *flagSet) (usecase.Inputs, error) {
+	gh, err := usecase.GitHubFromEnv(fs.env.Getenv)
+	if err != nil {
+		return usecase.Inputs{}, err
+	}
+	return usecase.Inputs{
+		Repo:           *f.repo,
+		SGLangInput:    *f.sglang,
+		MegatronInput:  *f.megatron,
+		ImageTag:       *f.imageTag,
+		PRNumber:       *f.prNumber,
+		HeadSHA:        *f.headSHA,
+		Fork:           *f.fork,
+		GPUs:           *f.gpus,
+		VisibleDevices: *f.visible,
+		Models:         *f.models != "",
+		Datasets:       *f.datasets != "",
+		GitHub:         gh,
+		Given: usecase.Given{
+			Body:    fs.Given("pr-body-file"),
+			Cadence: fs.Given("cadence") || fs.Given("nightly"),
+			Labels:  fs.Given("labels"),
+			Number:  fs.Given("pr-number"),
+			HeadSHA: fs.Given("head-sha"),
+		},
+	}, nil
+}
+
+// readPR adds the PR body to in: with --pr, the pull request (and its changed
+// files when files is set), from which usecase fills what the command line
+// leaves out; --pr-body-file, else $PR_BODY, otherwise.
+func (f runFlags) readPR(fs *flagSet, in *usecase.Inputs, files bool) error {
+	var err error
+	if f.gh.active() {
+		if in.PR, err = f.gh.fetch(fs.env, files); err != nil {
+			return err
+		}
+		f.gh.note(fs.env, in.PR)
+		if !in.Given.Body {
+			return nil // the PR's body, not $PR_BODY
+		}
+	}
+	in.PRBody, err = readBody(fs, *f.prBody)
+	return err
+}
+
+func runStage(args []string, env Env) int {
+	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
+		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
+		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
+	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
+	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
+	sf := addRunSuiteFlags(fs)
+	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")
+	schedule := fs.String("schedule", "CRON", "cron of a scheduled run (with --event schedule)")
+	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
+	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
+	rf := addRunFlags(fs)
+	// The pull request is the trigger: other trigger facts with it are a
+	// usage error, found before GitHub is asked (usecase checks it again
+	// for the module).
+	fs.check(func() error {
+		if !rf.gh.active() {
+			return nil
+		}
+		for _, name := range []string{"event", "schedule", "pr-labels-json"} {
+			if fs.Given(name) {
+				return usecase.ConflictsWithPR("--" + name)
+			}
+		}
+		if fs.Given("release-lock") {
+			return usecase.ErrReleasePR
+		}
+		return nil
+	})
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	in, err := rf.inputs(fs)
+	if err != nil {
+		return fail(env, err)
+	}
+	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
+	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
+	if shard.Set {
+		id := shard.Value
+		in.Shard = &id
+	}
+	if rf.timeout.Set {
+		in.TimeoutMinutes = rf.timeout.Value
+	}
+	if fs.Given("cadence") || *sf.nightly {
+		c, err := sf.resolveCadence(fs)
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
+		in.Cadence = string(c)
+	}
+	if fs.Given("release-lock") {
+		data, err := deps.ReadLockFile(*lockFile)
+		if err != nil {
+			return fail(env, fmt.Errorf("--release-lock %w", err))
+		}
+		lock, err := deps.ParseLock(*lockFile, data)
+		if err != nil {
+			return fail(env, err)
+		}
+		in.Release = &lock
+	}
+	if err := rf.readPR(fs, &in, true); err != nil {
+		return fail(env, err)
+	}
+	req, err := usecase.Stage(in)
+	if err != nil {
+		return fail(env, err)
+	}
+	return execute(req, in, rf, env)
+}
+
+func runFile(args []string, env Env) int {
+	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
+		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
+		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
+	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
+	rf := addRunFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	if rf.timeout.Set {
+		return fs.usageError("--timeout-minutes: a single file runs under its own timeout, max(1800, est_time x 1.25) s (rules §10)")
+	}
+	in, err := rf.inputs(fs)
+	if err != nil {
+		return fail(env, err)
+	}
+	in.File = *file
+	if err := rf.readPR(fs, &in, false); err != nil {
+		return fail(env, err)
+	}
+	req, err := usecase.File(in)
+	if err != nil {
+		return fail(env, err)
+	}
+	return execute(req, in, rf, env)
+}
+
+// addRunSuiteFlags are plan's suite flags without --continue-on-error,
+// which no workflow passes to a run (the bypass-fastfail label does that).
+func addRunSuiteFlags(fs *flagSet) suiteFlags {
+	names := make([]string, 0, len(policy.Cadences))
+	for _, c := range []policy.Cadence{policy.Regular, policy.Nightly, policy.Weekly, policy.Release} {
+		names = append(names, string(c))
+	}
+	off := false
+	return suiteFlags{
+		cadence:         fs.String("cadence", "C", "CI cadence (default regular)", oneOf(names...)),
+		nightly:         fs.Bool("nightly", "the same as --cadence nightly"),
+		labels:          fs.List("labels", "LABEL", "raw PR labels, e.g. run-ci-megatron run-ci-fsdp (zero or more)"),
+		matchAllLabels:  fs.Bool("match-all-labels", "include every known label, as a manual dispatch of a GPU stage does"),
+		continueOnError: &off,
+	}
+}
+
+// engineRun runs a request on a Dagger engine; tests replace it. Every
+// error it returns means the suite could not be run or read.
+var engineRun = func(ctx context.Context, req pipeline.Request, host engine.Inputs, nonce string, log io.Writer, m *report.Masker, say func(string)) (pipeline.Result, error) {
+	s, err := engine.Connect(ctx, host, log)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	defer s.Close()
+	say("resolving the dependency refs and building the container (cached layers are reused)")
+	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	say(fmt.Sprintf("container of %s ready; planning and running the tests (timeout %d s)", spec.Image, spec.TimeoutS))
+	return pipeline.Test(ctx, p, spec, nonce, m)
+}
+
+// execute prints the spec (--dry-run) or runs it and exits like the suite:
+// 0 when it passed, the runner's own exit status when tests failed,
+// report.ExitTimeout or report.ExitInconsistent, and report.ExitCannotRun
+// when miles-ci could not run or read the suite.
+func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int {
+	if *rf.asJSON && !*rf.dryRun {
+		return fail(env, fmt.Errorf("--json goes with --dry-run; a run writes JSON to --results DIR/summary.json"))
+	}
+	if *rf.dryRun {
+		spec, err := pipeline.Build(req)
+		if err != nil {
+			return fail(env, err)
+		}
+		warnRequest(env, req)
+		if *rf.asJSON {
+			out, err := encode.JSON(spec)
+			if err != nil {
+				return fail(env, err)
+			}
+			env.Stdout.Write(out)
+			return 0
+		}
+		io.WriteString(env.Stdout, spec.Text())
+		return 0
+	}
+	host := engine.Inputs{Repo: in.Repo, Secrets: map[string]string{}, Models: *rf.models, Datasets: *rf.datasets}
+	if host.Repo == "" {
+		host.Repo = "."
+	}
+	// A fork PR's run gets no secrets: they are not even read, so no
+	// container of it can be handed one.
+	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
+		if v := env.Getenv(name); v != "" && !req.Fork {
+			host.Secrets[name] = v
+		}
+	}
+	// Everything that can be refused is refused before the engine is asked.
+	m, err := report.NewMasker(host.Secrets)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *rf.results != "" {
+		if err := checkResultsDir(*rf.results); err != nil {
+			return fail(env, err)
+		}
+	}
+	if err := rf.gh.checkSummary(env); err != nil {
+		return fail(env, err)
+	}
+	nonce := *rf.runID
+	if nonce == "" {
+		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
+	}
+	log, closeLog, err := engineLog(env, rf)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	warnRequest(env, req)
+	start := time.Now()
+	say := func(line string) {
+		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
+	}
+	res, err := engineRun(ctx, req, host, nonce, log, m, say)
+	if err != nil {
+		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+		return report.ExitCannotRun
+	}
+	say("the run ended: " + string(res.Summary.Verdict))
+	if *rf.results != "" {
+		if err := writeResults(*rf.results, res.Files); err != nil {
+			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+			return report.ExitCannotRun
+		}
+	}
+	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
+		return fail(env, err)
+	}
+	io.WriteString(env.Stdout, m.Mask(res.Summary.Text()))
+	if *rf.results != "" {
+		fmt.Fprintf(env.Stdout, "results: %s\n", *rf.results)
+	}
+	return res.Summary.ExitStatus()
+}
+
+// engineLog is where the engine's progress goes: stderr with --progress,
+// nowhere with --quiet, else a file (--engine-log, or a new one in the
+// temporary folder) named once on stderr, so a run prints miles-ci's own
+// lines and not hundreds of the engine's.
+func engineLog(env Env, rf runFlags) (io.Writer, func(), error) {
+	switch {
+	case *rf.progress:
+		return env.Stderr, func() {}, nil
+	case *rf.quiet:
+		return nil, func() {}, nil
+	}
+	var f *os.File
+	var err error
+	if *rf.engineLog != "" {
+		f, err = os.OpenFile(*rf.engineLog, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	} else {
+		f, err = os.CreateTemp("", "miles-ci-engine-*.log")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--engine-log: %w; give a file miles-ci can write, or --progress", err)
+	}
+	fmt.Fprintf(env.Stderr, "miles-ci: running on the Dagger engine; its progress goes to %s (--progress shows it here)\n", f.Name())
+	return f, func() { f.Close() }, nil
+}
+
+// warnRequest prints what the request's decisions found: the dependency
+// warnings and its notes (e.g. that CI skips the stage on the PR).
+func warnRequest(env Env, req pipeline.Request) {
+	for _, w := range req.Deps.Warnings {
+		warn(env, w)
+	}
+	for _, n := range req.Notes {
+		warn(env, n)
+	}
+}
+
+// writeResultsSummary appends the run's results table to
+// --github-step-summary (or $GITHUB_STEP_SUMMARY), as `miles-ci report`
+// renders a results folder's summary.json, masked.
+func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary, m *report.Masker) error {
+	return gh.writeSummary(env, m.Mask(ghoutput.ResultsMarkdown(&summary)))
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/workflows"
+)
+
+func init() {
+	register("workflows", "write GitHub Actions workflows whose stage jobs call the Dagger module", runWorkflows)
+	register("report", "render a test run's results/summary.json as text or a step summary", runReport)
+}
+
+func runWorkflows(args []string, env Env) int {
+	fs := newFlagSet("workflows", "--out DIR [--repo DIR] [--ref R] [--dagger-version V] [--go-version V]", env)
+	out := fs.String("out", "DIR", "folder to write pr-test.yml and pr-test-rocm.yml into (created if missing), e.g. .github/workflows", required())
+	repo := fs.String("repo", "DIR", "take the stage roster from this Miles checkout's workflows (default: the built-in roster of rules §1)")
+	ref := fs.String("ref", "R", "the miles-ci version the workflows run (default "+workflows.DefaultOptions.Ref+")")
+	dagger := fs.String("dagger-version", "V", "the Dagger CLI the stage jobs install (default "+workflows.DefaultOptions.DaggerVersion+")")
+	goVersion := fs.String("go-version", "V", "the Go toolchain that runs the miles-ci CLI (default "+workflows.DefaultOptions.GoVersion+")")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	o := workflows.DefaultOptions
+	for _, f := range []struct {
+		name string
+		dst  *string
+		val  string
+	}{{"ref", &o.Ref, *ref}, {"dagger-version", &o.DaggerVersion, *dagger}, {"go-version", &o.GoVersion, *goVersion}} {
+		if fs.Given(f.name) {
+			*f.dst = f.val
+		}
+	}
+	roster := policy.Roster()
+	if fs.Given("repo") {
+		tables, err := loadTables(env, *repo)
+		if err != nil {
+			return fail(env, err)
+		}
+		roster = tables.Stages()
+	}
+	files, err := workflows.Generate(roster, o)
+	if err != nil {
+		return fail(env, err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fail(env, fmt.Errorf("--out %s: %w", *out, err))
+	}
+	for _, f := range files {
+		path := filepath.Join(*out, f.Name)
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			return fail(env, fmt.Errorf("writing %s: %w", path, err))
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s\n", path)
+	}
+	return 0
+}
+
+func runReport(args []string, env Env) int {
+	fs := newFlagSet("report", "--results DIR [--github-step-summary FILE] [--json]", env)
+	dir := fs.String("results", "DIR", "the results folder a test run wrote (summary.json inside)", required())
+	summary := fs.String("github-step-summary", "FILE", summaryHelp)
+	asJSON := fs.Bool("json", "print the checked summary.json instead of text")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	r, err := report.ReadResults(*dir)
+	if err != nil {
+		return fail(env, err)
+	}
+	gh := githubFlags{summary: summary, given: fs.Given}
+	if err := gh.writeSummary(env, ghoutput.ResultsMarkdown(r)); err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		if code := printJSON(env, r); code != 0 {
+			return code
+		}
+		return r.ExitStatus()
+	}
+	verdict := "passed"
+	if !r.Passed {
+		verdict = "FAILED"
+		if r.Verdict == report.Inconsistent {
+			verdict = "FAILED as inconsistent"
+		}
+	}
+	fmt.Fprintf(env.Stdout, "%s (%s): %s, exit code %d\n", r.Suite, r.HW, verdict, r.ExitCode)
+	for _, t := range r.Tests {
+		fmt.Fprintf(env.Stdout, "  %-8s %8.1fs  %s\n", t.Status, t.ElapsedS, t.File)
+	}
+	for _, n := range r.Inconsistent {
+		fmt.Fprintf(env.Stdout, "  inconsistent: %s\n", n)
+	}
+	// As `run` exits: a failed run's summary is a failure of this step too.
+	return r.ExitStatus()
+}

@@ -1,0 +1,232 @@
+// Package engine adapts the standalone Dagger Go SDK (dagger.io/dagger)
+// to pipeline.Container, so `miles-ci run` renders the same spec on an engine
+// as the Dagger module does. The engine is the one the SDK finds:
+// _EXPERIMENTAL_DAGGER_RUNNER_HOST, else the installed dagger CLI's.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+
+	"dagger.io/dagger"
+
+	"github.com/radixark/miles-ci/pipeline"
+)
+
+// Inputs are the host things a run hands to the engine.
+type Inputs struct {
+	// Repo is the Miles checkout to upload.
+	Repo string
+	// Secrets maps secret names (WANDB_API_KEY, ...) to values; absent ones are not set.
+	Secrets map[string]string
+	// Models and Datasets are host folders to mount ("" = none).
+	Models, Datasets string
+}
+
+// Session is a connection to an engine with the run's inputs loaded.
+type Session struct {
+	client  *dagger.Client
+	source  *dagger.Directory
+	secrets map[string]*dagger.Secret
+	data    map[pipeline.DataName]*dagger.Directory
+}
+
+// Connect opens a session; the engine's progress goes to log (nil: nowhere).
+func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
+	var opts []dagger.ClientOpt
+	if log != nil {
+		opts = append(opts, dagger.WithLogOutput(log))
+	}
+	client, err := dagger.Connect(ctx, opts...)
+	if err != nil {
+		_, lookErr := exec.LookPath("dagger")
+		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST"), lookErr == nil))
+	}
+	s := &Session{
+		client:  client,
+		source:  client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: pipeline.SourceExclude}),
+		secrets: map[string]*dagger.Secret{},
+		data:    map[pipeline.DataName]*dagger.Directory{},
+	}
+	for name, value := range in.Secrets {
+		s.secrets[name] = client.SetSecret(name, value)
+	}
+	if in.Models != "" {
+		s.data[pipeline.Models] = client.Host().Directory(in.Models)
+	}
+	if in.Datasets != "" {
+		s.data[pipeline.Datasets] = client.Host().Directory(in.Datasets)
+	}
+	return s, nil
+}
+
+// ConnectHint says how to get an engine when none answered: with no runner
+// host and no dagger CLI, the environment is what is missing (the project's
+// engine may well run); with a runner host, that engine does not answer.
+func ConnectHint(runnerHost string, haveCLI bool) string {
+	switch {
+	case runnerHost != "":
+		return fmt.Sprintf("the engine at _EXPERIMENTAL_DAGGER_RUNNER_HOST=%s does not answer; check it runs (with this project's engine: bash hack/engine/engine.sh status, then start)", runnerHost)
+	case haveCLI:
+		return "the dagger CLI on PATH could not start its engine (it needs Docker or Podman); or point _EXPERIMENTAL_DAGGER_RUNNER_HOST at a running engine"
+	}
+	return `_EXPERIMENTAL_DAGGER_RUNNER_HOST is not set and no dagger CLI is on PATH; with this project's engine, run eval "$(bash hack/engine/engine.sh env)" (bash hack/engine/engine.sh status says whether it runs; start starts it), or install the dagger CLI`
+}
+
+// Close ends the session.
+func (s *Session) Close() error { return s.client.Close() }
+
+// Container is an empty container of the session.
+func (s *Session) Container() pipeline.Container {
+	return ctr{s: s, c: s.client.Container()}
+}
+
+// ctr is a *dagger.Container as a pipeline.Container.
+type ctr struct {
+	s *Session
+	c *dagger.Container
+}
+
+func (x ctr) with(c *dagger.Container) pipeline.Container { return ctr{s: x.s, c: c} }
+
+func (x ctr) From(image string) pipeline.Container { return x.with(x.c.From(image)) }
+
+func (x ctr) WithEnvVariable(name, value string) pipeline.Container {
+	return x.with(x.c.WithEnvVariable(name, value))
+}
+
+func (x ctr) WithoutEnvVariable(name string) pipeline.Container {
+	return x.with(x.c.WithoutEnvVariable(name))
+}
+
+func (x ctr) WithWorkdir(path string) pipeline.Container { return x.with(x.c.WithWorkdir(path)) }
+
+func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) pipeline.Container {
+	return x.with(x.c.WithMountedCache(path, x.s.client.CacheVolume(key),
+		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
+}
+
+func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
+
+func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
+	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
+}
+
+func (x ctr) WithSourceFile(path, rel string) pipeline.Container {
+	return x.with(x.c.WithFile(path, x.s.source.File(rel)))
+}
+
+func (x ctr) WithSourceDirectory(path string) pipeline.Container {
+	return x.with(x.c.WithDirectory(path, x.s.source))
+}
+
+func (x ctr) WithDataDirectory(path string, name pipeline.DataName) pipeline.Container {
+	d, ok := x.s.data[name]
+	if !ok {
+		return x
+	}
+	return x.with(x.c.WithMountedDirectory(path, d))
+}
+
+func (x ctr) WithSecretVariable(name string) pipeline.Container {
+	s, ok := x.s.secrets[name]
+	if !ok {
+		return x
+	}
+	return x.with(x.c.WithSecretVariable(name, s))
+}
+
+func (x ctr) WithGPUs(devices []string) pipeline.Container {
+	if len(devices) == 0 {
+		return x.with(x.c.ExperimentalWithAllGPUs())
+	}
+	return x.with(x.c.ExperimentalWithGPU(devices))
+}
+
+func (x ctr) WithExec(argv []string, o pipeline.ExecOptions) pipeline.Container {
+	opts := dagger.ContainerWithExecOpts{InsecureRootCapabilities: o.Privileged}
+	if o.AnyExitCode {
+		opts.Expect = dagger.ReturnTypeAny
+	}
+	return x.with(x.c.WithExec(argv, opts))
+}
+
+func (x ctr) WithNewFile(path, contents string) pipeline.Container {
+	return x.with(x.c.WithNewFile(path, contents))
+}
+
+func (x ctr) Stdout(ctx context.Context) (string, error) {
+	out, err := x.c.Stdout(ctx)
+	return out, explain(err)
+}
+
+func (x ctr) Stderr(ctx context.Context) (string, error) {
+	out, err := x.c.Stderr(ctx)
+	return out, explain(err)
+}
+
+func (x ctr) ExitCode(ctx context.Context) (int, error) {
+	code, err := x.c.ExitCode(ctx)
+	return code, explain(err)
+}
+
+func (x ctr) Stat(ctx context.Context, path string) (pipeline.FileInfo, error) {
+	// Nothing is followed: a symlink the tests left is a symlink, never its target.
+	ok, err := x.c.Exists(ctx, path, dagger.ContainerExistsOpts{DoNotFollowSymlinks: true})
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	if !ok {
+		return pipeline.FileInfo{Type: pipeline.FileMissing}, nil
+	}
+	st := x.c.Stat(path, dagger.ContainerStatOpts{DoNotFollowSymlinks: true})
+	t, err := st.FileType(ctx)
+	if err != nil {
+		return pipeline.FileInfo{}, explain(err)
+	}
+	info := pipeline.FileInfo{Type: pipeline.FileOther}
+	switch t {
+	case dagger.FileTypeRegular:
+		info.Type = pipeline.FileRegular
+		if info.Size, err = st.Size(ctx); err != nil {
+			return pipeline.FileInfo{}, explain(err)
+		}
+	case dagger.FileTypeDirectory:
+		info.Type = pipeline.FileDirectory
+	case dagger.FileTypeSymlink:
+		info.Type = pipeline.FileSymlink
+	}
+	return info, nil
+}
+
+func (x ctr) Entries(ctx context.Context, path string) ([]string, error) {
+	names, err := x.c.Directory(path).Entries(ctx)
+	return names, explain(err)
+}
+
+func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, error) {
+	f := x.c.File(path)
+	size, err := f.Size(ctx)
+	if err != nil {
+		return "", explain(err)
+	}
+	if size > limit {
+		return "", fmt.Errorf("%s is %d bytes, more than the %d miles-ci reads", path, size, limit)
+	}
+	out, err := f.Contents(ctx)
+	return out, explain(err)
+}
+
+// explain adds the failed command and the end of its output to an engine
+// error (a failing step deep in the chain otherwise reads "exit code: 1").
+func explain(err error) error {
+	var e *dagger.ExecError
+	if errors.As(err, &e) {
+		return fmt.Errorf("%s: %w", pipeline.ExecFailure(e.Cmd, e.ExitCode, e.Stdout, e.Stderr), err)
+	}
+	return err
+}

@@ -1,0 +1,129 @@
+package usecase
+
+import (
+	"errors"
+
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// PolicyRequest is what the resolve-ci-policy step is given: the trigger
+// facts, optionally a pull request read with --pr, and the changed files.
+type PolicyRequest struct {
+	// Repo is the Miles checkout whose test registry decides the GPU stages.
+	Repo string
+	// Tables are the checkout's CI tables (LoadTables of Repo).
+	Tables *policy.Tables
+	// Trigger holds the facts the caller gave; with PR, the ones it did not
+	// give (Given) come from the pull request.
+	Trigger policy.Trigger
+	// PR is the pull request of --pr, or nil.
+	PR *github.PR
+	// EventGiven and LabelsGiven say the caller gave --event and
+	// --pr-labels-json itself, so the pull request does not override them.
+	EventGiven, LabelsGiven bool
+	// DiffGiven says --changed-files was given: it wins over the pull
+	// request's files.
+	DiffGiven bool
+	// ReadDiff reads the --changed-files diff (nil: there is none), only on a
+	// pull request and only when the PR's own files do not stand in for it.
+	// unusable says why a diff cannot be used (then no stage is skipped, rules
+	// §4); err is a failure to reach it at all.
+	ReadDiff func() (diff []byte, unusable string, err error)
+	// Registry is the checkout's test registry when the caller has read it
+	// already (verify asks hundreds of questions of one checkout); nil reads it.
+	Registry *policy.Registry
+}
+
+// PolicyAnswer is the resolved policy, the four step outputs, and on a pull
+// request the stage selection (with why the diff was unusable, if it was).
+type PolicyAnswer struct {
+	Trigger   policy.Trigger
+	Policy    policy.WorkflowPolicy
+	Outputs   policy.Outputs
+	Selection *policy.StageSelection
+}
+
+// PRTrigger fills the trigger facts the caller did not give from a pull
+// request: the event is pull_request and the labels are the PR's.
+func PRTrigger(t policy.Trigger, pr *github.PR, eventGiven, labelsGiven bool) policy.Trigger {
+	if !eventGiven {
+		t.Event = policy.EventPullRequest
+	}
+	if !labelsGiven {
+		t.PRLabelsJSON = pr.LabelsJSON()
+	}
+	return t
+}
+
+// Policy resolves cadence, labels, fast-fail and, on a pull request, the GPU
+// stages its diff skips, as ci_policy.py does. A diff that cannot be used
+// skips no stage (rules §4) and the answer says why.
+func Policy(req PolicyRequest) (PolicyAnswer, error) {
+	if err := policy.OlderPolicyStep(req.Repo); err != nil {
+		return PolicyAnswer{}, err
+	}
+	trig := req.Trigger
+	trig.Tables = req.Tables
+	if req.PR != nil {
+		trig = PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+	}
+	wp, err := policy.ResolveTrigger(trig)
+	if err != nil {
+		return PolicyAnswer{}, err
+	}
+	ans := PolicyAnswer{Trigger: trig, Policy: wp,
+		Outputs: req.Tables.Outputs(wp, nil)}
+	// Like ci_policy.py, a pull request prunes GPU stages even when a called
+	// workflow's cadence override decides the cadence.
+	if trig.Event != policy.EventPullRequest {
+		return ans, nil
+	}
+	reg := req.Registry
+	if reg == nil {
+		if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
+			return PolicyAnswer{}, err
+		}
+	}
+	var diff []byte
+	unusable := ""
+	switch {
+	case req.PR != nil && !req.DiffGiven:
+		diff, unusable = req.PR.NameStatus()
+	case req.ReadDiff != nil:
+		if diff, unusable, err = req.ReadDiff(); err != nil {
+			return PolicyAnswer{}, err
+		}
+	}
+	if unusable != "" {
+		diff = nil
+	}
+	sel, err := policy.SelectPRStages(reg, wp, diff)
+	if err != nil {
+		return PolicyAnswer{}, err
+	}
+	if unusable != "" {
+		sel.DiffUnusable = unusable // say why, not "no changed-files input"
+	}
+	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
+	return ans, nil
+}
+
+// ReadChangedFiles reads a --changed-files diff for PolicyRequest.ReadDiff;
+// shown names the file in the reason it is unusable ("--changed-files F").
+// A file that cannot be read makes the diff unusable rather than failing the
+// call: as the workflow does, a missing diff skips no GPU stage (rules §4).
+// An empty file is an empty diff, not a missing one.
+func ReadChangedFiles(path, shown string) (diff []byte, unusable string) {
+	diff, err := fsinput.ReadFile(path, fsinput.ChangedFiles)
+	if fe := (*fsinput.Error)(nil); errors.As(err, &fe) {
+		return nil, shown + " " + fe.Problem
+	} else if err != nil {
+		return nil, shown + ": " + err.Error()
+	}
+	if diff == nil {
+		diff = []byte{}
+	}
+	return diff, ""
+}

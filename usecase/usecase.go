@@ -1,0 +1,381 @@
+// Package usecase turns what a front end is given (a checkout, a stage and
+// shard or a test file, and the trigger facts) into a pipeline.Request. The
+// miles-ci command and the Dagger module both call it, so the same inputs
+// build the same container. Every roster lookup of a run happens here.
+package usecase
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// Inputs are the facts of one run, as flags or function arguments give them.
+type Inputs struct {
+	// Repo is the Miles checkout ("" = the current folder).
+	Repo string
+	// Stage is the stage (= suite) name of a stage run.
+	Stage string
+	// Shard is the 0-based shard of a sharded stage; nil for an unsharded one.
+	Shard *int
+	// File is the test file of a single-file run (rules §10).
+	File string
+
+	// Cadence is the run's cadence ("" = regular).
+	Cadence string
+	// Labels are the raw PR labels passed to run_suite.py.
+	Labels []string
+	// MatchAllLabels passes --match-all-labels.
+	MatchAllLabels bool
+	// Event, Schedule and PRLabelsJSON are trigger facts that decide cadence
+	// and labels the way the workflow does; they exclude Cadence and Labels.
+	Event, Schedule, PRLabelsJSON string
+
+	// PRBody is the pull request description (directives ci-sglang-pr,
+	// ci-megatron-pr, ci-image-tag).
+	PRBody string
+	// SGLangInput, MegatronInput and ImageTag are the workflow_dispatch inputs.
+	SGLangInput, MegatronInput, ImageTag string
+	// PRNumber and HeadSHA name the tested change (GITHUB_COMMIT_NAME).
+	PRNumber, HeadSHA string
+	// Fork marks a pull request from a fork: no secrets.
+	Fork bool
+	// GitHub is the facts of the GitHub Actions run (GitHubFromArgs,
+	// GitHubFromEnv); empty for a local run.
+	GitHub pipeline.GitHubRun
+	// Release is the lockfile of a release run (cadence release, its refs and image).
+	Release *deps.Lock
+
+	// GPUs is the --gpus value: all (""), none or device ids.
+	GPUs string
+	// VisibleDevices is CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES.
+	VisibleDevices string
+	// Models and Datasets say whether those data folders are given.
+	Models, Datasets bool
+	// TimeoutMinutes overrides a stage run's timeout (0 = the stage's default).
+	TimeoutMinutes int
+
+	// PR is the pull request --pr named, read with its changed files: its
+	// facts fill what Given says the caller left out; nil without --pr.
+	PR *github.PR
+	// Given names the facts the caller gave itself, which PR does not override.
+	Given Given
+
+	// Python runs the checkout's own tests/ci code when miles-ci cannot plan
+	// a single-file run of it offline (nil: python3 on PATH).
+	Python Interpreter
+}
+
+// Given names the facts a caller gave itself (a flag given, an argument set),
+// so that a pull request's facts fill only the others.
+type Given struct {
+	// Body: a PR body was given (--pr-body-file), even an empty one.
+	Body bool
+	// Cadence and Labels: --cadence (or --nightly) and --labels were given.
+	Cadence, Labels bool
+	// Number and HeadSHA: --pr-number and --head-sha were given.
+	Number, HeadSHA bool
+}
+
+// Tables reads the CI tables of the checkout in.Repo (its roster, suites,
+// labels and crons; the built-in ones where it holds none).
+func Tables(in Inputs) (*policy.Tables, error) { return policy.LoadTables(in.Repo) }
+
+// LookupStage returns a stage of the checkout's roster by name, or an error
+// listing the stages miles-ci runs.
+func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
+	st, ok := t.Stage(name)
+	if ok && !st.External && len(st.RunsOn) > 0 {
+		return st, nil
+	}
+	var names []string
+	for _, s := range Stages(t) {
+		names = append(names, s.Name)
+	}
+	if ok {
+		return policy.Stage{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick one of %v", name, names)
+	}
+	if len(names) == 0 {
+		// An old Miles checkout (suites named before the stage roster of rules §1)
+		// leaves no stage at all: say why rather than offer an empty list.
+		var suites []string
+		for _, b := range []policy.Backend{policy.CPU, policy.CUDA, policy.ROCM} {
+			suites = append(suites, t.Suites.Of(b)...)
+		}
+		return policy.Stage{}, fmt.Errorf("unknown stage %q: the checkout has no stage miles-ci can run, since none of its suites %v (%s) is a stage of the roster (%s); "+
+			"its tests/ci predates the stage jobs of rules §1, so check out a Miles commit that has them",
+			name, suites, t.Origin(policy.TableSuites), t.Origin(policy.TableRoster))
+	}
+	return policy.Stage{}, fmt.Errorf("unknown stage %q; pick one of %v", name, names)
+}
+
+// Stages lists the stages miles-ci runs, in roster order.
+func Stages(t *policy.Tables) []policy.Stage {
+	var out []policy.Stage
+	for _, s := range t.Stages() {
+		if !s.External && len(s.RunsOn) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// suite is the cadence and raw labels a stage run passes to run_suite.py.
+func suite(in Inputs, tables *policy.Tables) (policy.Cadence, []string, error) {
+	if in.Release != nil {
+		if in.Cadence != "" && in.Cadence != string(policy.Release) || len(in.Labels) > 0 || in.Event != "" {
+			return "", nil, errors.New("a release run has cadence release and no labels; drop --cadence, --labels and --event")
+		}
+		return policy.Release, []string{}, nil
+	}
+	if in.Event != "" {
+		if in.Cadence != "" || len(in.Labels) > 0 {
+			return "", nil, errors.New("give either the trigger facts (--event ...) or --cadence and --labels, not both: the event decides cadence and labels")
+		}
+		wp, err := policy.ResolveTrigger(policy.Trigger{Event: in.Event, Schedule: in.Schedule, PRLabelsJSON: in.PRLabelsJSON, Tables: tables})
+		if err != nil {
+			return "", nil, err
+		}
+		return wp.Cadence, wp.RawLabels, nil
+	}
+	if in.Schedule != "" || in.PRLabelsJSON != "" {
+		return "", nil, errors.New("--schedule and --pr-labels-json are trigger facts; give --event with them")
+	}
+	if in.PR != nil {
+		// The pull request decides cadence and labels as its workflow run
+		// does, unless the caller named them.
+		wp, err := PRPolicy(in.PR, tables)
+		if err != nil {
+			return "", nil, err
+		}
+		if !in.Given.Cadence {
+			in.Cadence = string(wp.Cadence)
+		}
+		if !in.Given.Labels {
+			in.Labels = wp.RawLabels
+		}
+	}
+	cadence := policy.Regular
+	if in.Cadence != "" {
+		c, err := policy.ParseCadence(in.Cadence)
+		if err != nil {
+			return "", nil, err
+		}
+		cadence = c
+	}
+	return cadence, append([]string{}, in.Labels...), nil
+}
+
+// Plans are miles-ci's plans of every shard of a stage (one when unsharded).
+func Plans(in Inputs) ([]*policy.Plan, error) {
+	in, err := withPR(in)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := Tables(in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := LookupStage(tables, in.Stage)
+	if err != nil {
+		return nil, err
+	}
+	cadence, labels, err := suite(in, tables)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := tables.LoadRegistry(in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	var plans []*policy.Plan
+	shards := st.ShardsFor(cadence)
+	for id := 0; id < max(shards, 1); id++ {
+		p, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
+}
+
+func planRequest(st policy.Stage, shards int, cadence policy.Cadence, labels []string, matchAll bool, shard int) policy.PlanRequest {
+	req := policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAll}
+	if shards > 1 {
+		req.Partition = &policy.Partition{ID: shard, Size: shards}
+	}
+	return req
+}
+
+// CheckShard checks a shard id against the stage's shard count.
+func CheckShard(st policy.Stage, shards int, shard *int) error {
+	switch {
+	case shards > 1 && shard == nil:
+		return fmt.Errorf("stage %s runs in %d shards; give the shard id, 0 to %d", st.Name, shards, shards-1)
+	case shards > 1 && (*shard < 0 || *shard >= shards):
+		return fmt.Errorf("stage %s has shards 0 to %d; %d is not one of them", st.Name, shards-1, *shard)
+	case shards <= 1 && shard != nil && *shard != 0:
+		return fmt.Errorf("stage %s is not sharded; give shard 0 or none", st.Name)
+	}
+	return nil
+}
+
+// Stage builds the request of one stage shard.
+func Stage(in Inputs) (pipeline.Request, error) {
+	in, err := withPR(in)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	tables, err := Tables(in)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	st, err := LookupStage(tables, in.Stage)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	if in.File != "" {
+		return pipeline.Request{}, errors.New("a stage run takes no test file; use a single-file run for one file")
+	}
+	cadence, labels, err := suite(in, tables)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	shards := st.ShardsFor(cadence)
+	if err := CheckShard(st, shards, in.Shard); err != nil {
+		return pipeline.Request{}, err
+	}
+	id := 0
+	if in.Shard != nil {
+		id = *in.Shard
+	}
+	reg, err := tables.LoadRegistry(in.Repo)
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs: its own --list-only plans.
+		req := containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead)
+		req.Steps, req.TimeoutMinutes = tables.RunSteps, in.TimeoutMinutes
+		return finish(in, req, st.Backend)
+	}
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps, TimeoutMinutes: in.TimeoutMinutes}
+	if in.PR != nil {
+		note, err := skippedOnPR(reg, in.PR, st)
+		if err != nil {
+			return pipeline.Request{}, err
+		}
+		if note != "" {
+			req.Notes = append(req.Notes, note)
+		}
+	}
+	return finish(in, req, st.Backend)
+}
+
+// File builds the request of a single-file run (rules §10).
+func File(in Inputs) (pipeline.Request, error) {
+	if in.Stage != "" || in.Shard != nil || in.Cadence != "" || len(in.Labels) > 0 || in.MatchAllLabels || in.Event != "" {
+		return pipeline.Request{}, errors.New("a single-file run takes no stage, shard, cadence, labels or event: the file's registration decides where it runs")
+	}
+	if in.Release != nil {
+		return pipeline.Request{}, errors.New("a single-file run does not take a release lockfile")
+	}
+	in, err := withPR(in)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	tables, err := Tables(in)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, tables.LoadRegistry)
+	var notes []string
+	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
+		if fp, notes, err = checkoutFilePlan(in, ahead); err != nil {
+			return pipeline.Request{}, err
+		}
+	}
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	st, err := LookupStage(tables, fp.Suite)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	req := pipeline.Request{Stage: st, File: &fp, Notes: notes, Steps: tables.RunSteps}
+	if fp.ContainerImage != "" {
+		req.Image = deps.Image{Image: fp.ContainerImage, Tag: tagOf(fp.ContainerImage), Source: fp.ImageSource}
+	}
+	return finish(in, req, fp.HW)
+}
+
+// tagOf is the tag of repo:tag.
+func tagOf(image string) string { return image[strings.LastIndex(image, ":")+1:] }
+
+// finish adds the image, dependency and runtime decisions to a request.
+func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Request, error) {
+	var err error
+	if req.GPUs, err = pipeline.ParseGPUs(in.GPUs); err != nil {
+		return pipeline.Request{}, err
+	}
+	if err := pipeline.CheckVisibleDevices(in.VisibleDevices); err != nil {
+		return pipeline.Request{}, err
+	}
+	req.VisibleDevices, req.Models, req.Datasets = in.VisibleDevices, in.Models, in.Datasets
+	req.HeadSHA, req.PRNumber, req.Fork = in.HeadSHA, in.PRNumber, in.Fork
+	if err := in.GitHub.Check(); err != nil {
+		return pipeline.Request{}, fmt.Errorf("GitHub run facts: %w", err)
+	}
+	req.GitHub = in.GitHub
+
+	din := deps.Inputs{Backend: hw, PRBody: in.PRBody, SGLangInput: in.SGLangInput, MegatronInput: in.MegatronInput}
+	switch {
+	case in.Release != nil:
+		if in.PRBody != "" || in.SGLangInput != "" || in.MegatronInput != "" || in.ImageTag != "" {
+			return pipeline.Request{}, errors.New("a release run takes its refs and image from the lockfile; drop the PR body, dependency inputs and image tag")
+		}
+		din = deps.Inputs{Backend: hw, Lock: in.Release}
+	case hw != policy.ROCM:
+		// ROCm images bake their own dependencies and never read the lockfile.
+		root := in.Repo
+		if root == "" {
+			root = "."
+		}
+		if din.Lock, err = deps.ReadLock(root); err != nil {
+			return pipeline.Request{}, err
+		}
+	}
+	if req.Deps, err = deps.Resolve(din); err != nil {
+		return pipeline.Request{}, err
+	}
+	if req.File == nil {
+		if req.Image, err = stageImage(in, hw); err != nil {
+			return pipeline.Request{}, err
+		}
+	}
+	return req, nil
+}
+
+// stageImage is the image of a stage run (rules §6).
+func stageImage(in Inputs, hw policy.Backend) (deps.Image, error) {
+	switch {
+	case hw == policy.CPU:
+		return deps.Image{Image: pipeline.CPUImage, Tag: tagOf(pipeline.CPUImage), Source: deps.FromDefault}, nil
+	case in.Release != nil && hw == policy.CUDA:
+		return deps.ReleaseImage(*in.Release)
+	case hw == policy.ROCM:
+		return deps.ResolveImage(deps.ImageInputs{Backend: hw, InputTag: in.ImageTag})
+	}
+	return deps.ResolveImage(deps.ImageInputs{Backend: hw, InputTag: in.ImageTag, PRBody: in.PRBody})
+}
