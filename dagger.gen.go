@@ -527,6 +527,13 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg suite", err))
 				}
 			}
+			var all bool
+			if inputArgs["all"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["all"]), &all)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg all", err))
+				}
+			}
 			var cadence string
 			if inputArgs["cadence"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["cadence"]), &cadence)
@@ -576,7 +583,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Plan(&parent, ctx, source, hw, suite, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
+			return (*MilesCi).Plan(&parent, ctx, source, hw, suite, all, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
 		case "Policy":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

@@ -21,7 +21,6 @@ import (
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
@@ -238,11 +237,7 @@ func withExport[T any](ctx context.Context, source *dagger.Directory, fn func(di
 // withCheckout is withExport for a source that must be a Miles checkout.
 func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
 	return withExport(ctx, source, func(dir string) (T, error) {
-		if _, err := policy.CheckCheckout(dir); err != nil {
-			var ce *policy.CheckoutError
-			if errors.As(err, &ce) {
-				err = fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
-			}
+		if err := usecase.CheckSource(dir); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -730,36 +725,34 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 			fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
 			return jsonString(policy.Roster())
 		}
-		tables, err := policy.LoadTables(dir)
+		tables, msgs, err := usecase.LoadTables(dir, "source")
+		printMessages(msgs)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
 		return jsonString(tables.Stages())
 	})
 }
 
-// noteFallback says on stderr which tables a checkout exported to dir does
-// not hold, so the built-in ones stand in (as the CLI's ::notice:: does).
-func noteFallback(tables *policy.Tables, dir string) {
-	if note := tables.FallbackNote(dir); note != "" {
-		note = strings.Replace(note, fsinput.FolderName(dir), "source", 1)
-		fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, note))
-	}
-}
-
 // Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
-// shows it (`miles-ci plan --repo DIR ... --json`). With the constructor's
-// --pr, the pull request decides cadence and labels unless they are given.
+// shows it (`miles-ci plan --repo DIR ... --json`); with --all, every shard of
+// every stage of the roster, as a JSON array (`miles-ci plan --all --json`).
+// With the constructor's --pr, the pull request decides cadence and labels
+// unless they are given, and with --all the stages its diff skips plan nothing.
 func (m *MilesCi) Plan(
 	ctx context.Context,
 	// The Miles checkout to plan for (default: the constructor's --source).
 	// +optional
 	source *dagger.Directory,
-	// Hardware backend: cpu, cuda or rocm.
+	// Hardware backend: cpu, cuda or rocm (required unless --all).
+	// +optional
 	hw string,
-	// Suite (= stage) name, e.g. stage-a-cpu.
+	// Suite (= stage) name, e.g. stage-a-cpu (required unless --all).
+	// +optional
 	suite string,
+	// Plan every suite and every shard of the roster that applies to the checkout.
+	// +optional
+	all bool,
 	// CI cadence: regular (the default), nightly, weekly or release.
 	// +optional
 	cadence string,
@@ -783,65 +776,58 @@ func (m *MilesCi) Plan(
 	// +optional
 	planner string,
 ) (string, error) {
-	backend, err := policy.ParseBackend(hw)
-	if err != nil {
-		return "", err
-	}
 	who, err := parsePlanner(planner)
 	if err != nil {
 		return "", err
 	}
-	req := policy.PlanRequest{HW: backend, Suite: suite, Cadence: policy.Regular, Labels: labels,
-		MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError}
+	in := usecase.PlanInputs{Shown: "source", All: all, Planner: who,
+		Request: policy.PlanRequest{Cadence: policy.Regular, Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
+		Given:   usecase.Given{Cadence: cadence != "", Labels: labels != nil}}
 	if (partitionId == nil) != (partitionSize == nil) {
 		return "", errors.New("--partition-id and --partition-size must be specified together")
 	}
-	if partitionSize != nil {
-		req.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
-		if err := req.Partition.Validate(); err != nil {
+	switch {
+	case all && (hw != "" || suite != "" || partitionSize != nil):
+		return "", errors.New("--all plans every suite and shard; drop --hw, --suite and --partition-*")
+	case !all && (hw == "" || suite == ""):
+		return "", errors.New("--hw and --suite are required (or --all)")
+	case !all:
+		if in.Request.HW, err = policy.ParseBackend(hw); err != nil {
 			return "", err
+		}
+		in.Request.Suite = suite
+		if partitionSize != nil {
+			in.Request.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
+			if err := in.Request.Partition.Validate(); err != nil {
+				return "", err
+			}
 		}
 	}
 	if cadence != "" {
-		if req.Cadence, err = policy.ParseCadence(cadence); err != nil {
+		if in.Request.Cadence, err = policy.ParseCadence(cadence); err != nil {
 			return "", err
 		}
 	}
-	pr, err := m.pullRequestOf(ctx, false)
-	if err != nil {
+	if in.PR, err = m.pullRequestOf(ctx, all); err != nil {
 		return "", err
 	}
-	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
-		if who == usecase.PlannerCheckout {
-			return checkoutPlanWithPR(ctx, dir, m.sourceOr(source), req, pr, cadence == "", len(labels) == 0)
-		}
-		tables, err := policy.LoadTables(dir)
+	src := m.sourceOr(source)
+	return withCheckout(ctx, src, func(dir string) (string, error) {
+		in.Repo = dir
+		in.Checkout = func() (*usecase.Checkout, error) { return checkout(dir, src) }
+		ans, err := usecase.Plan(ctx, in)
+		printMessages(ans.Messages)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
-		if pr != nil {
-			// The PR decides cadence and labels as the workflow would, unless given.
-			wp, err := usecase.PRPolicy(pr, tables)
-			if err != nil {
-				return "", err
-			}
-			if cadence == "" {
-				req.Cadence = wp.Cadence
-			}
-			if len(labels) == 0 {
-				req.Labels = wp.RawLabels
-			}
-		}
-		reg, err := tables.LoadRegistry(dir)
+		plans, err := ans.ReadPlans()
 		if err != nil {
 			return "", err
 		}
-		p, err := policy.BuildPlan(reg, req)
-		if err != nil {
-			return "", err
+		if all {
+			return jsonString(plans)
 		}
-		return jsonString(p)
+		return jsonString(plans[0])
 	})
 }
 
@@ -897,19 +883,17 @@ func (m *MilesCi) Policy(
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
 		// request the GPU stages its diff skips.
-		tables, err := policy.LoadTables(dir)
+		tables, msgs, err := usecase.LoadTables(dir, "source")
+		printMessages(msgs)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
 		req.Repo, req.Tables = dir, tables
 		ans, err := usecase.Policy(req)
 		if err != nil {
 			return "", err
 		}
-		if sel := ans.Selection; sel != nil && sel.DiffUnusable != "" {
-			fmt.Fprint(os.Stderr, ghoutput.Annotation("warning", "", 0, sel.DiffNote()))
-		}
+		printMessages(ans.Messages)
 		return jsonString(ans.Outputs)
 	})
 }
@@ -943,4 +927,13 @@ func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, er
 		return nil, err
 	}
 	return github.DecodePR(s)
+}
+
+// printMessages prints a use case's messages on stderr, as annotations.
+func printMessages(msgs []usecase.Message) {
+	for _, m := range msgs {
+		for _, line := range strings.Split(m.Text, "\n") {
+			fmt.Fprint(os.Stderr, ghoutput.Annotation(m.Level, "", 0, line))
+		}
+	}
 }
