@@ -75,14 +75,11 @@ func checkout(dir string, source *dagger.Directory) (*usecase.Checkout, error) {
 // +check
 func (m *MilesCi) Verify(
 	ctx context.Context,
-	// The Miles checkout to verify (default: the constructor's --source).
-	// +optional
-	source *dagger.Directory,
 	// At most this many cases per command (default 3000).
 	// +optional
 	maxCases int,
 ) error {
-	src := m.sourceOr(source)
+	src := m.Source
 	_, err := withCheckout(ctx, src, func(dir string) (struct{}, error) {
 		rep, err := usecase.Verify(ctx, usecase.VerifyRequest{Repo: dir, MaxCases: maxCases, Interpreter: containerPython{source: src}})
 		if err != nil {
@@ -122,4 +119,25 @@ func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory,
 		return "", err
 	}
 	return jsonString(ans)
+}
+
+// Lint reports the drift between the checkout's CI tables, workflows and tests
+// that makes CI skip or mis-run tests (`miles-ci lint`), and fails on any; the
+// report goes to stderr when there is none.
+//
+// +check
+func (m *MilesCi) Lint(ctx context.Context) error {
+	_, err := withCheckout(ctx, m.Source, func(dir string) (struct{}, error) {
+		ans, err := usecase.Lint(dir, "source")
+		printMessages(ans.Messages)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if !ans.OK() {
+			return struct{}{}, errors.New(strings.TrimRight(ans.Text(), "\n"))
+		}
+		fmt.Fprint(os.Stderr, ans.Text())
+		return struct{}{}, nil
+	})
+	return err
 }

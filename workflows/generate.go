@@ -357,7 +357,7 @@ func (w workflow) depsJob(o Options) *yaml.Node {
 }
 
 // secrets are the secrets each backend's stage passes (rules §9), as the
-// module's constructor flag and the environment variable that carries it.
+// module's with-secrets flag and the environment variable that carries it.
 var secrets = map[policy.Backend][][2]string{
 	policy.CPU:  {{"--hf-token", "HF_TOKEN"}},
 	policy.CUDA: {{"--wandb-api-key", "WANDB_API_KEY"}, {"--neon-database-url", "NEON_DATABASE_URL"}},
@@ -435,26 +435,32 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		env = append(env, kvs(s[1], "${{ secrets."+s[1]+" }}"))
 	}
 
+	// The module's constructor takes the checkout and the GPUs; the rest comes
+	// in its chained facets (with-pull-request, with-dispatch, with-data,
+	// with-secrets, with-github-env), each an array so an empty one adds nothing.
 	script := []string{
 		"set -euo pipefail",
 		`printf '%s' "$PR_BODY" > "$RUNNER_TEMP/pr-body.md"`,
-		`module=(-m "$MILES_CI_MODULE" --source . --pr-body-file "$RUNNER_TEMP/pr-body.md" --pr-number "$PR_NUMBER" --head-sha "$HEAD_SHA")`,
-		`[ -n "$SGLANG_PR" ] && module+=(--sglang-pr "$SGLANG_PR")`,
-		`[ -n "$MEGATRON_PR" ] && module+=(--megatron-pr "$MEGATRON_PR")`,
+		`module=(-m "$MILES_CI_MODULE" --source .)`,
+		`pr=(with-pull-request --body-file "$RUNNER_TEMP/pr-body.md" --number "$PR_NUMBER" --head-sha "$HEAD_SHA")`,
+		`dispatch=(with-dispatch)`,
+		`[ -n "$SGLANG_PR" ] && dispatch+=(--sglang-pr "$SGLANG_PR")`,
+		`[ -n "$MEGATRON_PR" ] && dispatch+=(--megatron-pr "$MEGATRON_PR")`,
 	}
 	if slices.Contains(needs, "image") {
-		script = append(script, `module+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
+		script = append(script, `dispatch+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
 	}
 	if st.Backend == policy.CPU {
-		script = append(script, `module+=(--gpus none)`)
+		script = append(script, `module+=(--gpus none)`, `data=()`)
 	} else {
 		devices := "CUDA_VISIBLE_DEVICES"
 		if st.Backend == policy.ROCM {
 			devices = "HIP_VISIBLE_DEVICES"
 		}
 		script = append(script,
-			`module+=(--gpus all --models /data/miles_ci/models --datasets /data/miles_ci/datasets)`,
-			fmt.Sprintf(`[ -n "${%s:-}" ] && module+=(--visible-devices "$%s")`, devices, devices))
+			`module+=(--gpus all)`,
+			fmt.Sprintf(`[ -n "${%s:-}" ] && module+=(--visible-devices "$%s")`, devices, devices),
+			`data=(with-data --models /data/miles_ci/models --datasets /data/miles_ci/datasets)`)
 	}
 	// A fork PR gets no secrets (GitHub withholds them); the module is told so.
 	var secretFlags []string
@@ -462,14 +468,16 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		secretFlags = append(secretFlags, s[0]+" env:"+s[1])
 	}
 	script = append(script,
-		`if [ "$FORK" = true ]; then module+=(--fork); else module+=(`+strings.Join(secretFlags, " ")+`); fi`,
+		`if [ "$FORK" = true ]; then pr+=(--fork); secrets=(); else secrets=(with-secrets `+strings.Join(secretFlags, " ")+`); fi`,
 		// The runner's own default variables, never a secret: the container
 		// gets them as a GitHub job container does. dagger reads a list flag
 		// as CSV, so each entry is quoted (a ref or workflow name may hold a comma).
 		`# The run's facts for the container (GITHUB_RUN_ID, ...), CSV-quoted for dagger's list flag.`,
+		`run=(with-github-env)`,
 		`for v in `+strings.Join(pipeline.GitHubVars, " ")+`; do`,
-		`  if [ -n "${!v:-}" ]; then module+=(--github-env "\"$v=${!v//\"/\"\"}\""); fi`,
+		`  if [ -n "${!v:-}" ]; then run+=(--env "\"$v=${!v//\"/\"\"}\""); fi`,
 		`done`,
+		`module+=("${pr[@]}" "${dispatch[@]}" "${data[@]}" "${secrets[@]}" "${run[@]}")`,
 		`stage=(stage --name "$STAGE" --cadence "$CADENCE")`,
 		`[ -n "$RAW_LABELS" ] && stage+=(--labels "${RAW_LABELS// /,}")`,
 	)
