@@ -392,7 +392,7 @@ func (s *Stage) inputs(ctx context.Context, dir string) (usecase.Inputs, error) 
 	if err != nil {
 		return in, err
 	}
-	in.Given.Cadence, in.Given.Labels = s.Cadence != "", len(s.Labels) > 0
+	in.Given.Cadence, in.Given.Labels = s.Cadence != "", s.Labels != nil
 	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
 	if s.ReleaseLock != "" {
