@@ -130,6 +130,10 @@ type BackendProfile struct {
 	// Secrets are what a stage run reads, and FileSecrets what a single-file
 	// run reads (rules §9, §10), in the order the workflows pass them.
 	Secrets, FileSecrets []string
+	// FileRunLast: a single-file run picks the backend's registration only
+	// when the file has no registration of another backend (rules §10: the
+	// reference runs no ROCm-only file; miles-ci does).
+	FileRunLast bool
 
 	// Pytest: the run is one `pytest FILES -v` with a JUnit report; else
 	// each file runs as `python3 FILE` with a per-file timeout (rules §5, §10).
@@ -177,7 +181,7 @@ var backendProfiles = []BackendProfile{
 		PRWorkflow: PRTestROCmWorkflow, RunWorkflow: RunCIROCmWorkflow, StageTimeoutMinutes: 360,
 		ImageRepo: ImageROCm, DefaultImageTag: DefaultROCmImageTag, BakedDeps: true,
 		GPU: AMD, VisibleDevices: "HIP_VISIBLE_DEVICES", ShmBytes: ShmBytes, Ulimits: gpuUlimits, DataMounts: true, Privileged: true,
-		Secrets: []string{SecretWandb}, FileSecrets: []string{SecretWandb},
+		Secrets: []string{SecretWandb}, FileSecrets: []string{SecretWandb}, FileRunLast: true,
 		MatchAllOnDispatch: true, RetryArgs: []string{"--enable-retry", "--max-attempts", "2"}, MaxAttempts: 2,
 		FileTimeoutS: TimeoutPerFile + RetryTimeoutIncrease,
 	},
