@@ -196,6 +196,15 @@ func Backends() []Backend {
 	return out
 }
 
+// BackendNames are the backends' --hw values, in the table's order.
+func BackendNames() []string {
+	names := make([]string, len(backendProfiles))
+	for i, p := range backendProfiles {
+		names[i] = string(p.Backend)
+	}
+	return names
+}
+
 // Profile returns a backend's row (a copy), and false for a backend that
 // has none.
 func Profile(b Backend) (BackendProfile, bool) {
@@ -227,13 +236,7 @@ func (p BackendProfile) FileCommand(file string) []string {
 }
 
 // backendList is "cpu, cuda, rocm" for messages.
-func backendList() string {
-	names := make([]string, len(backendProfiles))
-	for i, p := range backendProfiles {
-		names[i] = string(p.Backend)
-	}
-	return strings.Join(names, ", ")
-}
+func backendList() string { return strings.Join(BackendNames(), ", ") }
 
 // ParseBackend reads a --hw value.
 func ParseBackend(s string) (Backend, error) {
