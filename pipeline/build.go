@@ -190,7 +190,7 @@ func checkRequest(req Request, p policy.BackendProfile) error {
 	if p.GPU == NoGPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
 		return fmt.Errorf("stage %s is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only", st.Name)
 	}
-	if p.GPU == AMD && len(req.GPUs.Devices) > 0 {
+	if p.GPU != NVIDIA && len(req.GPUs.Devices) > 0 {
 		return fmt.Errorf("--gpus %s: device ids select NVIDIA GPUs only; for ROCm give --gpus all and --visible-devices (HIP_VISIBLE_DEVICES)", req.GPUs)
 	}
 	return nil
