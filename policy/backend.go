@@ -6,17 +6,6 @@ import (
 	"strings"
 )
 
-// This file is the backend profile table: what miles-ci knows about each
-// backend, as data, so that the registry, the image and dependency jobs, the
-// stage container (pipeline.Build), the use cases and the workflow generator
-// read one row instead of each branching on cpu, cuda and rocm.
-//
-// To add a backend: add its Backend constant (registration.go) and its row
-// to backendProfiles below, with the values of the rules it follows; give
-// it a field in BackendSuites (the suites table's JSON shape); write its
-// container steps in pipeline's containerSteps; pin the row in
-// TestBackendProfiles. Nothing else branches on the backend's name.
-
 // GPUKind is the GPU vendor of a backend's stages (rules §9).
 type GPUKind string
 
@@ -69,9 +58,22 @@ const (
 // ShmBytes is the GPU stages' --shm-size=32g (rules §9).
 const ShmBytes = 32 << 30
 
-// BackendProfile is one backend's row of the profile table: the facts of
-// the rules that differ by backend. A field's zero value is what a backend
+// BackendProfile is one backend's row of the backend profile table: the
+// facts of the rules that differ by backend, as data, so that the registry,
+// the image and dependency jobs, the stage container (pipeline.Build), the
+// use cases and the workflow generator read one row instead of each
+// branching on cpu, cuda and rocm. A field's zero value is what a backend
 // without that feature has (no GPU, no retry, no secrets).
+//
+// To add a backend: add its Backend constant (registration.go) and its row
+// to backendProfiles, with the values of the rules it follows; give it a
+// field in BackendSuites (the JSON shape of the suites table); write its
+// container steps and add them to pipeline's containerSteps; if its stage
+// jobs live in a PR workflow of their own, add that workflow to the
+// generator's list (workflows/generate.go); pin the row in
+// TestBackendProfiles. What stays code is what the rules name one backend
+// for: the ROCm patch (§8), CUDA's GPU generations (§11) and the implicit
+// CPU registration of tests/fast/ files (§2).
 type BackendProfile struct {
 	// Backend is the --hw value (cpu, cuda, rocm).
 	Backend Backend
@@ -164,8 +166,7 @@ var backendProfiles = []BackendProfile{
 		Backend: CPU, Enum: "CPU", RegisterFunc: "register_cpu_ci",
 		PRWorkflow: PRTestWorkflow, RunWorkflow: RunCPUWorkflow, Hosted: true, StageTimeoutMinutes: 60,
 		StageImage: CPUImage, ImageRepo: ImageMiles, DefaultImageTag: DefaultMilesImageTag, PRImageTag: true,
-		GPU:     NoGPU,
-		Secrets: []string{SecretHF}, FileSecrets: []string{SecretHF},
+		GPU: NoGPU, Secrets: []string{SecretHF}, FileSecrets: []string{SecretHF},
 		Pytest: true, MaxAttempts: 1,
 	},
 	{
