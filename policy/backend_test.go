@@ -150,3 +150,13 @@ func TestRowsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryBackendHasSuites holds that a row added to the table has its
+// field in BackendSuites, the JSON shape of the suites table.
+func TestEveryBackendHasSuites(t *testing.T) {
+	for _, b := range Backends() {
+		if len(BuiltinTables().Suites.Of(b)) == 0 {
+			t.Errorf("wanted built-in suites of %s (a BackendSuites field and rules §1's list), got none", b)
+		}
+	}
+}
