@@ -187,11 +187,10 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	}
 	var supported, rocm []policy.Registration
 	for _, r := range matching {
-		switch r.Backend {
-		case policy.CPU, policy.CUDA:
-			supported = append(supported, r)
-		case policy.ROCM:
+		if policy.ProfileOf(r.Backend).FileRunLast {
 			rocm = append(rocm, r)
+		} else {
+			supported = append(supported, r)
 		}
 	}
 	pick := supported
@@ -201,7 +200,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		pick = rocm
 		var runnable []policy.Registration
 		for _, r := range rocm {
-			if st, ok := req.Tables.Stage(r.Suite); ok && !st.External && st.Backend == policy.ROCM {
+			if st, ok := req.Tables.Stage(r.Suite); ok && !st.External && st.Backend == r.Backend {
 				runnable = append(runnable, r)
 			}
 		}
@@ -243,22 +242,18 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		RunsOn:         runsOn,
 		TimeoutSeconds: timeout,
 	}
-	switch reg.Backend {
-	case policy.CPU:
+	p := policy.ProfileOf(reg.Backend)
+	if p.Hosted {
 		plan.RunsOn = []string{}
-		plan.ContainerImage, plan.ImageSource = cudaImage.Image, cudaImage.Source
-		plan.Command = []string{"pytest", req.File, "-v", "-x"}
-	case policy.CUDA:
-		plan.ContainerImage, plan.ImageSource = cudaImage.Image, cudaImage.Source
-		plan.Command = []string{"python3", req.File}
-	case policy.ROCM:
-		img, err := ResolveImage(ImageInputs{Backend: policy.ROCM, InputTag: req.ROCmImageTag})
-		if err != nil {
+	}
+	img := cudaImage
+	if !p.PRImageTag {
+		if img, err = ResolveImage(ImageInputs{Backend: reg.Backend, InputTag: req.ROCmImageTag}); err != nil {
 			return FilePlan{}, err
 		}
-		plan.ContainerImage, plan.ImageSource = img.Image, img.Source
-		plan.Command = []string{"python3", req.File}
 	}
+	plan.ContainerImage, plan.ImageSource = img.Image, img.Source
+	plan.Command = p.FileCommand(req.File)
 	return plan, nil
 }
 

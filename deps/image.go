@@ -7,12 +7,13 @@ import (
 	"github.com/radixark/miles-ci/policy"
 )
 
-// Image repositories and default tags of rules §6.
+// Image repositories and default tags of rules §6 (the ImageRepo and
+// DefaultImageTag of the backend profiles).
 const (
-	CUDAImageRepo       = "radixark/miles"
-	ROCmImageRepo       = "rocm/sgl-dev"
-	DefaultCUDAImageTag = "dev"
-	DefaultROCmImageTag = "miles-rocm720-mi35x"
+	CUDAImageRepo       = policy.ImageMiles
+	ROCmImageRepo       = policy.ImageROCm
+	DefaultCUDAImageTag = policy.DefaultMilesImageTag
+	DefaultROCmImageTag = policy.DefaultROCmImageTag
 )
 
 // dockerTag is the shape every workflow enforces for a CI image tag.
@@ -65,20 +66,23 @@ var prNumber = lazyre.New(`^[0-9]+$`)
 // radixark/miles. ROCm: dispatch input, then miles-rocm720-mi35x; image
 // rocm/sgl-dev. The tag must be a Docker tag in every case.
 func ResolveImage(in ImageInputs) (Image, error) {
-	switch in.Backend {
-	case policy.ROCM:
+	p, known := policy.Profile(in.Backend)
+	switch {
+	case !known:
+		return Image{}, fmt.Errorf("unknown backend %q for an image; use cuda, cpu or rocm", in.Backend)
+	case !p.PRImageTag:
 		if in.CalledTag != "" {
 			return Image{}, fmt.Errorf("called image tag %q: the ROCm workflow has no image_tag input; pass the tag as the dispatch input instead", in.CalledTag)
 		}
 		if in.PRImageAvailable {
-			return Image{}, fmt.Errorf("a PR image applies to the CUDA/CPU workflow only; the ROCm workflow always runs %s", ROCmImageRepo)
+			return Image{}, fmt.Errorf("a PR image applies to the CUDA/CPU workflow only; the ROCm workflow always runs %s", p.ImageRepo)
 		}
 		img := Image{Tag: in.InputTag, Source: FromInput}
 		if img.Tag == "" {
-			img.Tag, img.Source = DefaultROCmImageTag, FromDefault
+			img.Tag, img.Source = p.DefaultImageTag, FromDefault
 		}
-		return finishImage(img, ROCmImageRepo)
-	case policy.CUDA, policy.CPU:
+		return finishImage(img, p.ImageRepo)
+	default:
 		var img Image
 		switch {
 		case in.CalledTag != "":
@@ -94,12 +98,11 @@ func ResolveImage(in ImageInputs) (Image, error) {
 			if d, ok := FirstDirective(in.PRBody, KeyImageTag); ok {
 				img = Image{Tag: d.Value, Source: FromPRBody, Line: d.Line}
 			} else {
-				img = Image{Tag: DefaultCUDAImageTag, Source: FromDefault}
+				img = Image{Tag: p.DefaultImageTag, Source: FromDefault}
 			}
 		}
-		return finishImage(img, CUDAImageRepo)
+		return finishImage(img, p.ImageRepo)
 	}
-	return Image{}, fmt.Errorf("unknown backend %q for an image; use cuda, cpu or rocm", in.Backend)
 }
 
 // ReleaseImage is the image release CI runs in: the lockfile's ci_image_tag

@@ -106,7 +106,7 @@ var (
 // Every named value must be a valid pin; an invalid one is an error naming its
 // source and line. A directive repeated with a different value is a warning.
 func Resolve(in Inputs) (Decision, error) {
-	if in.Backend != policy.CPU && in.Backend != policy.CUDA && in.Backend != policy.ROCM {
+	if _, known := policy.Profile(in.Backend); !known {
 		return Decision{}, fmt.Errorf("unknown backend %q for dependency refs; use cpu, cuda or rocm", in.Backend)
 	}
 	d := Decision{Warnings: []string{}}
@@ -153,7 +153,7 @@ func resolveOne(in Inputs, dep dependency, input string, warnings *[]string) (Re
 		}
 		return Ref{Ref: first.Value, Fetch: FetchRef(first.Value), Source: FromPRBody, Line: first.Line}, nil
 	}
-	if in.Backend == policy.ROCM {
+	if policy.ProfileOf(in.Backend).BakedDeps {
 		return Ref{Source: FromBaked}, nil
 	}
 	if in.Lock != nil {

@@ -16,8 +16,8 @@ import (
 // Fixed facts of the Miles CI jobs (rules §9).
 const (
 	// CPUImage is the image CPU stages run in: the GitHub-hosted runner's
-	// Python 3.11, as a container.
-	CPUImage = "python:3.11"
+	// Python 3.11, as a container (the CPU row's StageImage).
+	CPUImage = policy.CPUImage
 	// HelmVersion is the helm the CPU workflow sets up.
 	HelmVersion = "v4.2.3"
 	// SGLangURL and MegatronURL are the dependency repositories the CPU
@@ -28,25 +28,28 @@ const (
 	SGLangDir   = "/sgl-workspace/sglang"
 	MegatronDir = "/root/Megatron-LM"
 	// ShmBytes is the GPU stages' --shm-size=32g.
-	ShmBytes = 32 << 30
+	ShmBytes = policy.ShmBytes
 	// TimeoutPerFile is run_suite.py's default per-file timeout, and
 	// RetryTimeoutIncrease what --enable-retry adds to it.
-	TimeoutPerFile       = 1800
-	RetryTimeoutIncrease = 600
+	TimeoutPerFile       = policy.TimeoutPerFile
+	RetryTimeoutIncrease = policy.RetryTimeoutIncrease
 )
 
-// Secret names the stages read (rules §9, §10).
+// Secret names the stages read (rules §9, §10; each backend's
+// policy.BackendProfile lists its own).
 const (
-	SecretWandb = "WANDB_API_KEY"
-	SecretNeon  = "NEON_DATABASE_URL"
-	SecretHF    = "HF_TOKEN"
+	SecretWandb = policy.SecretWandb
+	SecretNeon  = policy.SecretNeon
+	SecretHF    = policy.SecretHF
 )
 
-// gpuUlimits are the GPU jobs' --ulimit options.
-var gpuUlimits = []Ulimit{
-	{Name: "memlock", Flag: "-l", Value: "unlimited"},
-	{Name: "stack", Flag: "-s", Value: "65536"}, // 67108864 bytes, in KiB
-	{Name: "nofile", Flag: "-n", Value: "65535"},
+// containerSteps are the steps of each backend's container before the run
+// phase (rules §9): the one part of a backend that is code, not a row of
+// policy's backend profiles.
+var containerSteps = map[policy.Backend]func(*builder){
+	policy.CPU:  (*builder).cpu,
+	policy.CUDA: (*builder).cuda,
+	policy.ROCM: (*builder).rocm,
 }
 
 var fullCommit = lazyre.New(`^[0-9a-f]{40}$`)
@@ -77,7 +80,7 @@ func Build(req Request) (Spec, error) {
 	if st.External || len(st.RunsOn) == 0 {
 		return Spec{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick a stage of miles-ci stages", st.Name)
 	}
-	if err := checkRequest(req); err != nil {
+	if err := checkRequest(req, policy.ProfileOf(st.Backend)); err != nil {
 		return Spec{}, err
 	}
 	b := &builder{req: req, spec: Spec{
@@ -101,17 +104,16 @@ func Build(req Request) (Spec, error) {
 	} else {
 		b.spec.File = req.File.File
 	}
-	switch st.Backend {
-	case policy.CPU:
-		b.spec.Image = CPUImage
-		b.cpu()
-	case policy.CUDA:
-		b.cuda()
-	case policy.ROCM:
-		b.rocm()
-	default:
+	p, known := policy.Profile(st.Backend)
+	steps := containerSteps[st.Backend]
+	if !known || steps == nil {
 		return Spec{}, fmt.Errorf("stage %s has unknown backend %q", st.Name, st.Backend)
 	}
+	b.profile = p
+	if p.StageImage != "" {
+		b.spec.Image = p.StageImage
+	}
+	steps(b)
 	b.stamps()
 	b.runPhase()
 	return b.spec, nil
@@ -139,8 +141,9 @@ func (b *builder) stamps() {
 	b.spec.Steps = out
 }
 
-// checkRequest checks that the parts of a request belong together.
-func checkRequest(req Request) error {
+// checkRequest checks that the parts of a request belong together; p is
+// the stage's backend profile.
+func checkRequest(req Request, p policy.BackendProfile) error {
 	st := req.Stage
 	switch {
 	case (req.Plan == nil) == (req.File == nil):
@@ -172,10 +175,10 @@ func checkRequest(req Request) error {
 			return fmt.Errorf("label %q would be read as an option of run_suite.py; give PR label names such as run-ci-megatron", l)
 		}
 	}
-	if !req.Deps.Install && st.Backend != policy.ROCM {
+	if !req.Deps.Install && !p.BakedDeps {
 		return fmt.Errorf("no dependency decision for %s stage %s; resolve it with deps.Resolve", st.Backend, st.Name)
 	}
-	if st.Backend != policy.CPU && !strings.Contains(req.Image.Image, ":") {
+	if p.StageImage == "" && !strings.Contains(req.Image.Image, ":") {
 		return fmt.Errorf("no image for %s stage %s; resolve it with deps.ResolveImage", st.Backend, st.Name)
 	}
 	if err := CheckVisibleDevices(req.VisibleDevices); err != nil {
@@ -184,10 +187,10 @@ func checkRequest(req Request) error {
 	if err := req.GitHub.Check(); err != nil {
 		return fmt.Errorf("GitHub run facts: %w", err)
 	}
-	if st.Backend == policy.CPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
+	if p.GPU == NoGPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
 		return fmt.Errorf("stage %s is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only", st.Name)
 	}
-	if st.Backend == policy.ROCM && len(req.GPUs.Devices) > 0 {
+	if p.GPU != NVIDIA && len(req.GPUs.Devices) > 0 {
 		return fmt.Errorf("--gpus %s: device ids select NVIDIA GPUs only; for ROCm give --gpus all and --visible-devices (HIP_VISIBLE_DEVICES)", req.GPUs)
 	}
 	return nil
@@ -202,8 +205,9 @@ func partitionText(p *policy.Partition) string {
 
 // builder accumulates a spec.
 type builder struct {
-	req  Request
-	spec Spec
+	req     Request
+	profile policy.BackendProfile // the stage's backend
+	spec    Spec
 }
 
 func (b *builder) env(name, value string) { b.spec.Env = append(b.spec.Env, EnvVar{name, value}) }
@@ -304,12 +308,12 @@ func (b *builder) rocm() {
 		b.step(Step{Name: "install sglang", Phase: PhaseDeps, Workdir: SGLangDir,
 			Argv: []string{"pip", "install", "-e", "python", "--no-deps", "--break-system-packages"}})
 	}
-	if deps.NeedsROCmPatch(policy.ROCM, d) && !b.steps().ROCmPatch {
+	if deps.NeedsROCmPatch(b.spec.HW, d) && !b.steps().ROCmPatch {
 		// The checkout's ROCm workflow no longer patches Megatron-LM (rules §11.6).
 		b.imageSync(megatronDependency, d.Megatron, b.req.Commits.Megatron)
 		b.step(Step{Name: "install megatron", Phase: PhaseDeps, Workdir: MegatronDir,
 			Argv: []string{"pip", "install", "-e", ".", "--no-deps", "--break-system-packages"}})
-	} else if deps.NeedsROCmPatch(policy.ROCM, d) {
+	} else if deps.NeedsROCmPatch(b.spec.HW, d) {
 		b.imageSync(megatronDependency, d.Megatron, b.req.Commits.Megatron)
 		patch := deps.NewPatchPlan(Workspace + "/" + deps.ROCmPatchPath)
 		b.step(Step{Name: "ROCm patch for Megatron-LM (rules §8)", Phase: PhaseDeps, Kind: KindPatch, Workdir: MegatronDir,
@@ -407,21 +411,13 @@ func (b *builder) verifySources() {
 // runPhase adds the per-run parts: GPUs, env, data, shm, limits, secrets and
 // the gpu-wait, plan and run steps.
 func (b *builder) runPhase() {
-	req, st := b.req, b.req.Stage
-	gpuStage := st.Backend != policy.CPU
+	req, p := b.req, b.profile
 	b.spec.GPU = GPU{Kind: NoGPU, Devices: []string{}}
-	switch {
-	case st.Backend == policy.CUDA && !req.GPUs.None:
-		b.spec.GPU = GPU{Kind: NVIDIA, Devices: append([]string{}, req.GPUs.Devices...)}
-	case st.Backend == policy.ROCM && !req.GPUs.None:
-		b.spec.GPU = GPU{Kind: AMD, Devices: []string{}}
+	if p.GPU != NoGPU && !req.GPUs.None {
+		// Device ids select NVIDIA GPUs only (checkRequest).
+		b.spec.GPU = GPU{Kind: p.GPU, Devices: append([]string{}, req.GPUs.Devices...)}
 	}
-	switch st.Backend {
-	case policy.CUDA:
-		b.spec.GPU.VisibleEnv = "CUDA_VISIBLE_DEVICES"
-	case policy.ROCM:
-		b.spec.GPU.VisibleEnv = "HIP_VISIBLE_DEVICES"
-	}
+	b.spec.GPU.VisibleEnv = p.VisibleDevices
 	b.spec.GPU.Visible = req.VisibleDevices
 
 	sha, pr := req.HeadSHA, req.PRNumber
@@ -439,9 +435,9 @@ func (b *builder) runPhase() {
 	// The run's own facts come last and only here: a new run id or attempt
 	// changes no layer before the run phase.
 	b.spec.RunEnv = append(b.spec.RunEnv, req.GitHub.Env()...)
-	if gpuStage {
-		b.spec.ShmBytes = ShmBytes
-		b.spec.Ulimits = append(b.spec.Ulimits, gpuUlimits...)
+	b.spec.ShmBytes = p.ShmBytes
+	b.spec.Ulimits = append(b.spec.Ulimits, p.Ulimits...)
+	if p.DataMounts {
 		if req.Models {
 			b.spec.Data = append(b.spec.Data, DataMount{Models, []string{"/root/models", "/data/miles_ci/models"}})
 		}
@@ -449,7 +445,10 @@ func (b *builder) runPhase() {
 			b.spec.Data = append(b.spec.Data, DataMount{Datasets, []string{"/root/datasets", "/data/miles_ci/datasets"}})
 		}
 	}
-	secrets := stageSecrets(st.Backend, req.File != nil)
+	secrets := p.Secrets
+	if req.File != nil {
+		secrets = p.FileSecrets
+	}
 	if req.Fork {
 		b.spec.SecretsWithheld = "a pull request from a fork gets no secrets: " + strings.Join(secrets, ", ")
 		b.spec.CachesWithheld = "a pull request from a fork gets no shared cache in the run phase, so its tests cannot poison a later run's"
@@ -466,23 +465,12 @@ func (b *builder) runPhase() {
 		command = b.suiteCommand()
 		b.step(Step{Name: "plan (run_suite.py --list-only)", Phase: PhaseRun, Role: RolePlan, Workdir: Workspace,
 			Argv: script("plan", append(command, "--list-only")...)})
-		base := TimeoutPerFile
-		if st.Backend == policy.ROCM {
-			base += RetryTimeoutIncrease
-		}
 		for _, t := range req.Plan.Enabled {
-			var timeout *int
-			if gpuStage {
-				timeout = intPtr(max(base, scaledTimeout(t.EstTime)))
-			}
-			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: timeout})
+			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: fileTimeout(p, t.EstTime)})
 		}
 		b.spec.ContinueOnError = req.Plan.ContinueOnError
-		b.spec.MaxAttempts = 1
-		if st.Backend == policy.ROCM {
-			b.spec.MaxAttempts = 2
-		}
-		b.spec.TimeoutS = b.req.Steps.TimeoutMinutes(st.Backend, StageTimeoutMinutes(st.Backend)) * 60
+		b.spec.MaxAttempts = p.MaxAttempts
+		b.spec.TimeoutS = b.req.Steps.TimeoutMinutes(p.Backend, p.StageTimeoutMinutes) * 60
 		if req.TimeoutMinutes > 0 {
 			b.spec.TimeoutS = req.TimeoutMinutes * 60
 		}
@@ -502,9 +490,9 @@ func (b *builder) runPhase() {
 	if b.spec.GPU.Kind == AMD {
 		opts = append(opts, "--rocm-devices")
 	}
-	run := Step{Name: "run the tests", Phase: PhaseRun, Role: RoleRun, Workdir: Workspace, Privileged: gpuStage,
+	run := Step{Name: "run the tests", Phase: PhaseRun, Role: RoleRun, Workdir: Workspace, Privileged: p.Privileged,
 		Argv: wrapper(opts, command)}
-	if st.Backend == policy.CPU {
+	if p.Pytest {
 		run.Env = []EnvVar{{"PYTEST_ADDOPTS", "--junitxml=" + JUnitPath}}
 	}
 	b.step(run)
@@ -513,12 +501,10 @@ func (b *builder) runPhase() {
 // StageTimeoutMinutes is a stage run's timeout when neither --timeout-minutes
 // nor the checkout's run workflow (timeout-minutes of its test job) gives
 // one: Miles 31f1ca9's CPU job (_run-cpu-ci.yml: 60), and GitHub's default
-// job timeout (360) for the GPU jobs, which set none.
+// job timeout (360) for the GPU jobs, which set none (the backend profile's
+// StageTimeoutMinutes).
 func StageTimeoutMinutes(b policy.Backend) int {
-	if b == policy.CPU {
-		return 60
-	}
-	return 360
+	return policy.ProfileOf(b).StageTimeoutMinutes
 }
 
 // suiteCommand is the workflow's run_suite.py command line for the shard (rules §1).
@@ -533,22 +519,17 @@ func (b *builder) suiteCommand() []string {
 	if req.MatchAllLabels {
 		argv = append(argv, "--match-all-labels")
 	}
-	if st.Backend == policy.ROCM {
-		argv = append(argv, "--enable-retry", "--max-attempts", "2")
-	}
-	return argv
+	return append(argv, b.profile.RetryArgs...)
 }
 
-// stageSecrets are the secrets a job reads (rules §9, §10): a single-file
-// GPU run gets WANDB_API_KEY only.
-func stageSecrets(b policy.Backend, fileRun bool) []string {
-	switch {
-	case b == policy.CPU:
-		return []string{SecretHF}
-	case b == policy.CUDA && !fileRun:
-		return []string{SecretWandb, SecretNeon}
+// fileTimeout is run_suite.py's timeout of one file in a stage run,
+// max(the backend's floor, est_time × 1.25) (rules §5); nil when the
+// backend's runner has none per file.
+func fileTimeout(p policy.BackendProfile, est float64) *int {
+	if p.FileTimeoutS == 0 {
+		return nil
 	}
-	return []string{SecretWandb}
+	return intPtr(max(p.FileTimeoutS, scaledTimeout(est)))
 }
 
 // maxTimeout caps a scaled estimate so a silly est_time cannot overflow.

@@ -27,10 +27,7 @@ func withContainerPlan(text string, spec Spec) (Spec, error) {
 func containerPlanTests(text string, hw policy.Backend) ([]ExpectedTest, error) {
 	tests := []ExpectedTest{}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	base := TimeoutPerFile
-	if hw == policy.ROCM {
-		base += RetryTimeoutIncrease
-	}
+	p := policy.ProfileOf(hw)
 	for i, line := range lines {
 		if strings.HasPrefix(line, "No tests found for ") {
 			return tests, nil
@@ -49,12 +46,12 @@ func containerPlanTests(text string, hw policy.Backend) ([]ExpectedTest, error) 
 				return nil, fmt.Errorf("plan output: line %q has no (est_time=...); is this run_suite.py --list-only output?", l)
 			}
 			t := ExpectedTest{File: item[:cut]}
-			if hw != policy.CPU {
+			if p.FileTimeoutS > 0 {
 				est, err := strconv.ParseFloat(item[cut+len(" (est_time="):len(item)-2], 64)
 				if err != nil {
 					return nil, fmt.Errorf("plan output: line %q has no number in (est_time=...)", l)
 				}
-				t.TimeoutS = intPtr(max(base, scaledTimeout(est)))
+				t.TimeoutS = fileTimeout(p, est)
 			}
 			tests = append(tests, t)
 		}

@@ -409,7 +409,7 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		in.Tests = append(in.Tests, report.Expected{File: t.File, TimeoutS: t.TimeoutS})
 	}
 	var pytestJUnit string
-	if spec.HW == policy.CPU {
+	if policy.ProfileOf(spec.HW).Pytest {
 		data, problem, err := readRunnerFile(ctx, c, JUnitPath, maxJUnitBytes, "pytest's junit.xml")
 		if err != nil {
 			return Result{}, cannot(err)

@@ -152,17 +152,17 @@ type Cache struct {
 	Sharing CacheSharing `json:"sharing"`
 }
 
-// GPUKind is the GPU vendor of a stage.
-type GPUKind string
+// GPUKind is the GPU vendor of a stage (a backend profile's GPU).
+type GPUKind = policy.GPUKind
 
 // The GPU kinds.
 const (
 	// NoGPU is a CPU stage, or a GPU stage run with --gpus none.
-	NoGPU GPUKind = "none"
+	NoGPU = policy.NoGPU
 	// NVIDIA GPUs are given to the container by the engine's GPU support.
-	NVIDIA GPUKind = "nvidia"
+	NVIDIA = policy.NVIDIA
 	// AMD GPUs are device nodes (/dev/kfd, /dev/dri) the run steps create.
-	AMD GPUKind = "amd"
+	AMD = policy.AMD
 )
 
 // GPU is how the container sees GPUs.
@@ -178,15 +178,9 @@ type GPU struct {
 	Visible string `json:"visible,omitempty"`
 }
 
-// Ulimit is one resource limit of §9 (docker --ulimit NAME=SOFT:HARD).
-type Ulimit struct {
-	// Name is the docker name: memlock, stack or nofile.
-	Name string `json:"name"`
-	// Flag is the bash ulimit flag that sets it (-l, -s, -n).
-	Flag string `json:"flag"`
-	// Value is the bash ulimit value (unlimited, KiB for stack, a count).
-	Value string `json:"value"`
-}
+// Ulimit is one resource limit of §9 (docker --ulimit NAME=SOFT:HARD; a
+// backend profile's Ulimits).
+type Ulimit = policy.Ulimit
 
 // DataName names a host data folder a GPU stage mounts.
 type DataName string

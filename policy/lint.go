@@ -69,7 +69,10 @@ func Lint(reg *Registry) []Drift {
 		workflows = "the built-in roster"
 	}
 
-	registered := map[Backend]map[string]bool{CPU: {}, CUDA: {}, ROCM: {}}
+	registered := map[Backend]map[string]bool{}
+	for _, b := range Backends() {
+		registered[b] = map[string]bool{}
+	}
 	used := map[string]bool{}
 	for _, r := range reg.Registrations {
 		if registered[r.Backend] != nil {
@@ -80,7 +83,7 @@ func Lint(reg *Registry) []Drift {
 		}
 	}
 
-	for _, b := range []Backend{CPU, CUDA, ROCM} {
+	for _, b := range Backends() {
 		for _, s := range t.Suites.Of(b) {
 			file, line := t.locate(TableSuites, s)
 			if !runs(b, s) && !external(b, s) {

@@ -8,12 +8,15 @@ import (
 	"github.com/radixark/miles-ci/policy/pysource"
 )
 
-// registerFuncs maps each registration function to its backend.
-var registerFuncs = map[string]Backend{
-	"register_cpu_ci":  CPU,
-	"register_cuda_ci": CUDA,
-	"register_rocm_ci": ROCM,
-}
+// registerFuncs maps each registration function to its backend
+// (BackendProfile.RegisterFunc).
+var registerFuncs = func() map[string]Backend {
+	funcs := map[string]Backend{}
+	for _, p := range backendProfiles {
+		funcs[p.RegisterFunc] = p.Backend
+	}
+	return funcs
+}()
 
 // positionalParams are the only parameters that may be passed by position.
 var positionalParams = []string{"est_time", "suite"}
@@ -190,7 +193,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		return fail(fmt.Sprintf("suite must be a string in %s()", fn), `e.g. suite="stage-a-cpu"`)
 	}
 	valid := "[" + strings.Join(t.sortedKnownLabels(), ", ") + "]"
-	if backend != CPU && len(labels) == 0 {
+	if ProfileOf(backend).NeedsLabels && len(labels) == 0 {
 		// A checkout whose marker gives labels a default (Miles before
 		// 2026-08-16) accepts this: declineForm makes it an AheadError.
 		return failAs(faultNoLabels, "", fmt.Sprintf("labels in %s() must contain at least one domain label", fn),

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -113,27 +112,13 @@ func StageByName(name string) (Stage, bool) { return builtin.Stage(name) }
 // Suites returns the built-in suites of a backend.
 func Suites(b Backend) []string { return builtin.SuitesOf(b) }
 
-// ParseBackend reads a --hw value.
-func ParseBackend(s string) (Backend, error) {
-	switch b := Backend(s); b {
-	case CPU, CUDA, ROCM:
-		return b, nil
-	}
-	return "", fmt.Errorf("unknown hardware backend %q; use one of cpu, cuda, rocm", s)
-}
-
 // CheckSuite returns an error unless suite belongs to backend b in the built-in tables.
 func CheckSuite(b Backend, suite string) error { return builtin.CheckSuite(b, suite) }
 
 // backendEnumName is the name Miles prints for a backend (HWBackend.name).
 func backendEnumName(b Backend) string {
-	switch b {
-	case CPU:
-		return "CPU"
-	case CUDA:
-		return "CUDA"
-	case ROCM:
-		return "ROCM"
+	if p, ok := Profile(b); ok {
+		return p.Enum
 	}
 	return string(b)
 }

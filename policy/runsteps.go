@@ -11,15 +11,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The run workflows: the called workflows whose steps make a stage's container.
+// The run workflows: the called workflows whose steps make a stage's
+// container (each backend's BackendProfile.RunWorkflow).
 const (
 	RunCIWorkflow     = ".github/workflows/_run-ci.yml"
 	RunCIROCmWorkflow = ".github/workflows/_run-ci-rocm.yml"
 	RunCPUWorkflow    = ".github/workflows/_run-cpu-ci.yml"
 )
-
-// runWorkflowOf is the run workflow each backend's stage jobs call.
-var runWorkflowOf = map[Backend]string{CPU: RunCPUWorkflow, CUDA: RunCIWorkflow, ROCM: RunCIROCmWorkflow}
 
 // RunSteps are what the checkout's run workflows do that changes a stage's
 // container (rules §11.6). A checkout without those workflows has the steps
@@ -147,12 +145,12 @@ func (t *Tables) readRunWorkflow(rel string, top *yaml.Node) {
 		}
 		if v, ok := scalar(get(j, "timeout-minutes")); ok {
 			if n, err := strconv.Atoi(v); err == nil && n > 0 && n <= maxJobTimeout {
-				for b, wf := range runWorkflowOf {
-					if wf == rel {
+				for _, p := range backendProfiles {
+					if p.RunWorkflow == rel {
 						if t.RunSteps.JobTimeout == nil {
 							t.RunSteps.JobTimeout = map[Backend]int{}
 						}
-						t.RunSteps.JobTimeout[b] = n
+						t.RunSteps.JobTimeout[p.Backend] = n
 					}
 				}
 			}

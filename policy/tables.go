@@ -171,7 +171,7 @@ func newBuiltinTables() *Tables {
 	}
 	for i, s := range t.Roster {
 		t.Roster[i].Source = "built-in"
-		if s.Backend != CPU && !s.External {
+		if ProfileOf(s.Backend).GPU != NoGPU && !s.External {
 			t.PRGPU = append(t.PRGPU, s.Name)
 		}
 	}

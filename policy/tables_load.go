@@ -459,8 +459,15 @@ func (t *Tables) readLabels(m *pyModule) error {
 	return nil
 }
 
-// backendKeys are the names a CI_SUITES key may end with.
-var backendKeys = map[string]Backend{"CPU": CPU, "CUDA": CUDA, "ROCM": ROCM, "cpu": CPU, "cuda": CUDA, "rocm": ROCM}
+// backendKeys are the names a CI_SUITES key may end with: each backend's
+// HWBackend member name and its value.
+var backendKeys = func() map[string]Backend {
+	keys := map[string]Backend{}
+	for _, p := range backendProfiles {
+		keys[p.Enum], keys[string(p.Backend)] = p.Backend, p.Backend
+	}
+	return keys
+}()
 
 // Before CI_SUITES, Miles' run_suite.py kept the suites of regular runs in
 // PER_COMMIT_SUITES and those of nightly runs in NIGHTLY_SUITES (same form);
@@ -497,7 +504,7 @@ func (t *Tables) readSuites(m *pyModule) error {
 		if err != nil {
 			return err
 		}
-		for _, b := range []Backend{CPU, CUDA, ROCM} {
+		for _, b := range Backends() {
 			dst := suites.of(b)
 			for _, s := range got.Of(b) {
 				if !slices.Contains(*dst, s) {

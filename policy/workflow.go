@@ -128,7 +128,7 @@ func (t *Tables) cudaStageRows(rows []Stage) []Stage {
 // roster rows of their own.
 func (t *Tables) externalStages(rows []Stage) []Stage {
 	var external []Stage
-	for _, b := range []Backend{CPU, CUDA, ROCM} {
+	for _, b := range Backends() {
 		for _, s := range t.Suites.Of(b) {
 			if !strings.HasPrefix(s, "nightly-") || slices.ContainsFunc(rows, func(r Stage) bool { return r.Name == s }) {
 				continue
@@ -311,11 +311,10 @@ func (r *workflowReader) stageRows(j job, jobs []job) ([]Stage, error) {
 		name = j.id
 	}
 	st := r.baseStage(j, jobs, name)
-	switch hw := Backend(args.values["--hw"]); hw {
-	case CPU, CUDA, ROCM:
+	if hw, err := ParseBackend(args.values["--hw"]); err == nil {
 		st.Backend = hw
-	default:
-		r.note(cmdLine, DriftJob, "job %s runs run_suite.py with --hw %q; use cpu, cuda or rocm", j.id, args.values["--hw"])
+	} else {
+		r.note(cmdLine, DriftJob, "job %s runs run_suite.py with --hw %q; use %s", j.id, args.values["--hw"], backendList())
 		st.Backend = r.backendOf(name)
 	}
 	if err := r.shards(j, &st, args, cmdLine); err != nil {
@@ -356,7 +355,7 @@ func (r *workflowReader) baseStage(j job, jobs []job, name string) Stage {
 
 // backendOf finds the backend whose CI_SUITES list holds a suite.
 func (r *workflowReader) backendOf(suite string) Backend {
-	for _, b := range []Backend{CPU, CUDA, ROCM} {
+	for _, b := range Backends() {
 		if slices.Contains(r.tables.Suites.Of(b), suite) {
 			return b
 		}

@@ -155,7 +155,7 @@ func Summarize(in Input) Summary {
 	switch {
 	case in.File != "":
 		fileResult(&s, in)
-	case in.HW == policy.CPU:
+	case policy.ProfileOf(in.HW).Pytest:
 		cpuResults(&s, in)
 	default:
 		gpuResults(&s, in)
@@ -243,7 +243,7 @@ func fileResult(s *Summary, in Input) {
 			t.Status = Fail
 		}
 	}
-	if in.HW == policy.CPU && in.HaveJUnit && r.Ending == Exited && r.ExitCode == 0 {
+	if policy.ProfileOf(in.HW).Pytest && in.HaveJUnit && r.Ending == Exited && r.ExitCode == 0 {
 		for _, c := range in.JUnit {
 			if c.Failed {
 				s.Inconsistent = append(s.Inconsistent, fmt.Sprintf("pytest exited 0 but its JUnit report has a failed case (%s)", c.Name))

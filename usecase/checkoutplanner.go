@@ -389,11 +389,7 @@ func ReadFileRunOutputs(file string, lines []KV) (deps.FilePlan, error) {
 			return fp, fmt.Errorf("the checkout's %s wrote no %s= step output; it is not the resolve-file-run step miles-ci knows", FileRunModule, k)
 		}
 	}
-	if fp.HW == policy.CPU {
-		fp.Command = []string{"pytest", file, "-v", "-x"}
-	} else {
-		fp.Command = []string{"python3", file}
-	}
+	fp.Command = policy.ProfileOf(fp.HW).FileCommand(file)
 	return fp, nil
 }
 

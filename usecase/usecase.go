@@ -106,7 +106,7 @@ func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
 		// An old Miles checkout (suites named before the stage roster of rules §1)
 		// leaves no stage at all: say why rather than offer an empty list.
 		var suites []string
-		for _, b := range []policy.Backend{policy.CPU, policy.CUDA, policy.ROCM} {
+		for _, b := range policy.Backends() {
 			suites = append(suites, t.Suites.Of(b)...)
 		}
 		return policy.Stage{}, fmt.Errorf("unknown stage %q: the checkout has no stage miles-ci can run, since none of its suites %v (%s) is a stage of the roster (%s); "+
@@ -344,7 +344,7 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 			return pipeline.Request{}, errors.New("a release run takes its refs and image from the lockfile; drop the PR body, dependency inputs and image tag")
 		}
 		din = deps.Inputs{Backend: hw, Lock: in.Release}
-	case hw != policy.ROCM:
+	case !policy.ProfileOf(hw).BakedDeps:
 		// ROCm images bake their own dependencies and never read the lockfile.
 		root := in.Repo
 		if root == "" {
@@ -367,12 +367,12 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 
 // stageImage is the image of a stage run (rules §6).
 func stageImage(in Inputs, hw policy.Backend) (deps.Image, error) {
-	switch {
-	case hw == policy.CPU:
-		return deps.Image{Image: pipeline.CPUImage, Tag: tagOf(pipeline.CPUImage), Source: deps.FromDefault}, nil
-	case in.Release != nil && hw == policy.CUDA:
+	switch p := policy.ProfileOf(hw); {
+	case p.StageImage != "":
+		return deps.Image{Image: p.StageImage, Tag: tagOf(p.StageImage), Source: deps.FromDefault}, nil
+	case in.Release != nil && p.PRImageTag:
 		return deps.ReleaseImage(*in.Release)
-	case hw == policy.ROCM:
+	case !p.PRImageTag:
 		return deps.ResolveImage(deps.ImageInputs{Backend: hw, InputTag: in.ImageTag})
 	}
 	return deps.ResolveImage(deps.ImageInputs{Backend: hw, InputTag: in.ImageTag, PRBody: in.PRBody})

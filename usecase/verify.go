@@ -459,7 +459,7 @@ func planCases(t *policy.Tables, reg *policy.Registry, regErr error) []verifyCas
 		})
 	}
 	sets := labelSets(t)
-	for _, b := range []policy.Backend{policy.CPU, policy.CUDA, policy.ROCM} {
+	for _, b := range policy.Backends() {
 		for _, s := range t.Suites.Of(b) {
 			for _, c := range cadences {
 				for _, l := range sets {
@@ -626,7 +626,7 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 					return "", err
 				}
 				runsOn := ""
-				if fp.HW != policy.CPU {
+				if !policy.ProfileOf(fp.HW).Hosted {
 					runsOn = pythonList(fp.RunsOn)
 				}
 				return fmt.Sprintf("hw=%s\nsuite=%s\nruns_on=%s\ncontainer_image=%s\ntimeout_seconds=%d\n", fp.HW, fp.Suite, runsOn, fp.ContainerImage, fp.TimeoutSeconds), nil

@@ -12,6 +12,7 @@ package workflows
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -47,11 +48,11 @@ type File struct {
 // modulePath is the Go module (and Dagger module) of miles-ci.
 const modulePath = "github.com/radixark/miles-ci"
 
-// workflow describes one generated file: which stages it holds and how its
-// image and policy jobs are called.
+// workflow describes one generated file and how its image and policy jobs
+// are called; it holds the stages of the backends whose profile names it as
+// their PR workflow.
 type workflow struct {
 	file, name, concurrency string
-	backends                []policy.Backend
 	imageBackend            policy.Backend
 	dispatchInputs          []input
 	callInputs              []input
@@ -63,8 +64,7 @@ type input struct{ name, description, def string }
 
 var (
 	cudaWorkflow = workflow{
-		file: "pr-test.yml", name: "PR Test", concurrency: "pr-test",
-		backends: []policy.Backend{policy.CPU, policy.CUDA}, imageBackend: policy.CUDA,
+		file: "pr-test.yml", name: "PR Test", concurrency: "pr-test", imageBackend: policy.CUDA,
 		dispatchInputs: []input{
 			{"ci_megatron_pr", "Megatron-LM PR (#N), branch or commit (empty: release-lock.json if present, else miles-main)", ""},
 			{"ci_sglang_pr", "SGLang PR (#N), branch or commit (empty: release-lock.json if present, else sglang-miles)", ""},
@@ -77,8 +77,7 @@ var (
 		imageTagEnv: "${{ inputs.image_tag || github.event.inputs.ci_image_tag || '' }}",
 	}
 	rocmWorkflow = workflow{
-		file: "pr-test-rocm.yml", name: "PR Test (ROCm)", concurrency: "pr-test-rocm",
-		backends: []policy.Backend{policy.ROCM}, imageBackend: policy.ROCM,
+		file: "pr-test-rocm.yml", name: "PR Test (ROCm)", concurrency: "pr-test-rocm", imageBackend: policy.ROCM,
 		dispatchInputs: []input{
 			{"ci_image_tag", "rocm/sgl-dev image tag (empty: miles-rocm720-mi35x)", ""},
 			{"ci_megatron_pr", "Megatron-LM PR (#N), branch or commit to install over the image's copy (empty: keep it)", ""},
@@ -148,7 +147,7 @@ func Generate(roster []policy.Stage, o Options) ([]File, error) {
 	for _, w := range []workflow{cudaWorkflow, rocmWorkflow} {
 		var stages []policy.Stage
 		for _, st := range roster {
-			if !st.External && slices.Contains(w.backends, st.Backend) {
+			if !st.External && path.Base(policy.ProfileOf(st.Backend).PRWorkflow) == w.file {
 				stages = append(stages, st)
 			}
 		}
@@ -310,7 +309,7 @@ func (w workflow) policyJob(o Options) *yaml.Node {
 
 func (w workflow) imageJob(o Options) *yaml.Node {
 	env := []pair{kvs("INPUT_CI_IMAGE_TAG", w.imageTagEnv)}
-	if w.imageBackend == policy.CUDA {
+	if policy.ProfileOf(w.imageBackend).PRImageTag {
 		env = append(env, kvs("PR_BODY", "${{ github.event.pull_request.body || '' }}"), kvs("PR_NUMBER", "${{ github.event.pull_request.number || '' }}"))
 	}
 	return mapping(
@@ -356,12 +355,13 @@ func (w workflow) depsJob(o Options) *yaml.Node {
 	)
 }
 
-// secrets are the secrets each backend's stage passes (rules §9), as the
-// module's with-secrets flag and the environment variable that carries it.
-var secrets = map[policy.Backend][][2]string{
-	policy.CPU:  {{"--hf-token", "HF_TOKEN"}},
-	policy.CUDA: {{"--wandb-api-key", "WANDB_API_KEY"}, {"--neon-database-url", "NEON_DATABASE_URL"}},
-	policy.ROCM: {{"--wandb-api-key", "WANDB_API_KEY"}},
+// secretFlags are the module's with-secrets flags of the secrets a stage
+// passes (each backend profile's Secrets, rules §9); the environment
+// variable that carries a secret has its name.
+var secretFlags = map[string]string{
+	policy.SecretHF:    "--hf-token",
+	policy.SecretWandb: "--wandb-api-key",
+	policy.SecretNeon:  "--neon-database-url",
 }
 
 // stageCondition is the job-level gate of a stage: its helper jobs passed,
@@ -385,6 +385,7 @@ func stageCondition(st policy.Stage) []string {
 }
 
 func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
+	p := policy.ProfileOf(st.Backend)
 	needs := needsOf(st)
 	if !slices.Contains(needs, "policy") {
 		needs = append([]string{"policy"}, needs...) // the stage reads the policy's outputs
@@ -431,8 +432,8 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 	if slices.Contains(needs, "image") {
 		env = append(env, kvs("CONTAINER_IMAGE", "${{ needs.image.outputs.container_image }}"))
 	}
-	for _, s := range secrets[st.Backend] {
-		env = append(env, kvs(s[1], "${{ secrets."+s[1]+" }}"))
+	for _, s := range p.Secrets {
+		env = append(env, kvs(s, "${{ secrets."+s+" }}"))
 	}
 
 	// The module's constructor takes the checkout and the GPUs; the rest comes
@@ -450,25 +451,26 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 	if slices.Contains(needs, "image") {
 		script = append(script, `dispatch+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
 	}
-	if st.Backend == policy.CPU {
-		script = append(script, `module+=(--gpus none)`, `data=()`)
+	if p.GPU == policy.NoGPU {
+		script = append(script, `module+=(--gpus none)`)
 	} else {
-		devices := "CUDA_VISIBLE_DEVICES"
-		if st.Backend == policy.ROCM {
-			devices = "HIP_VISIBLE_DEVICES"
-		}
-		script = append(script,
-			`module+=(--gpus all)`,
-			fmt.Sprintf(`[ -n "${%s:-}" ] && module+=(--visible-devices "$%s")`, devices, devices),
-			`data=(with-data --models /data/miles_ci/models --datasets /data/miles_ci/datasets)`)
+		script = append(script, `module+=(--gpus all)`)
+	}
+	if d := p.VisibleDevices; d != "" {
+		script = append(script, fmt.Sprintf(`[ -n "${%s:-}" ] && module+=(--visible-devices "$%s")`, d, d))
+	}
+	if p.DataMounts {
+		script = append(script, `data=(with-data --models /data/miles_ci/models --datasets /data/miles_ci/datasets)`)
+	} else {
+		script = append(script, `data=()`)
 	}
 	// A fork PR gets no secrets (GitHub withholds them); the module is told so.
-	var secretFlags []string
-	for _, s := range secrets[st.Backend] {
-		secretFlags = append(secretFlags, s[0]+" env:"+s[1])
+	var flags []string
+	for _, s := range p.Secrets {
+		flags = append(flags, secretFlags[s]+" env:"+s)
 	}
 	script = append(script,
-		`if [ "$FORK" = true ]; then pr+=(--fork); secrets=(); else secrets=(with-secrets `+strings.Join(secretFlags, " ")+`); fi`,
+		`if [ "$FORK" = true ]; then pr+=(--fork); secrets=(); else secrets=(with-secrets `+strings.Join(flags, " ")+`); fi`,
 		// The runner's own default variables, never a secret: the container
 		// gets them as a GitHub job container does. dagger reads a list flag
 		// as CSV, so each entry is quoted (a ref or workflow name may hold a comma).
@@ -481,7 +483,7 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		`stage=(stage --name "$STAGE" --cadence "$CADENCE")`,
 		`[ -n "$RAW_LABELS" ] && stage+=(--labels "${RAW_LABELS// /,}")`,
 	)
-	if st.Backend != policy.CPU {
+	if p.MatchAllOnDispatch {
 		script = append(script, `[ "$EVENT_NAME" = workflow_dispatch ] && stage+=(--match-all-labels)`)
 	}
 	script = append(script,

@@ -192,3 +192,15 @@ func TestRosterFromACheckout(t *testing.T) {
 		t.Errorf("a CPU stage is not skip-gated, got if %q", jobs["stage-b-cpu"].If)
 	}
 }
+
+// TestEverySecretHasAFlag holds that each secret a backend profile lists has
+// the module flag a stage job passes it with.
+func TestEverySecretHasAFlag(t *testing.T) {
+	for _, b := range policy.Backends() {
+		for _, s := range policy.ProfileOf(b).Secrets {
+			if secretFlags[s] == "" {
+				t.Errorf("wanted a module flag for %s's secret %s (secretFlags), got none", b, s)
+			}
+		}
+	}
+}

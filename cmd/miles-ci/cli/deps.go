@@ -18,7 +18,7 @@ func init() {
 func runDeps(args []string, env Env) int {
 	fs := newFlagSet("deps", "--backend cpu|cuda|rocm [--pr-body-file F] [--megatron-input R] [--sglang-input R] [--repo DIR]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--json] [--github-output FILE] [--github-step-summary FILE]", env)
-	backend := fs.String("backend", "B", "the job's backend", required(), oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
+	backend := fs.String("backend", "B", "the job's backend", required(), oneOf(policy.BackendNames()...))
 	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
 	megatron := fs.String("megatron-input", "R", "the workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
 	sglang := fs.String("sglang-input", "R", "the workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
@@ -35,7 +35,7 @@ func runDeps(args []string, env Env) int {
 		return fail(env, err)
 	}
 	switch {
-	case b != policy.ROCM:
+	case !policy.ProfileOf(b).BakedDeps:
 		if in.Lock, err = deps.ReadLock(*repo); err != nil {
 			return fail(env, err)
 		}
@@ -57,7 +57,7 @@ func runDeps(args []string, env Env) int {
 
 	var text strings.Builder
 	var outputs []output
-	if b == policy.ROCM {
+	if policy.ProfileOf(b).BakedDeps {
 		switch {
 		case !d.Install:
 			text.WriteString("No dependency ref named: keeping the copies baked into the image\n")

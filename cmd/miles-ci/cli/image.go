@@ -57,7 +57,7 @@ func runImage(args []string, env Env) int {
 		in.PRNumber = strconv.Itoa(pr.Number)
 	}
 	body0 := in.PRBody
-	if b == policy.ROCM {
+	if !policy.ProfileOf(b).PRImageTag {
 		// The ROCm workflow reads no ci-image-tag: line and has no PR image.
 		in.PRBody = ""
 		if !fs.Given("pr-image-available") {

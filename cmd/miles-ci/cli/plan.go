@@ -65,7 +65,7 @@ func runPlan(args []string, env Env) int {
 		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: the current folder)")
-	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(string(policy.CPU), string(policy.CUDA), string(policy.ROCM)))
+	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(policy.BackendNames()...))
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu (required unless --all)")
 	all := fs.Bool("all", "plan every suite and every shard of the roster that applies to the checkout")
 	sf := addSuiteFlags(fs)
