@@ -24,6 +24,7 @@ const (
 )
 
 // ErrPatchIncompatible is the rules §8 failure; match it with errors.Is.
+//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 var ErrPatchIncompatible = errors.New("Selected Megatron ref is incompatible with the ROCm patch")
 
 // PatchPlan is the argv of each §8 step, run in the Megatron-LM checkout.
