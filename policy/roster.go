@@ -107,9 +107,6 @@ func builtinRoster() []Stage {
 // Roster returns the built-in stage roster of rules §1, in its order. The result is a copy.
 func Roster() []Stage { return builtin.Stages() }
 
-// Suites returns the built-in suites of a backend.
-func Suites(b Backend) []string { return builtin.SuitesOf(b) }
-
 // ParseBackend reads a --hw value.
 func ParseBackend(s string) (Backend, error) {
 	switch b := Backend(s); b {
@@ -118,9 +115,6 @@ func ParseBackend(s string) (Backend, error) {
 	}
 	return "", fmt.Errorf("unknown hardware backend %q; use one of cpu, cuda, rocm", s)
 }
-
-// CheckSuite returns an error unless suite belongs to backend b in the built-in tables.
-func CheckSuite(b Backend, suite string) error { return builtin.CheckSuite(b, suite) }
 
 // backendEnumName is the name Miles prints for a backend (HWBackend.name).
 func backendEnumName(b Backend) string {

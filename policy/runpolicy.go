@@ -67,12 +67,6 @@ type RunPolicy struct {
 	Warnings []string `json:"warnings"`
 }
 
-// RequestedLabels returns the built-in known domain labels that raw labels
-// request; see Tables.RequestedLabels.
-func RequestedLabels(raw []string) (requested []string, warnings []string) {
-	return builtin.RequestedLabels(raw)
-}
-
 // RequestedLabels returns the known domain labels that raw labels request
 // (run-ci-X with X known), sorted; the second result warns about labels
 // without the run-ci- prefix, which are ignored.
