@@ -736,7 +736,7 @@ func (m *MilesCi) ReleaseLock(
 	if err != nil {
 		return nil, err
 	}
-	lock, err := deps.NewLock(branch, commits.SGLang, commits.Megatron, imageTag, "", "", "")
+	lock, err := deps.NewLock(deps.BranchCut{Branch: branch, SGLangCommit: commits.SGLang, MegatronCommit: commits.Megatron, ImageTag: imageTag})
 	if err != nil {
 		return nil, err
 	}
