@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/lazyre"
@@ -250,6 +251,17 @@ type BranchCut struct {
 	WheelsCU130ARM string
 	// WheelsCU129X86 fingerprints the cu129-x86_64 wheels release ("" for none).
 	WheelsCU129X86 string
+}
+
+// ReleaseImageTag is the CI image tag a release branch cut records when none
+// is given: release/vX.Y.Z runs on release-vX.Y.Z-ci. A branch outside
+// release/ is an error naming the flag.
+func ReleaseImageTag(branch string) (string, error) {
+	version, ok := strings.CutPrefix(branch, "release/")
+	if !ok || version == "" {
+		return "", fmt.Errorf("--branch %q: a release branch is release/vX.Y.Z", branch)
+	}
+	return "release-" + version + "-ci", nil
 }
 
 // NewLock is the lock a branch cut freezes: the cut's branch, dependency

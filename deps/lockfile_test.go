@@ -204,3 +204,14 @@ func TestReadLockErrors(t *testing.T) {
 	_, err = ReadLock(dir3)
 	checkErr(t, err, big+" is 100000 bytes, more than the 64 KiB (65536 bytes) a lockfile may be; give the release-lock.json a release branch cut writes")
 }
+
+func TestReleaseImageTag(t *testing.T) {
+	if got, err := ReleaseImageTag("release/v0.3.0"); err != nil || got != "release-v0.3.0-ci" {
+		t.Errorf("wanted release-v0.3.0-ci, got %q, %v", got, err)
+	}
+	for _, b := range []string{"main", "release/", "releases/v1"} {
+		if _, err := ReleaseImageTag(b); err == nil {
+			t.Errorf("%q: wanted an error", b)
+		}
+	}
+}

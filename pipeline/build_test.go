@@ -445,7 +445,7 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 }
 
 // TestRunreqErrors checks the request errors a user meets first.
-func TestRunreqErrors(t *testing.T) {
+func TestUsecaseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		in   usecase.Inputs
 		want string
