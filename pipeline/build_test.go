@@ -444,7 +444,7 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 	}
 }
 
-// TestRunreqErrors checks the request errors a user meets first.
+// TestUsecaseErrors checks the request errors a user meets first.
 func TestUsecaseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		in   usecase.Inputs
