@@ -307,7 +307,7 @@ func nonce(runID string) string {
 }
 
 // Stage selects one stage of the roster with the cadence and labels of the
-// run (with --pr: the pull request's, read once per session).
+// run (with with-pr: the pull request's, read once per session).
 // +cache="session"
 func (m *MilesCi) Stage(
 	ctx context.Context,
@@ -790,7 +790,7 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 // Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
 // shows it (`miles-ci plan --repo DIR ... --json`); with --all, every shard of
 // every stage of the roster, as a JSON array (`miles-ci plan --all --json`).
-// With the constructor's --pr, the pull request decides cadence and labels
+// With with-pr, the pull request decides cadence and labels
 // unless they are given, and with --all the stages its diff skips plan nothing.
 func (m *MilesCi) Plan(
 	ctx context.Context,
@@ -877,8 +877,8 @@ func (m *MilesCi) Plan(
 }
 
 // Policy resolves cadence, labels, fast-fail and the skipped GPU stages from the
-// trigger facts, as JSON (`miles-ci policy --event E ... --json`). With the
-// constructor's --pr, the pull request is the trigger (event pull_request, its
+// trigger facts, as JSON (`miles-ci policy --event E ... --json`). With
+// with-pr, the pull request is the trigger (event pull_request, its
 // labels and changed files) for every fact not given here.
 func (m *MilesCi) Policy(
 	ctx context.Context,
