@@ -7,9 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
-	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -77,14 +75,11 @@ func checkout(dir string, source *dagger.Directory) (*usecase.Checkout, error) {
 // +check
 func (m *MilesCi) Verify(
 	ctx context.Context,
-	// The Miles checkout to verify (default: the constructor's --source).
-	// +optional
-	source *dagger.Directory,
 	// At most this many cases per command (default 3000).
 	// +optional
 	maxCases int,
 ) error {
-	src := m.sourceOr(source)
+	src := m.Source
 	_, err := withCheckout(ctx, src, func(dir string) (struct{}, error) {
 		rep, err := usecase.Verify(ctx, usecase.VerifyRequest{Repo: dir, MaxCases: maxCases, Interpreter: containerPython{source: src}})
 		if err != nil {
@@ -101,37 +96,6 @@ func (m *MilesCi) Verify(
 	return err
 }
 
-// checkoutPlan is Plan with --planner checkout: the checkout's own
-// run_suite.py --list-only, read back as miles-ci's plan JSON.
-func checkoutPlan(ctx context.Context, dir string, source *dagger.Directory, req policy.PlanRequest) (string, error) {
-	c, err := checkout(dir, source)
-	if err != nil {
-		return "", err
-	}
-	plans, err := c.Plans(ctx, []policy.PlanRequest{req})
-	if err != nil {
-		return "", err
-	}
-	if plans[0].Plan == nil {
-		return "", fmt.Errorf("the checkout's plan cannot be written as JSON: %w", plans[0].ReadErr)
-	}
-	return jsonString(plans[0].Plan)
-}
-
-// checkoutPolicy is Policy with --planner checkout: the checkout's own
-// ci_policy, its step outputs as JSON.
-func checkoutPolicy(ctx context.Context, dir string, source *dagger.Directory, trig policy.Trigger, diff []byte) (string, error) {
-	c, err := checkout(dir, source)
-	if err != nil {
-		return "", err
-	}
-	ans, err := c.Policy(ctx, trig, diff)
-	if err != nil {
-		return "", err
-	}
-	return jsonString(ans)
-}
-
 // parsePlanner checks a --planner argument.
 func parsePlanner(s string) (usecase.Planner, error) {
 	switch usecase.Planner(s) {
@@ -143,50 +107,37 @@ func parsePlanner(s string) (usecase.Planner, error) {
 	return "", fmt.Errorf("--planner %q: give miles-ci (the default) or checkout", s)
 }
 
-// checkoutPlanWithPR is checkoutPlan where a pull request's cadence and
-// labels, as the checkout's own ci_policy resolves them, fill those not given.
-func checkoutPlanWithPR(ctx context.Context, dir string, source *dagger.Directory, req policy.PlanRequest, pr *github.PR, cadenceFromPR, labelsFromPR bool) (string, error) {
-	if pr != nil {
-		c, err := checkout(dir, source)
-		if err != nil {
-			return "", err
-		}
-		pol, err := c.Policy(ctx, pr.Trigger(), nil)
-		if err != nil {
-			return "", err
-		}
-		if cadenceFromPR {
-			req.Cadence = pol.Outputs.Cadence
-		}
-		if labelsFromPR {
-			req.Labels = pol.Outputs.RawLabels
-		}
+// checkoutPolicyOf is Policy's request answered by the checkout's own
+// ci_policy (usecase.PolicyOfCheckout), its step outputs as JSON.
+func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req usecase.PolicyRequest) (string, error) {
+	c, err := checkout(dir, source)
+	if err != nil {
+		return "", err
 	}
-	return checkoutPlan(ctx, dir, source, req)
+	ans, err := usecase.PolicyOfCheckout(ctx, c, req)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(ans)
 }
 
-// checkoutPolicyOf is Policy's request answered by the checkout's own
-// ci_policy: the trigger facts (with --pr, the pull request's where not
-// given) and the diff (--changed-files, else the pull request's files).
-func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req usecase.PolicyRequest) (string, error) {
-	trig := req.Trigger
-	if req.PR != nil {
-		trig = usecase.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
-	}
-	var diff []byte
-	switch {
-	case req.ReadDiff != nil:
-		d, unusable, err := req.ReadDiff()
+// Lint reports the drift between the checkout's CI tables, workflows and tests
+// that makes CI skip or mis-run tests (`miles-ci lint`), and fails on any; the
+// report goes to stderr when there is none.
+//
+// +check
+func (m *MilesCi) Lint(ctx context.Context) error {
+	_, err := withCheckout(ctx, m.Source, func(dir string) (struct{}, error) {
+		ans, err := usecase.Lint(dir, "source")
+		printMessages(ans.Messages)
 		if err != nil {
-			return "", err
+			return struct{}{}, err
 		}
-		if unusable == "" {
-			diff = d
+		if !ans.OK() {
+			return struct{}{}, errors.New(strings.TrimRight(ans.Text(), "\n"))
 		}
-	case req.PR != nil:
-		if d, why := req.PR.NameStatus(); why == "" {
-			diff = d
-		}
-	}
-	return checkoutPolicy(ctx, dir, source, trig, diff)
+		fmt.Fprint(os.Stderr, ans.Text())
+		return struct{}{}, nil
+	})
+	return err
 }

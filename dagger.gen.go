@@ -183,6 +183,160 @@ func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Backend) IsEnum() {}
+
+func (r Backend) Name() string {
+	switch r {
+	case BackendCpu:
+		return "Cpu"
+	case BackendCuda:
+		return "Cuda"
+	case BackendRocm:
+		return "Rocm"
+	}
+	return ""
+}
+
+func (r Backend) Value() string {
+	return string(r)
+}
+
+func (r Backend) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Backend) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Cpu":
+		*r = BackendCpu
+	case "Cuda":
+		*r = BackendCuda
+	case "Rocm":
+		*r = BackendRocm
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
+func (r Cadence) IsEnum() {}
+
+func (r Cadence) Name() string {
+	switch r {
+	case CadenceNightly:
+		return "Nightly"
+	case CadenceRegular:
+		return "Regular"
+	case CadenceRelease:
+		return "Release"
+	case CadenceWeekly:
+		return "Weekly"
+	}
+	return ""
+}
+
+func (r Cadence) Value() string {
+	return string(r)
+}
+
+func (r Cadence) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Cadence) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Nightly":
+		*r = CadenceNightly
+	case "Regular":
+		*r = CadenceRegular
+	case "Release":
+		*r = CadenceRelease
+	case "Weekly":
+		*r = CadenceWeekly
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
+func (r Event) IsEnum() {}
+
+func (r Event) Name() string {
+	switch r {
+	case EventPullRequest:
+		return "PullRequest"
+	case EventSchedule:
+		return "Schedule"
+	case EventWorkflowDispatch:
+		return "WorkflowDispatch"
+	}
+	return ""
+}
+
+func (r Event) Value() string {
+	return string(r)
+}
+
+func (r Event) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Event) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "PullRequest":
+		*r = EventPullRequest
+	case "Schedule":
+		*r = EventSchedule
+	case "WorkflowDispatch":
+		*r = EventWorkflowDispatch
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
 func (r Release) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Ci   *MilesCi
@@ -500,20 +654,20 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				}
 			}
 			return (*MilesCi).File(&parent, ctx, path)
+		case "Lint":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return nil, (*MilesCi).Lint(&parent, ctx)
 		case "Plan":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var source *dagger.Directory
-			if inputArgs["source"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
-				}
-			}
-			var hw string
+			var hw Backend
 			if inputArgs["hw"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["hw"]), &hw)
 				if err != nil {
@@ -527,7 +681,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg suite", err))
 				}
 			}
-			var cadence string
+			var all bool
+			if inputArgs["all"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["all"]), &all)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg all", err))
+				}
+			}
+			var cadence Cadence
 			if inputArgs["cadence"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["cadence"]), &cadence)
 				if err != nil {
@@ -576,14 +737,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Plan(&parent, ctx, source, hw, suite, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
+			return (*MilesCi).Plan(&parent, ctx, hw, suite, all, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
 		case "Policy":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var event string
+			var event Event
 			if inputArgs["event"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["event"]), &event)
 				if err != nil {
@@ -604,7 +765,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabelsJson", err))
 				}
 			}
-			var cadenceOverride string
+			var cadenceOverride Cadence
 			if inputArgs["cadenceOverride"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["cadenceOverride"]), &cadenceOverride)
 				if err != nil {
@@ -618,13 +779,6 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg changedFiles", err))
 				}
 			}
-			var source *dagger.Directory
-			if inputArgs["source"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
-				}
-			}
 			var planner string
 			if inputArgs["planner"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
@@ -632,7 +786,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, source, planner)
+			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, planner)
 		case "Release":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -695,7 +849,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg name", err))
 				}
 			}
-			var cadence string
+			var cadence Cadence
 			if inputArgs["cadence"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["cadence"]), &cadence)
 				if err != nil {
@@ -716,7 +870,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg matchAllLabels", err))
 				}
 			}
-			var event string
+			var event Event
 			if inputArgs["event"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["event"]), &event)
 				if err != nil {
@@ -751,13 +905,6 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var source *dagger.Directory
-			if inputArgs["source"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
-				}
-			}
 			var maxCases int
 			if inputArgs["maxCases"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["maxCases"]), &maxCases)
@@ -765,26 +912,33 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg maxCases", err))
 				}
 			}
-			return nil, (*MilesCi).Verify(&parent, ctx, source, maxCases)
-		case "":
+			return nil, (*MilesCi).Verify(&parent, ctx, maxCases)
+		case "WithData":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var source *dagger.Directory
-			if inputArgs["source"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
+			var models *dagger.Directory
+			if inputArgs["models"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["models"]), &models)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg models", err))
 				}
 			}
-			var prBodyFile *dagger.File
-			if inputArgs["prBodyFile"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["prBodyFile"]), &prBodyFile)
+			var datasets *dagger.Directory
+			if inputArgs["datasets"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["datasets"]), &datasets)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prBodyFile", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg datasets", err))
 				}
+			}
+			return (*MilesCi).WithData(&parent, models, datasets), nil
+		case "WithDispatch":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			var sglangPr string
 			if inputArgs["sglangPr"] != nil {
@@ -807,11 +961,74 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg imageTag", err))
 				}
 			}
-			var prNumber string
-			if inputArgs["prNumber"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["prNumber"]), &prNumber)
+			return (*MilesCi).WithDispatch(&parent, sglangPr, megatronPr, imageTag), nil
+		case "WithGithubEnv":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var env []string
+			if inputArgs["env"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["env"]), &env)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prNumber", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg env", err))
+				}
+			}
+			return (*MilesCi).WithGithubEnv(&parent, env)
+		case "WithPr":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var number int
+			if inputArgs["number"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["number"]), &number)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg number", err))
+				}
+			}
+			var repo string
+			if inputArgs["repo"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["repo"]), &repo)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg repo", err))
+				}
+			}
+			var token *dagger.Secret
+			if inputArgs["token"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["token"]), &token)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg token", err))
+				}
+			}
+			var apiUrl string
+			if inputArgs["apiUrl"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["apiUrl"]), &apiUrl)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg apiUrl", err))
+				}
+			}
+			return (*MilesCi).WithPr(&parent, number, repo, token, apiUrl)
+		case "WithPullRequest":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var bodyFile *dagger.File
+			if inputArgs["bodyFile"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["bodyFile"]), &bodyFile)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg bodyFile", err))
+				}
+			}
+			var number string
+			if inputArgs["number"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["number"]), &number)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg number", err))
 				}
 			}
 			var headSha string
@@ -828,19 +1045,12 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg fork", err))
 				}
 			}
-			var gpus string
-			if inputArgs["gpus"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["gpus"]), &gpus)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg gpus", err))
-				}
-			}
-			var visibleDevices string
-			if inputArgs["visibleDevices"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["visibleDevices"]), &visibleDevices)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg visibleDevices", err))
-				}
+			return (*MilesCi).WithPullRequest(&parent, bodyFile, number, headSha, fork), nil
+		case "WithSecrets":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			var wandbApiKey *dagger.Secret
 			if inputArgs["wandbApiKey"] != nil {
@@ -863,56 +1073,35 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg hfToken", err))
 				}
 			}
-			var models *dagger.Directory
-			if inputArgs["models"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["models"]), &models)
+			return (*MilesCi).WithSecrets(&parent, wandbApiKey, neonDatabaseUrl, hfToken), nil
+		case "":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var source *dagger.Directory
+			if inputArgs["source"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["source"]), &source)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg models", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg source", err))
 				}
 			}
-			var datasets *dagger.Directory
-			if inputArgs["datasets"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["datasets"]), &datasets)
+			var gpus string
+			if inputArgs["gpus"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["gpus"]), &gpus)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg datasets", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg gpus", err))
 				}
 			}
-			var pr int
-			if inputArgs["pr"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["pr"]), &pr)
+			var visibleDevices string
+			if inputArgs["visibleDevices"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["visibleDevices"]), &visibleDevices)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg pr", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg visibleDevices", err))
 				}
 			}
-			var githubRepo string
-			if inputArgs["githubRepo"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["githubRepo"]), &githubRepo)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubRepo", err))
-				}
-			}
-			var githubToken *dagger.Secret
-			if inputArgs["githubToken"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["githubToken"]), &githubToken)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubToken", err))
-				}
-			}
-			var githubApiUrl string
-			if inputArgs["githubApiUrl"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["githubApiUrl"]), &githubApiUrl)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubApiUrl", err))
-				}
-			}
-			var githubEnv []string
-			if inputArgs["githubEnv"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["githubEnv"]), &githubEnv)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg githubEnv", err))
-				}
-			}
-			return New(source, prBodyFile, sglangPr, megatronPr, imageTag, prNumber, headSha, fork, gpus, visibleDevices, wandbApiKey, neonDatabaseUrl, hfToken, models, datasets, pr, githubRepo, githubToken, githubApiUrl, githubEnv)
+			return New(source, gpus, visibleDevices), nil
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

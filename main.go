@@ -21,7 +21,6 @@ import (
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
@@ -73,33 +72,15 @@ type MilesCi struct {
 	GithubEnv []string
 }
 
-// New sets up a run of Miles CI on a checkout.
+// New sets up a run of Miles CI on a checkout. What only some calls need
+// comes in chained facets that return a copy: with-pr (a pull request read
+// from GitHub), with-pull-request (its facts given here), with-dispatch (the
+// workflow_dispatch inputs), with-secrets, with-data and with-github-env.
 func New(
 	// The Miles checkout to run (default: the directory the module is called from).
 	// +defaultPath="/"
 	// +ignore=[".git", "**/__pycache__", "**/.pytest_cache", "**/.venv", "**/*.egg-info"]
 	source *dagger.Directory,
-	// The pull request description; its ci-sglang-pr, ci-megatron-pr and ci-image-tag lines pin the run.
-	// +optional
-	prBodyFile *dagger.File,
-	// The workflow_dispatch input ci_sglang_pr: an SGLang ref (#N, branch, tag or commit); wins over the PR body.
-	// +optional
-	sglangPr string,
-	// The workflow_dispatch input ci_megatron_pr: a Megatron-LM ref; wins over the PR body.
-	// +optional
-	megatronPr string,
-	// The workflow_dispatch input ci_image_tag: the CI image tag (radixark/miles, or rocm/sgl-dev for ROCm).
-	// +optional
-	imageTag string,
-	// The pull request number, for GITHUB_COMMIT_NAME ("" when the run is not for a PR).
-	// +optional
-	prNumber string,
-	// The tested commit, for GITHUB_COMMIT_NAME ("" is written as local).
-	// +optional
-	headSha string,
-	// The pull request comes from a fork: the run gets no secrets.
-	// +optional
-	fork bool,
 	// GPUs for the container: all, none (an engine without GPU support) or device ids such as 0,1.
 	// +optional
 	// +default="all"
@@ -107,6 +88,76 @@ func New(
 	// CUDA_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES on ROCm), e.g. 4,5: the host's share of its GPUs.
 	// +optional
 	visibleDevices string,
+) *MilesCi {
+	return &MilesCi{Source: source, Gpus: gpus, VisibleDevices: visibleDevices}
+}
+
+// WithPr reads a pull request from GitHub: its body, labels, head SHA, fork
+// flag and changed files fill the facts not given (as `miles-ci --pr N`).
+func (m *MilesCi) WithPr(
+	// The pull request number.
+	number int,
+	// Its repository, owner/name (default radixark/miles).
+	// +optional
+	repo string,
+	// A GitHub token, e.g. env:GITHUB_TOKEN (without one: anonymous, public repositories, 60 requests an hour).
+	// +optional
+	token *dagger.Secret,
+	// The GitHub REST API root (GITHUB_API_URL in Actions; default https://api.github.com/).
+	// +optional
+	apiUrl string,
+) (*MilesCi, error) {
+	if number <= 0 {
+		return nil, fmt.Errorf("with-pr --number %d is not a pull request number; give the number, e.g. with-pr --number 2874", number)
+	}
+	if err := github.CheckArgs(number, repo, apiUrl); err != nil {
+		return nil, err
+	}
+	c := *m
+	c.Pr, c.GithubRepo, c.GithubToken, c.GithubApiUrl = number, repo, token, apiUrl
+	return &c, nil
+}
+
+// WithPullRequest gives the facts of the pull request a run is for, without
+// asking GitHub; each wins over the same fact of with-pr.
+func (m *MilesCi) WithPullRequest(
+	// The pull request description; its ci-sglang-pr, ci-megatron-pr and ci-image-tag lines pin the run.
+	// +optional
+	bodyFile *dagger.File,
+	// The pull request number, for GITHUB_COMMIT_NAME ("" when the run is not for a PR).
+	// +optional
+	number string,
+	// The tested commit, for GITHUB_COMMIT_NAME ("" is written as local).
+	// +optional
+	headSha string,
+	// The pull request comes from a fork: the run gets no secrets.
+	// +optional
+	fork bool,
+) *MilesCi {
+	c := *m
+	c.PrBodyFile, c.PrNumber, c.HeadSha, c.Fork = bodyFile, number, headSha, fork
+	return &c
+}
+
+// WithDispatch gives the workflow_dispatch inputs, which win over the PR body.
+func (m *MilesCi) WithDispatch(
+	// ci_sglang_pr: an SGLang ref (#N, branch, tag or commit).
+	// +optional
+	sglangPr string,
+	// ci_megatron_pr: a Megatron-LM ref.
+	// +optional
+	megatronPr string,
+	// ci_image_tag: the CI image tag (radixark/miles, or rocm/sgl-dev for ROCm).
+	// +optional
+	imageTag string,
+) *MilesCi {
+	c := *m
+	c.SglangPr, c.MegatronPr, c.ImageTag = sglangPr, megatronPr, imageTag
+	return &c
+}
+
+// WithSecrets gives the secrets a stage gets (none on a fork's pull request).
+func (m *MilesCi) WithSecrets(
 	// WANDB_API_KEY for the GPU stages, e.g. env:WANDB_API_KEY.
 	// +optional
 	wandbApiKey *dagger.Secret,
@@ -116,39 +167,40 @@ func New(
 	// HF_TOKEN for the CPU stages, e.g. env:HF_TOKEN.
 	// +optional
 	hfToken *dagger.Secret,
+) *MilesCi {
+	c := *m
+	c.WandbApiKey, c.NeonDatabaseUrl, c.HfToken = wandbApiKey, neonDatabaseUrl, hfToken
+	return &c
+}
+
+// WithData mounts the runners' data folders.
+func (m *MilesCi) WithData(
 	// Model folder mounted at /root/models (the runners' /data/miles_ci/models).
 	// +optional
 	models *dagger.Directory,
 	// Dataset folder mounted at /root/datasets (the runners' /data/miles_ci/datasets).
 	// +optional
 	datasets *dagger.Directory,
-	// A pull request number: its body, labels, head SHA, fork flag and changed files, read from GitHub, fill the facts not given.
+) *MilesCi {
+	c := *m
+	c.Models, c.Datasets = models, datasets
+	return &c
+}
+
+// WithGithubEnv gives the GitHub Actions run's facts, set in the run phase
+// only (never a cached layer).
+func (m *MilesCi) WithGithubEnv(
+	// NAME=VALUE entries: GITHUB_SHA, GITHUB_REF, GITHUB_EVENT_NAME, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_WORKFLOW, GITHUB_JOB.
 	// +optional
-	pr int,
-	// The repository of --pr, owner/name (default radixark/miles).
-	// +optional
-	githubRepo string,
-	// A GitHub token for --pr, e.g. env:GITHUB_TOKEN (without one: anonymous, public repositories, 60 requests an hour).
-	// +optional
-	githubToken *dagger.Secret,
-	// The GitHub REST API root for --pr (GITHUB_API_URL in Actions; default https://api.github.com/).
-	// +optional
-	githubApiUrl string,
-	// The GitHub Actions run's facts, NAME=VALUE, set in the run phase only (never a cached layer): GITHUB_SHA, GITHUB_REF, GITHUB_EVENT_NAME, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_WORKFLOW, GITHUB_JOB.
-	// +optional
-	githubEnv []string,
+	env []string,
 ) (*MilesCi, error) {
-	if err := github.CheckArgs(pr, githubRepo, githubApiUrl); err != nil {
-		return nil, err
-	}
 	// Bad facts fail here, before any stage is planned.
-	if _, err := usecase.GitHubFromArgs(githubEnv); err != nil {
+	if _, err := usecase.GitHubFromArgs(env); err != nil {
 		return nil, err
 	}
-	return &MilesCi{Source: source, PrBodyFile: prBodyFile, SglangPr: sglangPr, MegatronPr: megatronPr, ImageTag: imageTag,
-		PrNumber: prNumber, HeadSha: headSha, Fork: fork, Gpus: gpus, VisibleDevices: visibleDevices,
-		WandbApiKey: wandbApiKey, NeonDatabaseUrl: neonDatabaseUrl, HfToken: hfToken, Models: models, Datasets: datasets,
-		Pr: pr, GithubRepo: githubRepo, GithubToken: githubToken, GithubApiUrl: githubApiUrl, GithubEnv: githubEnv}, nil
+	c := *m
+	c.GithubEnv = env
+	return &c, nil
 }
 
 // maxBodyBytes bounds the PR body read; GitHub caps a description at 65536 characters.
@@ -172,7 +224,7 @@ func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (usecase.Inputs, e
 		}
 	}
 	if m.PrBodyFile != nil {
-		body, err := readFile(ctx, m.PrBodyFile, maxBodyBytes, "--pr-body-file")
+		body, err := readFile(ctx, m.PrBodyFile, maxBodyBytes, "with-pull-request --body-file")
 		if err != nil {
 			return in, err
 		}
@@ -200,7 +252,7 @@ func (m *MilesCi) pullRequest(ctx context.Context, files bool) (string, error) {
 	if m.Pr == 0 {
 		return "", nil
 	}
-	o := github.Options{APIURL: m.GithubApiUrl, TokenFrom: "--github-token env:GITHUB_TOKEN"}
+	o := github.Options{APIURL: m.GithubApiUrl, TokenFrom: "with-pr --token env:GITHUB_TOKEN"}
 	if m.GithubToken != nil {
 		token, err := m.GithubToken.Plaintext(ctx)
 		if err != nil {
@@ -238,11 +290,7 @@ func withExport[T any](ctx context.Context, source *dagger.Directory, fn func(di
 // withCheckout is withExport for a source that must be a Miles checkout.
 func withCheckout[T any](ctx context.Context, source *dagger.Directory, fn func(dir string) (T, error)) (T, error) {
 	return withExport(ctx, source, func(dir string) (T, error) {
-		if _, err := policy.CheckCheckout(dir); err != nil {
-			var ce *policy.CheckoutError
-			if errors.As(err, &ce) {
-				err = fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
-			}
+		if err := usecase.CheckSource(dir); err != nil {
 			var zero T
 			return zero, err
 		}
@@ -265,18 +313,18 @@ func (m *MilesCi) Stage(
 	ctx context.Context,
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200 (see stages).
 	name string,
-	// CI cadence: regular (the default), nightly, weekly or release.
+	// CI cadence (default regular).
 	// +optional
-	cadence string,
+	cadence Cadence,
 	// Raw PR labels passed to run_suite.py, e.g. run-ci-megatron.
 	// +optional
 	labels []string,
 	// Include every known label, as a manual dispatch of a GPU stage does.
 	// +optional
 	matchAllLabels bool,
-	// GitHub event whose trigger facts decide cadence and labels instead: pull_request, schedule or workflow_dispatch.
+	// GitHub event whose trigger facts decide cadence and labels instead.
 	// +optional
-	event string,
+	event Event,
 	// Cron of a scheduled run (with event schedule).
 	// +optional
 	schedule string,
@@ -284,8 +332,8 @@ func (m *MilesCi) Stage(
 	// +optional
 	prLabelsJson string,
 ) (*Stage, error) {
-	return (&Stage{Ci: m, Name: name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAllLabels,
-		Event: event, Schedule: schedule, PrLabelsJson: prLabelsJson}).check(ctx)
+	return (&Stage{Ci: m, Name: name, Cadence: string(cadence), Labels: labels, MatchAllLabels: matchAllLabels,
+		Event: string(event), Schedule: schedule, PrLabelsJson: prLabelsJson}).check(ctx)
 }
 
 // check reads the pull request of --pr into the stage, then plans the stage
@@ -344,7 +392,7 @@ func (s *Stage) inputs(ctx context.Context, dir string) (usecase.Inputs, error) 
 	if err != nil {
 		return in, err
 	}
-	in.Given.Cadence, in.Given.Labels = s.Cadence != "", len(s.Labels) > 0
+	in.Given.Cadence, in.Given.Labels = s.Cadence != "", s.Labels != nil
 	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
 	if s.ReleaseLock != "" {
@@ -730,39 +778,34 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 			fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
 			return jsonString(policy.Roster())
 		}
-		tables, err := policy.LoadTables(dir)
+		tables, msgs, err := usecase.LoadTables(dir, "source")
+		printMessages(msgs)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
 		return jsonString(tables.Stages())
 	})
 }
 
-// noteFallback says on stderr which tables a checkout exported to dir does
-// not hold, so the built-in ones stand in (as the CLI's ::notice:: does).
-func noteFallback(tables *policy.Tables, dir string) {
-	if note := tables.FallbackNote(dir); note != "" {
-		note = strings.Replace(note, fsinput.FolderName(dir), "source", 1)
-		fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, note))
-	}
-}
-
 // Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
-// shows it (`miles-ci plan --repo DIR ... --json`). With the constructor's
-// --pr, the pull request decides cadence and labels unless they are given.
+// shows it (`miles-ci plan --repo DIR ... --json`); with --all, every shard of
+// every stage of the roster, as a JSON array (`miles-ci plan --all --json`).
+// With the constructor's --pr, the pull request decides cadence and labels
+// unless they are given, and with --all the stages its diff skips plan nothing.
 func (m *MilesCi) Plan(
 	ctx context.Context,
-	// The Miles checkout to plan for (default: the constructor's --source).
+	// Hardware backend (required unless --all).
 	// +optional
-	source *dagger.Directory,
-	// Hardware backend: cpu, cuda or rocm.
-	hw string,
-	// Suite (= stage) name, e.g. stage-a-cpu.
+	hw Backend,
+	// Suite (= stage) name, e.g. stage-a-cpu (required unless --all).
+	// +optional
 	suite string,
-	// CI cadence: regular (the default), nightly, weekly or release.
+	// Plan every suite and every shard of the roster that applies to the checkout.
 	// +optional
-	cadence string,
+	all bool,
+	// CI cadence (default regular).
+	// +optional
+	cadence Cadence,
 	// Raw PR labels, e.g. run-ci-megatron.
 	// +optional
 	labels []string,
@@ -783,65 +826,53 @@ func (m *MilesCi) Plan(
 	// +optional
 	planner string,
 ) (string, error) {
-	backend, err := policy.ParseBackend(hw)
-	if err != nil {
-		return "", err
-	}
 	who, err := parsePlanner(planner)
 	if err != nil {
 		return "", err
 	}
-	req := policy.PlanRequest{HW: backend, Suite: suite, Cadence: policy.Regular, Labels: labels,
-		MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError}
+	in := usecase.PlanInputs{Shown: "source", All: all, Planner: who,
+		Request: policy.PlanRequest{Cadence: policy.Regular, Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
+		Given:   usecase.Given{Cadence: cadence != "", Labels: labels != nil}}
 	if (partitionId == nil) != (partitionSize == nil) {
 		return "", errors.New("--partition-id and --partition-size must be specified together")
 	}
-	if partitionSize != nil {
-		req.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
-		if err := req.Partition.Validate(); err != nil {
-			return "", err
+	switch {
+	case all && (hw != "" || suite != "" || partitionSize != nil):
+		return "", errors.New("--all plans every suite and shard; drop --hw, --suite and --partition-*")
+	case !all && (hw == "" || suite == ""):
+		return "", errors.New("--hw and --suite are required (or --all)")
+	case !all:
+		in.Request.HW = policy.Backend(hw)
+		in.Request.Suite = suite
+		if partitionSize != nil {
+			in.Request.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
+			if err := in.Request.Partition.Validate(); err != nil {
+				return "", err
+			}
 		}
 	}
 	if cadence != "" {
-		if req.Cadence, err = policy.ParseCadence(cadence); err != nil {
-			return "", err
-		}
+		in.Request.Cadence = policy.Cadence(cadence)
 	}
-	pr, err := m.pullRequestOf(ctx, false)
-	if err != nil {
+	if in.PR, err = m.pullRequestOf(ctx, all); err != nil {
 		return "", err
 	}
-	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
-		if who == usecase.PlannerCheckout {
-			return checkoutPlanWithPR(ctx, dir, m.sourceOr(source), req, pr, cadence == "", len(labels) == 0)
-		}
-		tables, err := policy.LoadTables(dir)
+	return withCheckout(ctx, m.Source, func(dir string) (string, error) {
+		in.Repo = dir
+		in.Checkout = func() (*usecase.Checkout, error) { return checkout(dir, m.Source) }
+		ans, err := usecase.Plan(ctx, in)
+		printMessages(ans.Messages)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
-		if pr != nil {
-			// The PR decides cadence and labels as the workflow would, unless given.
-			wp, err := usecase.PRPolicy(pr, tables)
-			if err != nil {
-				return "", err
-			}
-			if cadence == "" {
-				req.Cadence = wp.Cadence
-			}
-			if len(labels) == 0 {
-				req.Labels = wp.RawLabels
-			}
-		}
-		reg, err := tables.LoadRegistry(dir)
+		plans, err := ans.ReadPlans()
 		if err != nil {
 			return "", err
 		}
-		p, err := policy.BuildPlan(reg, req)
-		if err != nil {
-			return "", err
+		if all {
+			return jsonString(plans)
 		}
-		return jsonString(p)
+		return jsonString(plans[0])
 	})
 }
 
@@ -851,9 +882,9 @@ func (m *MilesCi) Plan(
 // labels and changed files) for every fact not given here.
 func (m *MilesCi) Policy(
 	ctx context.Context,
-	// GitHub event: pull_request, schedule or workflow_dispatch (required without --pr or --cadence-override).
+	// GitHub event (required without with-pr or --cadence-override).
 	// +optional
-	event string,
+	event Event,
 	// Cron expression of a scheduled run.
 	// +optional
 	schedule string,
@@ -862,54 +893,49 @@ func (m *MilesCi) Policy(
 	prLabelsJson string,
 	// A called workflow's cadence input; it wins over the event.
 	// +optional
-	cadenceOverride string,
+	cadenceOverride Cadence,
 	// Output of `git diff --name-status -z -M HEAD^1 HEAD` for a pull request (with --pr: instead of the PR's files).
 	// +optional
 	changedFiles *dagger.File,
-	// The Miles checkout whose test registry decides the GPU stages (default: the constructor's --source).
-	// +optional
-	source *dagger.Directory,
 	// Who resolves: miles-ci (the default) or checkout (the checkout's own
 	// python -m tests.ci.ci_policy, run in a Python 3.11 container).
 	// +optional
 	planner string,
 ) (string, error) {
 	if event == "" && cadenceOverride == "" && m.Pr == 0 {
-		return "", errors.New("--event is required (or --cadence-override, or the module's --pr N)")
+		return "", errors.New("--event is required (or --cadence-override, or with-pr --number N)")
 	}
 	who, err := parsePlanner(planner)
 	if err != nil {
 		return "", err
 	}
 	req := usecase.PolicyRequest{
-		Trigger:    policy.Trigger{Event: event, Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: cadenceOverride},
+		Trigger:    policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: string(cadenceOverride)},
 		EventGiven: event != "", LabelsGiven: prLabelsJson != "", DiffGiven: changedFiles != nil}
 	// The PR's changed files are needed unless a diff file was given.
 	if req.PR, err = m.pullRequestOf(ctx, !req.DiffGiven); err != nil {
 		return "", err
 	}
-	return withCheckout(ctx, m.sourceOr(source), func(dir string) (string, error) {
+	return withCheckout(ctx, m.Source, func(dir string) (string, error) {
 		if changedFiles != nil {
 			req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, changedFiles, dir+".changed-files") }
 		}
 		if who == usecase.PlannerCheckout {
-			return checkoutPolicyOf(ctx, dir, m.sourceOr(source), req)
+			return checkoutPolicyOf(ctx, dir, m.Source, req)
 		}
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
 		// request the GPU stages its diff skips.
-		tables, err := policy.LoadTables(dir)
+		tables, msgs, err := usecase.LoadTables(dir, "source")
+		printMessages(msgs)
 		if err != nil {
 			return "", err
 		}
-		noteFallback(tables, dir)
 		req.Repo, req.Tables = dir, tables
 		ans, err := usecase.Policy(req)
 		if err != nil {
 			return "", err
 		}
-		if sel := ans.Selection; sel != nil && sel.DiffUnusable != "" {
-			fmt.Fprint(os.Stderr, ghoutput.Annotation("warning", "", 0, sel.DiffNote()))
-		}
+		printMessages(ans.Messages)
 		return jsonString(ans.Outputs)
 	})
 }
@@ -927,14 +953,6 @@ func readChangedFiles(ctx context.Context, f *dagger.File, path string) ([]byte,
 	return diff, unusable, nil
 }
 
-// sourceOr is a function's own source argument, else the constructor's.
-func (m *MilesCi) sourceOr(source *dagger.Directory) *dagger.Directory {
-	if source != nil {
-		return source
-	}
-	return m.Source
-}
-
 // pullRequestOf is the pull request of --pr (nil without it), read once for
 // one call; with files, its changed files too.
 func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, error) {
@@ -943,4 +961,13 @@ func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, er
 		return nil, err
 	}
 	return github.DecodePR(s)
+}
+
+// printMessages prints a use case's messages on stderr, as annotations.
+func printMessages(msgs []usecase.Message) {
+	for _, m := range msgs {
+		for _, line := range strings.Split(m.Text, "\n") {
+			fmt.Fprint(os.Stderr, ghoutput.Annotation(m.Level, "", 0, line))
+		}
+	}
 }

@@ -3,8 +3,8 @@
 # engine if needed (hack/engine/engine.sh), then checks that
 #   - `dagger functions` lists the module's functions, and --help documents their arguments,
 #   - `dagger call stages|plan|policy` print byte-for-byte what the miles-ci CLI prints,
-#   - the constructor's --pr reads a PR from a GitHub API stand-in as `miles-ci ... --pr`
-#     does, and the --github-token secret appears in no output (hack/e2e/pr.sh),
+#   - with-pr reads a PR from a GitHub API stand-in as `miles-ci ... --pr` does, and its
+#     --token secret appears in no output (hack/e2e/pr.sh),
 #   - stage shards run in their containers with the expected results (hack/e2e/stages.sh:
 #     CUDA, CPU, ROCm and its patch states, single-file and release runs, secrets, layer
 #     reuse, `miles-ci run`),
@@ -13,6 +13,8 @@
 #   - each stand-in image pulls by its production name and works offline
 #     (git fetch of the dependency refs, GPU tool stand-ins, pip from local wheels),
 #   - a container cannot reach an address outside the machine,
+#   - `dagger check` runs miles-ci's lint and verify on a Miles checkout that installs it as
+#     a toolchain, and fails on drift (hack/e2e/check.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
@@ -79,10 +81,12 @@ else
 fi
 
 echo "=== RUN --help"
-if dagger call --help >"$out/help" 2>&1 && grep -q -- "--pr-body-file" "$out/help" && grep -q -- "--wandb-api-key" "$out/help" &&
-	grep -q -- "--gpus" "$out/help" && dagger call stage --help >"$out/help-stage" 2>&1 &&
-	grep -q -- "--match-all-labels" "$out/help-stage" && grep -q "Raw PR labels passed to run_suite.py" "$out/help-stage"; then
-	ok "--help documents the constructor and stage arguments"
+if dagger call --help >"$out/help" 2>&1 && grep -q -- "--gpus" "$out/help" && grep -q "with-secrets" "$out/help" &&
+	dagger call with-secrets --help >"$out/help-secrets" 2>&1 && grep -q -- "--wandb-api-key" "$out/help-secrets" &&
+	dagger call stage --help >"$out/help-stage" 2>&1 && grep -q -- "--match-all-labels" "$out/help-stage" &&
+	grep -q "Raw PR labels passed to run_suite.py" "$out/help-stage" && grep -q -- "--cadence NIGHTLY,REGULAR,RELEASE,WEEKLY" "$out/help-stage" &&
+	dagger call plan --help >"$out/help-plan" 2>&1 && grep -q -- "--hw CPU,CUDA,ROCM" "$out/help-plan"; then
+	ok "--help documents the constructor, its facets, the stage arguments and the enums' values"
 else
 	tail -n 30 "$out/help" "$out/help-stage"
 	bad "--help"
@@ -93,13 +97,13 @@ same "call stages of the source" stages --repo "$fixture" --json -- --source "$f
 same "call plan on the constructor's source" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
 	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu
 same "call plan cpu" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
-	-- plan --source "$fixture" --hw cpu --suite stage-a-cpu
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu
 same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 \
 	--cadence nightly --labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error --json \
-	-- plan --source "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --cadence nightly \
+	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --cadence nightly \
 	--labels run-ci-megatron --partition-id 0 --partition-size 2 --continue-on-error
 same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
-	-- plan --source "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
+	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
 if [[ -f $fixture/diffs/mixed_tests.z ]]; then
 	cp "$fixture/diffs/mixed_tests.z" "$out/changed"
 else
@@ -107,15 +111,15 @@ else
 fi
 same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
-	-- policy --event pull_request --source "$fixture" --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
+	-- --source "$fixture" policy --event pull_request --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
 same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 15 * * 6" --json \
-	-- policy --event schedule --source "$fixture" --schedule "0 15 * * 6"
+	-- --source "$fixture" policy --event schedule --schedule "0 15 * * 6"
 
 # Bad input must surface as an error naming it.
 echo "=== RUN call plan error"
-if dagger call plan --source "$fixture" --hw nope --suite stage-a-cpu >"$out/got" 2>"$out/got.err"; then
+if dagger call --source "$fixture" plan --hw nope --suite stage-a-cpu >"$out/got" 2>"$out/got.err"; then
 	bad "call plan error (wanted a failure)"
-elif grep -q 'unknown hardware backend' "$out/got.err" && grep -q nope "$out/got.err"; then
+elif grep -q 'invalid argument "nope" for "--hw" flag: value should be one of CPU,CUDA,ROCM' "$out/got.err"; then
 	ok "call plan error"
 else
 	tail -n 10 "$out/got.err"
@@ -125,6 +129,7 @@ fi
 source hack/e2e/pr.sh
 source hack/e2e/stages.sh
 source hack/e2e/trust.sh
+source hack/e2e/check.sh
 source hack/e2e/slots.sh
 
 echo "=== RUN generated bindings"

@@ -1,6 +1,7 @@
 package usecase
 
 import (
+	"context"
 	"errors"
 
 	"github.com/radixark/miles-ci/github"
@@ -43,6 +44,8 @@ type PolicyAnswer struct {
 	Policy    policy.WorkflowPolicy
 	Outputs   policy.Outputs
 	Selection *policy.StageSelection
+	// Messages holds the warning that the diff was unusable, if it was.
+	Messages []Message
 }
 
 // PRTrigger fills the trigger facts the caller did not give from a pull
@@ -107,7 +110,37 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 		sel.DiffUnusable = unusable // say why, not "no changed-files input"
 	}
 	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
+	if sel.DiffUnusable != "" {
+		ans.Messages = append(ans.Messages, warning(sel.DiffNote()))
+	}
 	return ans, nil
+}
+
+// PolicyOfCheckout answers req with the checkout's own ci_policy: the
+// trigger facts (with a pull request, its facts where the caller gave none)
+// and the diff (the pull request's files unless --changed-files was given;
+// an unusable diff is none).
+func PolicyOfCheckout(ctx context.Context, c *Checkout, req PolicyRequest) (CheckoutPolicy, error) {
+	trig := req.Trigger
+	if req.PR != nil {
+		trig = PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+	}
+	var diff []byte
+	switch {
+	case req.PR != nil && !req.DiffGiven:
+		if d, why := req.PR.NameStatus(); why == "" {
+			diff = d
+		}
+	case req.ReadDiff != nil:
+		d, unusable, err := req.ReadDiff()
+		if err != nil {
+			return CheckoutPolicy{}, err
+		}
+		if unusable == "" {
+			diff = d
+		}
+	}
+	return c.Policy(ctx, trig, diff)
 }
 
 // ReadChangedFiles reads a --changed-files diff for PolicyRequest.ReadDiff;

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -81,16 +80,11 @@ func skippedOnPR(reg *policy.Registry, pr *github.PR, st policy.Stage) (string, 
 	if err != nil {
 		return "", err
 	}
-	diff, why := pr.NameStatus()
-	sel, err := policy.SelectPRStages(reg, wp, diff)
+	sel, _, err := SelectStages(reg, wp, pr)
 	if err != nil {
 		return "", err
 	}
-	if why != "" {
-		sel.DiffUnusable = why
-	}
-	report := ghoutput.PolicyReport{Policy: wp, Roster: []policy.Stage{st}, Selection: &sel}
-	for _, v := range report.Verdicts() {
+	for _, v := range policy.StageVerdicts(wp, &sel, []policy.Stage{st}) {
 		if !v.Runs {
 			return fmt.Sprintf("CI skips %s on %s (rules §4: %s); it runs here because it was asked for", st.Name, pr.Ref(), v.Why), nil
 		}

@@ -77,6 +77,8 @@ type Given struct {
 	// Body: a PR body was given (--pr-body-file), even an empty one.
 	Body bool
 	// Cadence and Labels: --cadence (or --nightly) and --labels were given.
+	// A list is given when the caller named it, even with no values (the
+	// CLI's --labels alone; the module's labels argument set, not nil).
 	Cadence, Labels bool
 	// Number and HeadSHA: --pr-number and --head-sha were given.
 	Number, HeadSHA bool
@@ -153,12 +155,8 @@ func suite(in Inputs, tables *policy.Tables) (policy.Cadence, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		if !in.Given.Cadence {
-			in.Cadence = string(wp.Cadence)
-		}
-		if !in.Given.Labels {
-			in.Labels = wp.RawLabels
-		}
+		r := fillFromPR(policy.PlanRequest{Cadence: policy.Cadence(in.Cadence), Labels: in.Labels}, in.Given, wp.Cadence, wp.RawLabels)
+		in.Cadence, in.Labels = string(r.Cadence), r.Labels
 	}
 	cadence := policy.Regular
 	if in.Cadence != "" {

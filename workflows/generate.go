@@ -355,7 +355,7 @@ func (w workflow) depsJob(o Options) *yaml.Node {
 	)
 }
 
-// secretFlags are the module's constructor flags of the secrets a stage
+// secretFlags are the module's with-secrets flags of the secrets a stage
 // passes (each backend profile's Secrets, rules §9); the environment
 // variable that carries a secret has its name.
 var secretFlags = map[string]string{
@@ -436,27 +436,33 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		env = append(env, kvs(s, "${{ secrets."+s+" }}"))
 	}
 
+	// The module's constructor takes the checkout and the GPUs; the rest comes
+	// in its chained facets (with-pull-request, with-dispatch, with-data,
+	// with-secrets, with-github-env), each an array so an empty one adds nothing.
 	script := []string{
 		"set -euo pipefail",
 		`printf '%s' "$PR_BODY" > "$RUNNER_TEMP/pr-body.md"`,
-		`module=(-m "$MILES_CI_MODULE" --source . --pr-body-file "$RUNNER_TEMP/pr-body.md" --pr-number "$PR_NUMBER" --head-sha "$HEAD_SHA")`,
-		`[ -n "$SGLANG_PR" ] && module+=(--sglang-pr "$SGLANG_PR")`,
-		`[ -n "$MEGATRON_PR" ] && module+=(--megatron-pr "$MEGATRON_PR")`,
+		`module=(-m "$MILES_CI_MODULE" --source .)`,
+		`pr=(with-pull-request --body-file "$RUNNER_TEMP/pr-body.md" --number "$PR_NUMBER" --head-sha "$HEAD_SHA")`,
+		`dispatch=(with-dispatch)`,
+		`[ -n "$SGLANG_PR" ] && dispatch+=(--sglang-pr "$SGLANG_PR")`,
+		`[ -n "$MEGATRON_PR" ] && dispatch+=(--megatron-pr "$MEGATRON_PR")`,
 	}
 	if slices.Contains(needs, "image") {
-		script = append(script, `module+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
+		script = append(script, `dispatch+=(--image-tag "${CONTAINER_IMAGE##*:}")`)
 	}
 	if p.GPU == policy.NoGPU {
 		script = append(script, `module+=(--gpus none)`)
 	} else {
-		gpus := `module+=(--gpus all`
-		if p.DataMounts {
-			gpus += ` --models /data/miles_ci/models --datasets /data/miles_ci/datasets`
-		}
-		script = append(script, gpus+`)`)
+		script = append(script, `module+=(--gpus all)`)
 	}
 	if d := p.VisibleDevices; d != "" {
 		script = append(script, fmt.Sprintf(`[ -n "${%s:-}" ] && module+=(--visible-devices "$%s")`, d, d))
+	}
+	if p.DataMounts {
+		script = append(script, `data=(with-data --models /data/miles_ci/models --datasets /data/miles_ci/datasets)`)
+	} else {
+		script = append(script, `data=()`)
 	}
 	// A fork PR gets no secrets (GitHub withholds them); the module is told so.
 	var flags []string
@@ -464,14 +470,16 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		flags = append(flags, secretFlags[s]+" env:"+s)
 	}
 	script = append(script,
-		`if [ "$FORK" = true ]; then module+=(--fork); else module+=(`+strings.Join(flags, " ")+`); fi`,
+		`if [ "$FORK" = true ]; then pr+=(--fork); secrets=(); else secrets=(with-secrets `+strings.Join(flags, " ")+`); fi`,
 		// The runner's own default variables, never a secret: the container
 		// gets them as a GitHub job container does. dagger reads a list flag
 		// as CSV, so each entry is quoted (a ref or workflow name may hold a comma).
 		`# The run's facts for the container (GITHUB_RUN_ID, ...), CSV-quoted for dagger's list flag.`,
+		`run=(with-github-env)`,
 		`for v in `+strings.Join(pipeline.GitHubVars, " ")+`; do`,
-		`  if [ -n "${!v:-}" ]; then module+=(--github-env "\"$v=${!v//\"/\"\"}\""); fi`,
+		`  if [ -n "${!v:-}" ]; then run+=(--env "\"$v=${!v//\"/\"\"}\""); fi`,
 		`done`,
+		`module+=("${pr[@]}" "${dispatch[@]}" "${data[@]}" "${secrets[@]}" "${run[@]}")`,
 		`stage=(stage --name "$STAGE" --cadence "$CADENCE")`,
 		`[ -n "$RAW_LABELS" ] && stage+=(--labels "${RAW_LABELS// /,}")`,
 	)

@@ -39,7 +39,7 @@ else
 
 	same "call --pr stage shard plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
 		--auto-partition-id 0 --auto-partition-size 3 --json \
-		-- --source "$fixture" --pr 2874 --github-token env:GITHUB_TOKEN --github-api-url "$engine_api" \
+		-- --source "$fixture" with-pr --number 2874 --token env:GITHUB_TOKEN --api-url "$engine_api" \
 		stage --name stage-c-4-gpu-h200 shard --id 0 plan
 	leaked "call --pr: no output holds the token"
 	if grep -q '^GET /repos/radixark/miles/pulls/2874 (with a token)$' "$out/api-engine.log" &&
@@ -52,13 +52,13 @@ else
 
 	same "call --pr plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
 		--auto-partition-id 0 --auto-partition-size 3 --json \
-		-- --source "$fixture" --pr 2874 --github-api-url "$engine_api" \
+		-- --source "$fixture" with-pr --number 2874 --api-url "$engine_api" \
 		plan --hw cuda --suite stage-c-4-gpu-h200 --partition-id 0 --partition-size 3
 	same "call --pr policy" policy --pr 2874 --repo "$fixture" --json \
-		-- --source "$fixture" --pr 2874 --github-api-url "$engine_api" policy
+		-- --source "$fixture" with-pr --number 2874 --api-url "$engine_api" policy
 
 	same "call --pr fork spec" run --pr 2901 --repo "$fixture" --stage stage-c-4-gpu-h200 --shard 1 --dry-run --json \
-		-- --source "$fixture" --pr 2901 --github-api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 spec
+		-- --source "$fixture" with-pr --number 2901 --api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 spec
 	if grep -q '"secrets_withheld": "a pull request from a fork gets no secrets' "$out/got" &&
 		grep -q "CI skips stage-c-4-gpu-h200 on radixark/miles#2901" "$out/got.err"; then
 		ok "call --pr fork: no secrets, and the stage CI skips on the PR is named"
@@ -67,7 +67,7 @@ else
 	fi
 
 	echo "=== RUN call --pr errors"
-	if dagger call --source "$fixture" --pr 2874 --github-token env:GITHUB_TOKEN --github-api-url "http://$gw:1/" \
+	if dagger call --source "$fixture" with-pr --number 2874 --token env:GITHUB_TOKEN --api-url "http://$gw:1/" \
 		stage --name stage-b-cpu plan >"$out/got" 2>"$out/got.err"; then
 		bad "call --pr unreachable API (wanted a failure)"
 	elif grep -q "reading pull request radixark/miles#2874: " "$out/got.err"; then
@@ -76,7 +76,7 @@ else
 		tail -n 10 "$out/got.err"
 		bad "call --pr unreachable API (the error does not name the PR)"
 	fi
-	if dagger call --source "$fixture" --pr 2874 --github-api-url "http://$gw:1/" \
+	if dagger call --source "$fixture" with-pr --number 2874 --api-url "http://$gw:1/" \
 		stage --name stage-b-cpu --event schedule --schedule "0 15 * * 6" plan >"$out/got" 2>"$out/got.err"; then
 		bad "call --pr --event (wanted a failure)"
 	elif grep -q -- "--event conflicts with --pr" "$out/got.err"; then

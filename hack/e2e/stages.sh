@@ -72,7 +72,7 @@ check() { # check RC NAME: pass when RC is 0, else show the last call's output
 
 echo "=== RUN stage cuda shard"
 t0=$SECONDS
-mc --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short \
+mc with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short \
 	shard --id 0 test --run-id "$run" results export --path "$out/cuda"
 rc=$?
 cat "$out/last.out" "$out/last.log" >"$out/cuda-call.log"
@@ -83,7 +83,7 @@ cat "$out/last.out" "$out/last.log" >"$out/cuda-call.log"
 	test -s "$out/cuda/junit.xml" -a -s "$out/cuda/plan.txt" -a -s "$out/cuda/exit-code"
 check $? "stage cuda shard: results ($((SECONDS - t0)) s)"
 
-mc --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run" assert
+mc with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run" assert
 rc=$?
 cat "$out/last.out" "$out/last.log" >"$out/cuda-assert.log"
 ((rc != 0)) && has "$out/last.log" "stage-b-2-gpu-h200 failed with exit code 255: tests/e2e/gpu/test_b_fail.py (exit 1); not run: tests/e2e/gpu/test_c_timeout.py"
@@ -105,31 +105,31 @@ check $? "stage cuda shard with bypass-fastfail: a timeout ($((SECONDS - t0)) s)
 
 echo "=== RUN stage cpu shard"
 t0=$SECONDS
-mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" results export --path "$out/cpu" &&
+mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" results export --path "$out/cpu" &&
 	json "$out/cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1 and s['image'] == 'python:3.11'" &&
 	has "$out/cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"' &&
 	has "$out/cpu/artifacts/hf-token.sha256" "$hf_sha" &&
 	! grep -rqF -- "$HF_TOKEN" "$out/cpu" "$out/last.log" "$out/last.out"
 check $? "stage cpu shard: results from pytest's JUnit, checkouts from GitHub URLs ($((SECONDS - t0)) s)"
-mc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" assert
+mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" assert
 rc=$?
 ((rc != 0)) && has "$out/last.log" "stage-b-cpu failed with exit code 1: tests/fast/test_cpu_b_fail.py (fail); not run: tests/fast/test_cpu_c_later.py"
 check $? "stage cpu shard: assert names the failed file"
 
 echo "=== RUN rocm with only ci-sglang-pr"
 t0=$SECONDS
-mc --pr-body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/rocm" &&
+mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/rocm" &&
 	json "$out/rocm/summary.json" "$(statuses "['pass']") and s['image'] == 'rocm/sgl-dev:miles-rocm720-mi35x'" &&
 	has "$out/rocm/run.log" "platform: rocm" "sglang head: $sglang_1234" "megatron head: $megatron_main" "megatron diff: none" \
 		"installed sglang: /sgl-workspace/sglang/python/sglang/__init__.py" "installed megatron: no" &&
-	mc --pr-body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec &&
+	mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec &&
 	json "$out/last.out" "not any(st.get('workdir') == '/root/Megatron-LM' for st in s['steps'])"
 check $? "rocm: only ci-sglang-pr moves SGLang; Megatron-LM untouched and not installed ($((SECONDS - t0)) s)"
 
 # megatron STATE REF: the ROCm container with ci-megatron-pr: REF; prints HEAD and the diff.
 megatron() {
 	printf 'ci-megatron-pr: %s\n' "$2" >"$out/body-$1.md"
-	mc --pr-body-file "$out/body-$1.md" stage --name stage-c-4-gpu-mi350 shard --id 0 container \
+	mc with-pull-request --body-file "$out/body-$1.md" stage --name stage-c-4-gpu-mi350 shard --id 0 container \
 		with-exec --args "sh,-c,git -C /root/Megatron-LM rev-parse HEAD && git -C /root/Megatron-LM diff --stat" stdout
 }
 echo "=== RUN rocm patch states"
@@ -143,7 +143,7 @@ rc=$?
 check $? "rocm patch: incompatible ref fails closed with the message (rocm-conflict)"
 
 echo "=== RUN single-file runs"
-mc --wandb-api-key env:WANDB_API_KEY file --path tests/e2e/gpu/test_a_pass.py test results export --path "$out/file-cuda" &&
+mc with-secrets --wandb-api-key env:WANDB_API_KEY file --path tests/e2e/gpu/test_a_pass.py test results export --path "$out/file-cuda" &&
 	json "$out/file-cuda/summary.json" "s['file'] == 'tests/e2e/gpu/test_a_pass.py' and $(statuses "['pass']") and s['tests'][0]['timeout_s'] == 1800 and s['shard'] is None"
 check $? "single-file run: cuda"
 mc file --path tests/e2e/amd/test_rocm.py test results export --path "$out/file-rocm" &&
@@ -163,7 +163,7 @@ echo "=== RUN layer reuse"
 # line per phase (base, requirements, deps, source); a cached phase keeps its stamp.
 stamps() {
 	local src=$1 body=()
-	[[ -n ${2:-} ]] && body=(--pr-body-file "$2")
+	[[ -n ${2:-} ]] && body=(with-pull-request --body-file "$2")
 	shift $(($# < 2 ? $# : 2))
 	dagger call --source "$src" --gpus none "${body[@]}" "$@" stage --name stage-b-2-gpu-h200 shard --id 0 container \
 		with-exec --args cat,/opt/miles-ci/layers/base,/opt/miles-ci/layers/requirements,/opt/miles-ci/layers/deps,/opt/miles-ci/layers/source \
@@ -192,16 +192,16 @@ check $? "layer reuse: a ci-sglang-pr directive re-runs deps and source"
 echo "=== RUN GitHub run facts"
 # As the generated workflows pass them: one CSV-quoted NAME=VALUE per --github-env (a
 # workflow name may hold a comma or a quote).
-gh_run=(--github-env '"GITHUB_RUN_ID=4242",GITHUB_RUN_ATTEMPT=2,GITHUB_EVENT_NAME=schedule,GITHUB_REF=refs/heads/main'
-	--github-env '"GITHUB_WORKFLOW=PR ""Test"", e2e"')
+gh_run=(with-github-env --env '"GITHUB_RUN_ID=4242",GITHUB_RUN_ATTEMPT=2,GITHUB_EVENT_NAME=schedule,GITHUB_REF=refs/heads/main'
+	--env '"GITHUB_WORKFLOW=PR ""Test"", e2e"')
 mc "${gh_run[@]}" stage --name stage-b-2-gpu-h200 shard --id 0 container with-exec --args env stdout &&
 	has "$out/last.out" "GITHUB_RUN_ID=4242" "GITHUB_RUN_ATTEMPT=2" "GITHUB_EVENT_NAME=schedule" "GITHUB_REF=refs/heads/main" \
 		'GITHUB_WORKFLOW=PR "Test", e2e' "GITHUB_COMMIT_NAME=local_non-pr" && ! grep -q "^GITHUB_SHA=" "$out/last.out"
 check $? "GitHub run facts: the values given reach the container's env, a comma and a quote intact"
-s4=$(stamps "$fx" "" --github-env GITHUB_RUN_ID=1,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s0" "$s4" ssss &&
-	s5=$(stamps "$fx" "" --github-env GITHUB_RUN_ID=2,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s4" "$s5" ssss
+s4=$(stamps "$fx" "" with-github-env --env GITHUB_RUN_ID=1,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s0" "$s4" ssss &&
+	s5=$(stamps "$fx" "" with-github-env --env GITHUB_RUN_ID=2,GITHUB_RUN_ATTEMPT=1) && same_stamps "$s4" "$s5" ssss
 check $? "GitHub run facts: a new run id re-runs no phase before the run"
-mc --github-env GITHUB_TOKEN=e2e-not-a-fact stage --name stage-b-cpu plan
+mc with-github-env --env GITHUB_TOKEN=e2e-not-a-fact stage --name stage-b-cpu plan
 rc=$?
 # (dagger's own progress lists the call's arguments; the error itself must not repeat it.)
 ((rc != 0)) && has "$out/last.log" '--github-env: "GITHUB_TOKEN" is not a GitHub run fact a stage container takes' &&
@@ -248,7 +248,7 @@ if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
 			has "$out/real-cuda/status.log" "[1/3] tests/e2e/gpu/test_a_pass.py  PASS" "[2/3] tests/e2e/gpu/test_b_fail.py  FAIL"
 		check $? "Miles' own runner: a CUDA shard's plan agrees and its status lines give the results ($((SECONDS - t0)) s)"
 		t0=$SECONDS
-		rmc --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/real-cpu" &&
+		rmc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/real-cpu" &&
 			json "$out/real-cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1" &&
 			has "$out/real-cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"'
 		check $? "Miles' own runner: a CPU shard's results from pytest's JUnit ($((SECONDS - t0)) s)"
@@ -265,9 +265,9 @@ fi
 same "miles-ci run --dry-run --json = module spec, with the run facts of an Actions job" \
 	GITHUB_ACTIONS=true GITHUB_RUN_ID=4242 GITHUB_RUN_ATTEMPT=2 GITHUB_WORKFLOW='PR "Test", e2e' \
 	run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --dry-run --json -- \
-	--source "$fx" --gpus none --github-env GITHUB_RUN_ID=4242,GITHUB_RUN_ATTEMPT=2 --github-env '"GITHUB_WORKFLOW=PR ""Test"", e2e"' \
+	--source "$fx" --gpus none with-github-env --env GITHUB_RUN_ID=4242,GITHUB_RUN_ATTEMPT=2 --env '"GITHUB_WORKFLOW=PR ""Test"", e2e"' \
 	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 spec
 same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
-	--source "$fx" --pr-body-file "$out/body-sglang.md" --gpus none stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec
+	--source "$fx" --gpus none with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec
 set -e

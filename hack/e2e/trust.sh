@@ -85,12 +85,12 @@ forged() {
 
 echo "=== RUN trust: a hostile CUDA test"
 t0=$SECONDS
-mt "$fxh" --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 \
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 \
 	test --run-id "$run-h" results export --path "$out/t-forge"
 rc=$?
 ((rc == 0)) && forged "$out/t-forge" && ((SECONDS - t0 < 240))
 check $? "trust (module): forged lines, a bind-mounted exit-code, a symlinked run.log, a flood and sleep infinity give FAIL, NOT-RUN, NOT-RUN, exit 255, nothing leaked ($((SECONDS - t0)) s)"
-mt "$fxh" --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run-h" assert
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run-h" assert
 rc=$?
 ((rc != 0)) && has "$out/last.log" "stage-b-2-gpu-h200 failed with exit code 255: tests/e2e/gpu/test_h1_forge.py (exit 1)" &&
 	! grep -qF -- "$WANDB_API_KEY" "$out/last.log" "$out/last.out"
@@ -128,14 +128,14 @@ cli "$fxh" "$out/t-124-cli" file-run --file tests/e2e/gpu/test_k_exit124.py
 check $? "trust (CLI): a file exiting 124 exits 124 as FAIL"
 
 echo "=== RUN trust: the secret of a failing test on every backend"
-mt "$fxh" --wandb-api-key env:WANDB_API_KEY stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/t-rocm" &&
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/t-rocm" &&
 	json "$out/t-rocm/summary.json" "$(statuses "['fail']") and s['hw'] == 'rocm'" && has "$out/t-rocm/run.log" "rocm secret: ***" &&
 	has "$out/t-rocm/step-summary.md" "rocm step summary secret: ***" && clean "$out/t-rocm"
 check $? "trust (module): a failing ROCm test's secret is in no exported byte"
 cli "$fxh" "$out/t-rocm-cli" run --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd
 ((rc == 255)) && has "$out/t-rocm-cli/run.log" "rocm secret: ***" && clean "$out/t-rocm-cli"
 check $? "trust (CLI): a failing ROCm test's secret is in no exported byte, exit 255"
-mt "$fxl" --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-cpu" &&
+mt "$fxl" with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-cpu" &&
 	json "$out/t-cpu/summary.json" "$(statuses "['fail', 'not-run']") and s['exit_code'] == 1" &&
 	has "$out/t-cpu/junit.xml" 'classname="tests.fast.test_l1_leak"' "leak ***" && clean "$out/t-cpu"
 check $? "trust (module): a failing CPU test's secret is in no exported byte, pytest's JUnit included"
@@ -165,7 +165,7 @@ cachemounts() {
 	mt "$fx" "$@" stage --name stage-b-cpu shard --id 0 container with-exec --args sh,-c,"grep -c ' /root/.cache/' /proc/mounts || true" stdout &&
 		tr -d '[:space:]' <"$out/last.out"
 }
-n_fork=$(cachemounts --fork) && n_own=$(cachemounts) && [[ $n_fork == 0 && $n_own -gt 0 ]]
+n_fork=$(cachemounts with-pull-request --fork) && n_own=$(cachemounts) && [[ $n_fork == 0 && $n_own -gt 0 ]]
 check $? "trust (module): a fork PR's run phase mounts no cache volume (fork: ${n_fork:-?}, own: ${n_own:-?})"
 
 echo "=== RUN docs: hack/run.sh --pr N with the GitHub API stand-in (docs/running.md)"
@@ -222,7 +222,7 @@ WANDB_API_KEY=short bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage 
 rc=$?
 ((rc == 1)) && has "$out/last.log" "secret WANDB_API_KEY is (or has a line) shorter than 8 characters"
 check $? "trust (CLI): a secret shorter than 8 characters is refused before the run"
-SHORT_SECRET=short mt "$fx" --wandb-api-key env:SHORT_SECRET stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test exit-code
+SHORT_SECRET=short mt "$fx" with-secrets --wandb-api-key env:SHORT_SECRET stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test exit-code
 rc=$?
 ((rc != 0)) && has "$out/last.log" "secret WANDB_API_KEY is (or has a line) shorter than 8 characters"
 check $? "trust (module): a secret shorter than 8 characters is refused before the run"

@@ -134,6 +134,13 @@ answers() {
 
 cmd_start() {
 	[[ $(mode) == system ]] && { log "using the installed dagger CLI and its engine"; return 0; }
+	# One start at a time per cache: two shells starting at once would build into
+	# the same folders, then both find the slot free, and the second engine would
+	# exit on the first one's state lock.
+	mkdir -p "$cache"
+	exec 9>"$cache/engine-start.lock"
+	flock 9
+	use_running_slot || true
 	cmd_build
 	local digest config
 	digest=$(cat "$cache/gosdk/digest")
@@ -157,7 +164,7 @@ cmd_start() {
 	# setsid: the engine outlives this shell; --kill-child: it dies with unshare.
 	setsid unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private \
 		env MILES_CI_CACHE="$cache" DAGGER_GO_SDK_MANIFEST_DIGEST="$digest" \
-		bash "$here/engine-ns.sh" "$run" "$state" </dev/null >"$run/engine.log" 2>&1 &
+		bash "$here/engine-ns.sh" "$run" "$state" </dev/null >"$run/engine.log" 2>&1 9>&- &
 	echo $! >"$run/engine.pid"
 	for _ in $(seq 1 120); do
 		if [[ -S $sock ]] && answers; then

@@ -3,14 +3,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"sort"
 	"strings"
-
-	"github.com/radixark/miles-ci/policy"
 )
 
 // DaggerEngineVersion is the Dagger engine the module targets: dagger.json's
@@ -88,16 +85,4 @@ func moduleVersion() string {
 		return info.Main.Version
 	}
 	return "(devel)"
-}
-
-// CheckSource applies the checkout check every subcommand makes
-// (policy.CheckCheckout) to the Dagger module's source argument once it is
-// exported to dir, naming the argument instead of the temporary folder.
-func CheckSource(dir string) error {
-	_, err := policy.CheckCheckout(dir)
-	var ce *policy.CheckoutError
-	if errors.As(err, &ce) {
-		return fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
-	}
-	return err
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // fail prints err as GitHub error annotations (ghoutput.ErrorAnnotations: a
@@ -27,6 +26,13 @@ func warn(env Env, msg string) { annotate(env, "warning", msg) }
 // notice prints a notice annotation: information, not a fault.
 func notice(env Env, msg string) { annotate(env, "notice", msg) }
 
+// printMessages prints a use case's messages, in order.
+func printMessages(env Env, msgs []usecase.Message) {
+	for _, m := range msgs {
+		annotate(env, m.Level, m.Text)
+	}
+}
+
 func annotate(env Env, level, msg string) {
 	for _, line := range strings.Split(msg, "\n") {
 		io.WriteString(env.Stderr, ghoutput.Annotation(level, "", 0, line))
@@ -39,12 +45,7 @@ func annotate(env Env, level, msg string) {
 func printJSON(env Env, v any) int {
 	out, err := encode.JSON(v)
 	if err != nil {
-		var uv *json.UnsupportedValueError
-		if errors.As(err, &uv) && uv.Str == "+Inf" {
-			// Python reads est_time=1e400 as inf; JSON has no such number.
-			return fail(env, errors.New("the result cannot be written as JSON: an est_time is inf (a literal such as 1e400); give every test a finite est_time, or use the text output"))
-		}
-		return fail(env, fmt.Errorf("the result cannot be written as JSON: %w", err))
+		return fail(env, err)
 	}
 	env.Stdout.Write(out)
 	return 0

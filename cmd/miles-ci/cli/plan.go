@@ -1,14 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -106,109 +105,43 @@ func runPlan(args []string, env Env) int {
 	} else if !fs.Given("hw") || !fs.Given("suite") {
 		return fs.usageError("--hw and --suite are required (or --all)")
 	}
+	in := usecase.PlanInputs{Repo: *repo, All: *all, // "" is the current folder
+		Request: policy.PlanRequest{Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError},
+		Given:   usecase.Given{Cadence: fs.Given("cadence") || fs.Given("nightly"), Labels: fs.Given("labels")}}
+	if !*all {
+		in.Request.HW, in.Request.Suite, in.Request.Partition = policy.Backend(*hw), *suite, part
+	}
 	if pf.checkout() {
-		base := policy.PlanRequest{HW: policy.Backend(*hw), Suite: *suite, Partition: part, Cadence: cadence, Labels: *sf.labels,
-			MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError}
-		return planWithCheckout(env, pf, planArgs{repo: *repo, all: *all, base: base, gh: gh,
-			cadenceBy: fs.Given("cadence") || fs.Given("nightly"), labelsBy: fs.Given("labels"), asJSON: *asJSON})
+		in.Planner, in.Checkout = usecase.PlannerCheckout, pf.opener(*repo)
 	}
-	tables, err := loadTables(env, *repo) // "" is the current folder
-	if err != nil {
-		return fail(env, err)
-	}
-	reg, err := tables.LoadRegistry(*repo)
-	if err != nil {
-		return fail(env, err)
-	}
-	labels := *sf.labels
-	var pr *github.PR
-	var report *ghoutput.PolicyReport
 	if gh.active() {
-		// The PR decides cadence and labels as the workflow would, unless the
-		// command line names them; with --all it also decides the skipped stages.
-		if pr, err = gh.fetch(env, *all); err != nil {
+		pr, err := gh.fetch(env, *all)
+		if err != nil {
 			return fail(env, err)
 		}
 		gh.note(env, pr)
-		wp, err := usecase.PRPolicy(pr, tables)
-		if err != nil {
-			return fail(env, err)
-		}
-		if !fs.Given("cadence") && !fs.Given("nightly") {
-			cadence = wp.Cadence
-		}
-		if !fs.Given("labels") {
-			labels = wp.RawLabels
-		}
-		report = &ghoutput.PolicyReport{Trigger: pr.Describe(), Policy: wp, Roster: tables.Stages()}
+		in.PR = pr
 	}
-	base := policy.PlanRequest{
-		Cadence:         cadence,
-		Labels:          labels,
-		MatchAllLabels:  *sf.matchAllLabels,
-		ContinueOnError: *sf.continueOnError,
+	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
+	defer cancel()
+	ans, err := usecase.Plan(ctx, in)
+	printMessages(env, ans.Messages)
+	if err != nil {
+		return fail(env, err)
 	}
-	var reqs []policy.PlanRequest
-	if *all {
-		var skipped []string
-		if report != nil {
-			diff, why := pr.NameStatus()
-			sel, err := policy.SelectPRStages(reg, report.Policy, diff)
-			if err != nil {
-				return fail(env, err)
-			}
-			if why != "" {
-				sel.DiffUnusable = why
-				warn(env, sel.DiffNote())
-			}
-			report.Selection, skipped = &sel, sel.Skipped
-		}
-		for _, st := range tables.Stages() {
-			if slices.Contains(skipped, st.Name) {
-				// The workflow never starts a skipped stage's job, so it plans nothing.
-				fmt.Fprint(env.Stderr, ghoutput.Annotation("notice", "", 0, st.Name+" is skipped on "+pr.Ref()+" (rules §4): no shard of it runs"))
-				continue
-			}
-			if st.Backend == "" {
-				// A pool job's gate names a suite that no backend lists (lint
-				// reports it too): there is no run_suite.py --hw to plan it with.
-				return fail(env, fmt.Errorf("stage %s (job %s, %s) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in %s or fix the job's skipped_stages gate", st.Name, st.Job, st.Source, policy.RunSuiteFile))
-			}
-			r := base
-			r.HW, r.Suite = st.Backend, st.Name
-			n := st.ShardsFor(cadence)
-			if n <= 1 {
-				reqs = append(reqs, r)
-				continue
-			}
-			for i := 0; i < n; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: n}
-				reqs = append(reqs, r)
-			}
-		}
-	} else {
-		base.HW, base.Suite, base.Partition = policy.Backend(*hw), *suite, part
-		reqs = append(reqs, base)
+	if pf.checkout() {
+		return printCheckoutPlans(env, gh, ans.Checkout, *all, *asJSON)
 	}
-	plans := make([]*policy.Plan, 0, len(reqs))
-	for _, r := range reqs {
-		p, err := policy.BuildPlan(reg, r)
-		if err != nil {
-			return fail(env, err)
-		}
-		plans = append(plans, p)
-	}
-	for _, w := range firstWarnings(plans) {
-		warn(env, w)
-	}
+	plans := ans.Plans
 	if fs.Given("github-output") {
 		out := stepFlags{githubOutput: hasTestsOut}
-		if err := out.writeOutputs([]output{{"has_tests", fmt.Sprintf("%t", len(plans[0].Enabled) > 0)}}); err != nil {
+		if err := out.writeOutputs([]output{{"has_tests", fmt.Sprintf("%t", ans.HasTests)}}); err != nil {
 			return fail(env, err)
 		}
 	}
 	var md strings.Builder
-	if report != nil && report.Selection != nil {
+	if ans.Selection != nil {
+		report := ghoutput.PolicyReport{Trigger: in.PR.Describe(), Policy: *ans.PRPolicy, Roster: ans.Roster, Selection: ans.Selection}
 		md.WriteString(report.Markdown())
 	}
 	md.WriteString(ghoutput.PlanMarkdown(plans))
@@ -225,13 +158,4 @@ func runPlan(args []string, env Env) int {
 		io.WriteString(env.Stdout, p.Text())
 	}
 	return 0
-}
-
-// firstWarnings are the ignored-label warnings, the same for every plan of
-// one run; none when every stage was skipped.
-func firstWarnings(plans []*policy.Plan) []string {
-	if len(plans) == 0 {
-		return nil
-	}
-	return plans[0].Warnings
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
 	"github.com/radixark/miles-ci/usecase"
@@ -32,10 +30,15 @@ func addPlannerFlags(fs *flagSet) plannerFlags {
 // checkout reports whether --planner checkout was given.
 func (p plannerFlags) checkout() bool { return *p.planner == string(usecase.PlannerCheckout) }
 
-// open finds the checkout and its Python; it says once on stderr that the
-// answer is the checkout's own.
+// opener opens the checkout at repo and its Python, for the use cases.
+func (p plannerFlags) opener(repo string) func() (*usecase.Checkout, error) {
+	return func() (*usecase.Checkout, error) { return usecase.NewCheckout(repo, *p.python) }
+}
+
+// open is opener for the commands that answer here; it says once on stderr
+// that the answer is the checkout's own.
 func (p plannerFlags) open(env Env, repo string) (*usecase.Checkout, error) {
-	c, err := usecase.NewCheckout(repo, *p.python)
+	c, err := p.opener(repo)()
 	if err != nil {
 		return nil, err
 	}
@@ -46,92 +49,15 @@ func (p plannerFlags) open(env Env, repo string) (*usecase.Checkout, error) {
 // checkoutTimeout bounds one command's questions to the checkout.
 const checkoutTimeout = 10 * time.Minute
 
-// checkoutPR is the cadence and raw labels the checkout's own ci_policy
-// resolves for a pull request, and its skipped stages for diff (nil: none).
-func checkoutPR(ctx context.Context, c *usecase.Checkout, pr *github.PR, diff []byte) (usecase.CheckoutPolicy, error) {
-	return c.Policy(ctx, pr.Trigger(), diff)
-}
-
-// planArgs are what runPlan parsed, for the checkout planner.
-type planArgs struct {
-	repo      string
-	all       bool
-	base      policy.PlanRequest
-	gh        *githubFlags
-	cadenceBy bool // --cadence or --nightly was given
-	labelsBy  bool // --labels was given
-	asJSON    bool
-}
-
-// planWithCheckout is `plan --planner checkout`: the checkout's own
-// run_suite.py --list-only, printed as is (text) or read back (--json).
-func planWithCheckout(env Env, pf plannerFlags, a planArgs) int {
-	c, err := pf.open(env, a.repo)
-	if err != nil {
-		return fail(env, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
-	defer cancel()
-	var skipped []string
-	if a.gh.active() {
-		pr, err := a.gh.fetch(env, a.all)
+// printCheckoutPlans prints `plan --planner checkout`'s answers: the
+// checkout's own run_suite.py --list-only as is (text) or read back (--json).
+func printCheckoutPlans(env Env, gh *githubFlags, plans []usecase.CheckoutPlan, all, asJSON bool) int {
+	if asJSON {
+		out, err := (usecase.PlanAnswer{Checkout: plans}).ReadPlans()
 		if err != nil {
-			return fail(env, err)
+			return fail(env, fmt.Errorf("%w; drop --json to see its text", err))
 		}
-		a.gh.note(env, pr)
-		var diff []byte
-		if a.all {
-			diff, _ = pr.NameStatus()
-		}
-		pol, err := checkoutPR(ctx, c, pr, diff)
-		if err != nil {
-			return fail(env, err)
-		}
-		if !a.cadenceBy {
-			a.base.Cadence = pol.Outputs.Cadence
-		}
-		if !a.labelsBy {
-			a.base.Labels = pol.Outputs.RawLabels
-		}
-		skipped = pol.Outputs.SkippedStages
-	}
-	reqs := []policy.PlanRequest{a.base}
-	if a.all {
-		tables, err := loadTables(env, a.repo)
-		if err != nil {
-			return fail(env, fmt.Errorf("plan --all needs the checkout's stage roster: %w", err))
-		}
-		reqs = nil
-		for _, st := range tables.Stages() {
-			if slices.Contains(skipped, st.Name) || st.Backend == "" {
-				continue
-			}
-			r := a.base
-			r.HW, r.Suite = st.Backend, st.Name
-			n := st.ShardsFor(r.Cadence)
-			if n <= 1 {
-				reqs = append(reqs, r)
-				continue
-			}
-			for i := 0; i < n; i++ {
-				r.Partition = &policy.Partition{ID: i, Size: n}
-				reqs = append(reqs, r)
-			}
-		}
-	}
-	plans, err := c.Plans(ctx, reqs)
-	if err != nil {
-		return fail(env, err)
-	}
-	if a.asJSON {
-		var out []*policy.Plan
-		for _, p := range plans {
-			if p.Plan == nil {
-				return fail(env, fmt.Errorf("the checkout's plan cannot be written as JSON: %w; drop --json to see its text", p.ReadErr))
-			}
-			out = append(out, p.Plan)
-		}
-		if a.all {
+		if all {
 			return printJSON(env, out)
 		}
 		return printJSON(env, out[0])
@@ -143,7 +69,7 @@ func planWithCheckout(env Env, pf plannerFlags, a planArgs) int {
 			md.WriteString(ghoutput.PlanMarkdown([]*policy.Plan{p.Plan}))
 		}
 	}
-	if err := a.gh.writeSummary(env, md.String()); err != nil {
+	if err := gh.writeSummary(env, md.String()); err != nil {
 		return fail(env, err)
 	}
 	return 0
@@ -156,28 +82,9 @@ func policyWithCheckout(env Env, pf plannerFlags, repo string, req usecase.Polic
 	if err != nil {
 		return fail(env, err)
 	}
-	trig := req.Trigger
-	if req.PR != nil {
-		trig = usecase.PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
-	}
-	var diff []byte
-	switch {
-	case req.PR != nil && !req.DiffGiven:
-		if d, why := req.PR.NameStatus(); why == "" {
-			diff = d
-		}
-	case req.ReadDiff != nil:
-		d, unusable, err := req.ReadDiff()
-		if err != nil {
-			return fail(env, err)
-		}
-		if unusable == "" {
-			diff = d
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
 	defer cancel()
-	ans, err := c.Policy(ctx, trig, diff)
+	ans, err := usecase.PolicyOfCheckout(ctx, c, req)
 	if err != nil {
 		return fail(env, err)
 	}

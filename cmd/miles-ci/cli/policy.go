@@ -82,10 +82,8 @@ func runPolicy(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	printMessages(env, ans.Messages)
 	res, sel := ans.Outputs, ans.Selection
-	if sel != nil && sel.DiffUnusable != "" {
-		warn(env, sel.DiffNote())
-	}
 	report := ghoutput.PolicyReport{Trigger: triggerText(ans.Trigger, req.PR), Policy: ans.Policy, Selection: sel, Roster: tables.Stages()}
 	if err := gh.writeSummary(env, report.Markdown()); err != nil {
 		return fail(env, err)

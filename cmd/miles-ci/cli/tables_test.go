@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // Variant trees: testdata/miles with one table row changed in its own files,
@@ -412,7 +413,7 @@ func TestLintCommand(t *testing.T) {
 		t.Errorf("wanted exit 1 and %q, got %d %q", want, code, out)
 	}
 	code, out, _ = runArgs([]string{"lint", "--repo", root, "--json"})
-	var res lintResult
+	var res usecase.LintAnswer
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || len(res.Drift) != 1 || res.Drift[0].Kind != policy.DriftUnusedLabel || res.Drift[0].Line != 27 {
 		t.Errorf("--json: wanted exit 1 and one unused-label drift, got %d %q (%v)", code, out, err)
 	}

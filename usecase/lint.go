@@ -1,0 +1,58 @@
+package usecase
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/policy"
+)
+
+// LintAnswer is the drift between a checkout's CI tables, workflows and
+// tests (what makes CI skip or mis-run tests), and where each table came from.
+type LintAnswer struct {
+	Drift []policy.Drift `json:"drift"`
+	// Tables say where each table came from.
+	Tables   []policy.Origin `json:"tables"`
+	Messages []Message       `json:"-"`
+	// summary is the last line of the text: what agrees, or how many drifts.
+	summary string
+}
+
+// OK reports whether the checkout has no drift.
+func (a LintAnswer) OK() bool { return len(a.Drift) == 0 }
+
+// Text is the answer as `miles-ci lint` prints it: one line per drift, then
+// a summary line.
+func (a LintAnswer) Text() string {
+	var b strings.Builder
+	for _, d := range a.Drift {
+		b.WriteString(d.String() + "\n")
+	}
+	b.WriteString(a.summary + "\n")
+	return b.String()
+}
+
+// Lint reads the checkout at repo (shown names it in messages, see
+// LoadTables) and reports its drift.
+func Lint(repo, shown string) (LintAnswer, error) {
+	tables, msgs, err := LoadTables(repo, shown)
+	ans := LintAnswer{Messages: msgs, Drift: []policy.Drift{}}
+	if err != nil {
+		return ans, err
+	}
+	reg, err := tables.LoadRegistry(repo)
+	if err != nil {
+		return ans, err
+	}
+	if drift := policy.Lint(reg); drift != nil {
+		ans.Drift = drift
+	}
+	ans.Tables = tables.Origins
+	if ans.OK() {
+		ans.summary = fmt.Sprintf("no drift: %d suites, %d stages, %d labels, %d registrations agree",
+			len(tables.Suites.CPU)+len(tables.Suites.CUDA)+len(tables.Suites.ROCM), len(tables.Roster), len(tables.Labels), len(reg.Registrations))
+	} else {
+		ans.summary = fmt.Sprintf("%d drift(s) found", len(ans.Drift))
+	}
+	return ans, nil
+}

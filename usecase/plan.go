@@ -1,0 +1,276 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// Message is what a command tells the person running it beside its answer:
+// an annotation level ("notice" or "warning") and one or more lines of text.
+// The use cases return them in order, even with an error; the CLI prints
+// them as ::notice:: and ::warning:: lines, the module on stderr.
+type Message struct {
+	Level string
+	Text  string
+}
+
+func notice(text string) Message  { return Message{Level: "notice", Text: text} }
+func warning(text string) Message { return Message{Level: "warning", Text: text} }
+
+// CheckSource checks that dir (a module's --source, exported) is a Miles
+// checkout, with the module's fix in the message.
+func CheckSource(dir string) error {
+	_, err := policy.CheckCheckout(dir)
+	var ce *policy.CheckoutError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("source %s; pass --source the folder of a Miles checkout (the one that holds tests/)", ce.Problem)
+	}
+	return err
+}
+
+// LoadTables reads the CI tables of the checkout at repo, with a notice when
+// some are the built-in ones. shown names the checkout in that notice ("": its
+// folder; the module says "source", not the folder it exported the source to).
+func LoadTables(repo, shown string) (*policy.Tables, []Message, error) {
+	t, err := policy.LoadTables(repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	note := t.FallbackNote(repo)
+	if note == "" {
+		return t, nil, nil
+	}
+	if shown != "" {
+		note = strings.Replace(note, fsinput.FolderName(repo), shown, 1)
+	}
+	return t, []Message{notice(note)}, nil
+}
+
+// PlanInputs are what `plan` is given, by either front end.
+type PlanInputs struct {
+	// Repo is the Miles checkout; Shown names it in messages (see LoadTables).
+	Repo, Shown string
+	// Request is the run_suite.py request; with All, its HW, Suite and
+	// Partition are ignored and every stage and shard of the roster is planned.
+	Request policy.PlanRequest
+	All     bool
+	// PR is the pull request of --pr (nil without it), read with its changed
+	// files when All is set. Its cadence and labels fill those Given does not
+	// name; with All, the stages its diff skips plan nothing.
+	PR    *github.PR
+	Given Given
+	// Planner says who answers; with PlannerCheckout, Checkout opens the
+	// checkout's own tests/ci code (local Python, or the module's container).
+	Planner  Planner
+	Checkout func() (*Checkout, error)
+}
+
+// PlanAnswer is the plan of each requested shard, in roster order with All.
+type PlanAnswer struct {
+	// Plans are miles-ci's plans (the miles-ci planner).
+	Plans []*policy.Plan
+	// Checkout are the checkout's own --list-only answers (the checkout
+	// planner): the text, and the plan read back from it when it can be.
+	Checkout []CheckoutPlan
+	// PRPolicy is the pull request's resolved policy (nil without a PR, and
+	// with the checkout planner); Selection its stage selection with All.
+	PRPolicy  *policy.WorkflowPolicy
+	Selection *policy.StageSelection
+	// Roster is the checkout's stage roster, for the step summary.
+	Roster []policy.Stage
+	// HasTests is has_tests for --github-output: the first shard has an
+	// enabled test (miles-ci planner).
+	HasTests bool
+	Messages []Message
+}
+
+// Plan answers `plan`: what one suite shard (or, with All, every shard of the
+// roster) runs, as run_suite.py --list-only shows it.
+func Plan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
+	if in.Planner == PlannerCheckout {
+		return checkoutPlan(ctx, in)
+	}
+	var ans PlanAnswer
+	tables, msgs, err := LoadTables(in.Repo, in.Shown)
+	ans.Messages = msgs
+	if err != nil {
+		return ans, err
+	}
+	ans.Roster = tables.Stages()
+	reg, err := tables.LoadRegistry(in.Repo)
+	if err != nil {
+		return ans, err
+	}
+	base := in.Request
+	var skipped []string
+	if in.PR != nil {
+		// The PR decides cadence and labels as the workflow would, unless the
+		// caller named them; with All it also decides the skipped stages.
+		wp, err := PRPolicy(in.PR, tables)
+		if err != nil {
+			return ans, err
+		}
+		base = fillFromPR(base, in.Given, wp.Cadence, wp.RawLabels)
+		ans.PRPolicy = &wp
+		if in.All {
+			sel, note, err := SelectStages(reg, wp, in.PR)
+			if err != nil {
+				return ans, err
+			}
+			if note != "" {
+				ans.Messages = append(ans.Messages, warning(note))
+			}
+			ans.Selection, skipped = &sel, sel.Skipped
+		}
+	}
+	reqs := []policy.PlanRequest{base}
+	if in.All {
+		var unplannable []policy.Stage
+		reqs, unplannable = expandRoster(tables.Stages(), base, skipped)
+		for _, st := range tables.Stages() {
+			if slices.Contains(skipped, st.Name) {
+				// The workflow never starts a skipped stage's job, so it plans nothing.
+				ans.Messages = append(ans.Messages, notice(st.Name+" is skipped on "+in.PR.Ref()+" (rules §4): no shard of it runs"))
+			}
+		}
+		if len(unplannable) > 0 {
+			st := unplannable[0]
+			// A pool job's gate names a suite that no backend lists (lint
+			// reports it too): there is no run_suite.py --hw to plan it with.
+			return ans, fmt.Errorf("stage %s (job %s, %s) is in no backend's CI_SUITES, so it cannot be planned; add it to CI_SUITES in %s or fix the job's skipped_stages gate", st.Name, st.Job, st.Source, policy.RunSuiteFile)
+		}
+	}
+	for _, r := range reqs {
+		p, err := policy.BuildPlan(reg, r)
+		if err != nil {
+			return ans, err
+		}
+		ans.Plans = append(ans.Plans, p)
+	}
+	if len(ans.Plans) > 0 {
+		// The ignored-label warnings are the same for every plan of one run.
+		for _, w := range ans.Plans[0].Warnings {
+			ans.Messages = append(ans.Messages, warning(w))
+		}
+		ans.HasTests = len(ans.Plans[0].Enabled) > 0
+	}
+	return ans, nil
+}
+
+// ReadPlans are the answer's plans: miles-ci's, or the checkout's read back
+// from its --list-only text (an error when one cannot be).
+func (a PlanAnswer) ReadPlans() ([]*policy.Plan, error) {
+	if a.Checkout == nil {
+		return a.Plans, nil
+	}
+	var out []*policy.Plan
+	for _, p := range a.Checkout {
+		if p.Plan == nil {
+			return nil, fmt.Errorf("the checkout's plan cannot be written as JSON: %w", p.ReadErr)
+		}
+		out = append(out, p.Plan)
+	}
+	return out, nil
+}
+
+// checkoutPlan is Plan with the checkout planner: the checkout's own
+// run_suite.py --list-only, with a pull request's cadence, labels and (with
+// All) skipped stages as the checkout's own ci_policy resolves them.
+func checkoutPlan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
+	var ans PlanAnswer
+	c, err := in.Checkout()
+	if err != nil {
+		return ans, err
+	}
+	ans.Messages = append(ans.Messages, notice("--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python.String()))
+	base := in.Request
+	var skipped []string
+	if in.PR != nil {
+		var diff []byte
+		if in.All {
+			diff, _ = in.PR.NameStatus()
+		}
+		pol, err := c.Policy(ctx, in.PR.Trigger(), diff)
+		if err != nil {
+			return ans, err
+		}
+		base = fillFromPR(base, in.Given, pol.Outputs.Cadence, pol.Outputs.RawLabels)
+		skipped = pol.Outputs.SkippedStages
+	}
+	reqs := []policy.PlanRequest{base}
+	if in.All {
+		tables, msgs, err := LoadTables(in.Repo, in.Shown)
+		ans.Messages = append(ans.Messages, msgs...)
+		if err != nil {
+			return ans, fmt.Errorf("plan --all needs the checkout's stage roster: %w", err)
+		}
+		// A stage no backend lists is left out: the checkout's own
+		// run_suite.py has no --hw to be asked with.
+		reqs, _ = expandRoster(tables.Stages(), base, skipped)
+	}
+	if ans.Checkout, err = c.Plans(ctx, reqs); err != nil {
+		return ans, err
+	}
+	return ans, nil
+}
+
+// fillFromPR gives a plan request the pull request's cadence and labels
+// where the caller did not name them.
+func fillFromPR(r policy.PlanRequest, given Given, cadence policy.Cadence, labels []string) policy.PlanRequest {
+	if !given.Cadence {
+		r.Cadence = cadence
+	}
+	if !given.Labels {
+		r.Labels = labels
+	}
+	return r
+}
+
+// expandRoster is plan --all's requests: every shard of every stage of the
+// roster in order, but the skipped ones; the stages no backend lists cannot
+// be planned and are returned apart.
+func expandRoster(stages []policy.Stage, base policy.PlanRequest, skipped []string) (reqs []policy.PlanRequest, unplannable []policy.Stage) {
+	for _, st := range stages {
+		if slices.Contains(skipped, st.Name) {
+			continue
+		}
+		if st.Backend == "" {
+			unplannable = append(unplannable, st)
+			continue
+		}
+		r := base
+		r.HW, r.Suite = st.Backend, st.Name
+		n := st.ShardsFor(r.Cadence)
+		if n <= 1 {
+			reqs = append(reqs, r)
+			continue
+		}
+		for i := 0; i < n; i++ {
+			r.Partition = &policy.Partition{ID: i, Size: n}
+			reqs = append(reqs, r)
+		}
+	}
+	return reqs, unplannable
+}
+
+// SelectStages is the pull request's GPU stage selection (rules §4) from its
+// changed files. A diff that cannot be used skips no stage; note then says
+// why, as a warning for the person running the command.
+func SelectStages(reg *policy.Registry, wp policy.WorkflowPolicy, pr *github.PR) (sel policy.StageSelection, note string, err error) {
+	diff, why := pr.NameStatus()
+	if sel, err = policy.SelectPRStages(reg, wp, diff); err != nil {
+		return sel, "", err
+	}
+	if why != "" {
+		sel.DiffUnusable = why
+		note = sel.DiffNote()
+	}
+	return sel, note, nil
+}
