@@ -725,18 +725,18 @@ func (m *MilesCi) ReleaseLock(
 	// +optional
 	imageTag string,
 ) (*dagger.File, error) {
-	version, ok := strings.CutPrefix(branch, "release/")
-	if !ok {
-		return nil, fmt.Errorf("--branch %q: a release branch is release/vX.Y.Z", branch)
+	tag, err := deps.ReleaseImageTag(branch)
+	if err != nil {
+		return nil, err
 	}
 	if imageTag == "" {
-		imageTag = "release-" + version + "-ci"
+		imageTag = tag
 	}
 	commits, err := pipeline.ResolveBranches(ctx, m.newSession(false).container(), sglangRef, megatronRef, nonce(""))
 	if err != nil {
 		return nil, err
 	}
-	lock, err := deps.NewLock(branch, commits.SGLang, commits.Megatron, imageTag, "", "", "")
+	lock, err := deps.NewLock(deps.BranchCut{Branch: branch, SGLangCommit: commits.SGLang, MegatronCommit: commits.Megatron, ImageTag: imageTag})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/lazyre"
@@ -233,22 +234,53 @@ func (l Lock) Format() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// NewLock is the lock a branch cut freezes: the given branch, the two
-// dependency commits read from the default branch heads, the CI image tag
-// and the three wheel fingerprints (cu130 x86_64, cu130 aarch64, cu129 x86_64).
-func NewLock(branch, sglangCommit, megatronCommit, imageTag, fpCU130X86, fpCU130ARM, fpCU129X86 string) (Lock, error) {
+// BranchCut is what a release branch cut freezes into a Lock; NewLock adds
+// the dependency repositories and their default branches.
+type BranchCut struct {
+	// Branch is the release branch, release/vX.Y.Z.
+	Branch string
+	// SGLangCommit is the SGLang commit read from its default branch head.
+	SGLangCommit string
+	// MegatronCommit is the Megatron-LM commit read from its default branch head.
+	MegatronCommit string
+	// ImageTag is the CI image tag the release runs with.
+	ImageTag string
+	// WheelsCU130X86 fingerprints the cu130-x86_64 wheels release ("" for none).
+	WheelsCU130X86 string
+	// WheelsCU130ARM fingerprints the cu130-aarch64 wheels release ("" for none).
+	WheelsCU130ARM string
+	// WheelsCU129X86 fingerprints the cu129-x86_64 wheels release ("" for none).
+	WheelsCU129X86 string
+}
+
+// ReleaseImageTag is the CI image tag a release branch cut records when none
+// is given: release/vX.Y.Z runs on release-vX.Y.Z-ci. A branch outside
+// release/ is an error naming the flag.
+func ReleaseImageTag(branch string) (string, error) {
+	version, ok := strings.CutPrefix(branch, "release/")
+	if !ok || version == "" {
+		return "", fmt.Errorf("--branch %q: a release branch is release/vX.Y.Z", branch)
+	}
+	return "release-" + version + "-ci", nil
+}
+
+// NewLock is the lock a branch cut freezes: the cut's branch, dependency
+// commits, CI image tag and wheel fingerprints, with the dependency
+// repositories and their default branches. It returns the lock and
+// Validate's error.
+func NewLock(c BranchCut) (Lock, error) {
 	l := Lock{
-		ReleaseBranch:  branch,
+		ReleaseBranch:  c.Branch,
 		SGLangRepo:     SGLangRepo,
 		SGLangBranch:   DefaultSGLangBranch,
-		SGLangCommit:   sglangCommit,
+		SGLangCommit:   c.SGLangCommit,
 		MegatronRepo:   MegatronRepo,
 		MegatronBranch: DefaultMegatronBranch,
-		MegatronCommit: megatronCommit,
-		CIImageTag:     imageTag,
-		WheelsCU130X86: fpCU130X86,
-		WheelsCU130ARM: fpCU130ARM,
-		WheelsCU129X86: fpCU129X86,
+		MegatronCommit: c.MegatronCommit,
+		CIImageTag:     c.ImageTag,
+		WheelsCU130X86: c.WheelsCU130X86,
+		WheelsCU130ARM: c.WheelsCU130ARM,
+		WheelsCU129X86: c.WheelsCU129X86,
 	}
 	return l, l.Validate()
 }

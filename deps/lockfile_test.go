@@ -137,8 +137,9 @@ func TestFormatLockRoundTrip(t *testing.T) {
 }
 
 func TestNewLockAndWriteRead(t *testing.T) {
-	lock, err := NewLock("release/v0.3.0", validLock.SGLangCommit, validLock.MegatronCommit, "release-v0.3.0-ci",
-		validLock.WheelsCU130X86, validLock.WheelsCU130ARM, "")
+	lock, err := NewLock(BranchCut{Branch: "release/v0.3.0", SGLangCommit: validLock.SGLangCommit,
+		MegatronCommit: validLock.MegatronCommit, ImageTag: "release-v0.3.0-ci",
+		WheelsCU130X86: validLock.WheelsCU130X86, WheelsCU130ARM: validLock.WheelsCU130ARM})
 	checkErr(t, err, "")
 	if lock != validLock {
 		t.Fatalf("wanted %+v, got %+v", validLock, lock)
@@ -156,7 +157,7 @@ func TestNewLockAndWriteRead(t *testing.T) {
 		t.Fatalf("wanted %+v, got %+v", lock, got)
 	}
 
-	_, err = NewLock("release/v0.3", "", "", "", "", "", "")
+	_, err = NewLock(BranchCut{Branch: "release/v0.3"})
 	if err == nil || !strings.HasPrefix(err.Error(), `release-lock.json: field release_branch must match release/vX.Y.Z, e.g. "release/v0.3.0", got "release/v0.3"`) {
 		t.Errorf("wanted a release_branch error first, got %v", err)
 	}
@@ -202,4 +203,15 @@ func TestReadLockErrors(t *testing.T) {
 	}
 	_, err = ReadLock(dir3)
 	checkErr(t, err, big+" is 100000 bytes, more than the 64 KiB (65536 bytes) a lockfile may be; give the release-lock.json a release branch cut writes")
+}
+
+func TestReleaseImageTag(t *testing.T) {
+	if got, err := ReleaseImageTag("release/v0.3.0"); err != nil || got != "release-v0.3.0-ci" {
+		t.Errorf("wanted release-v0.3.0-ci, got %q, %v", got, err)
+	}
+	for _, b := range []string{"main", "release/", "releases/v1"} {
+		if _, err := ReleaseImageTag(b); err == nil {
+			t.Errorf("%q: wanted an error", b)
+		}
+	}
 }

@@ -24,6 +24,8 @@ const (
 )
 
 // ErrPatchIncompatible is the rules §8 failure; match it with errors.Is.
+//
+//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 var ErrPatchIncompatible = errors.New("Selected Megatron ref is incompatible with the ROCm patch")
 
 // PatchPlan is the argv of each §8 step, run in the Megatron-LM checkout.
@@ -96,15 +98,26 @@ type PatchOutcome struct {
 	Steps [][]string `json:"steps"`
 }
 
+// PatchMode says whether PatchPlan.Run applies a patch whose check passed.
+type PatchMode int
+
+const (
+	// PatchCheckOnly runs the checks only: a dry run, or a caller that runs
+	// `git apply` itself.
+	PatchCheckOnly PatchMode = iota
+	// PatchCheckAndApply runs `git apply` once the check passed.
+	PatchCheckAndApply
+)
+
 // gitApplyNoMatch is git apply's exit status for "patch does not apply";
 // other non-zero statuses (128) mean git could not read the patch at all.
 const gitApplyNoMatch = 1
 
 // Run performs the §8 steps in dir with run: check; if it fails, reverse
-// check; apply when the check passed and apply is true. ref names the
-// Megatron-LM ref for messages. An incompatible patch returns the outcome and
+// check; apply when the check passed and mode is PatchCheckAndApply. ref
+// names the Megatron-LM ref for messages. An incompatible patch returns the outcome and
 // an error wrapping ErrPatchIncompatible.
-func (p PatchPlan) Run(ctx context.Context, run Runner, dir, ref string, apply bool) (PatchOutcome, error) {
+func (p PatchPlan) Run(ctx context.Context, run Runner, dir, ref string, mode PatchMode) (PatchOutcome, error) {
 	var out PatchOutcome
 	step := func(argv []string) (bool, error) {
 		out.Steps = append(out.Steps, argv)
@@ -140,7 +153,7 @@ func (p PatchPlan) Run(ctx context.Context, run Runner, dir, ref string, apply b
 		return out, fmt.Errorf("%w: %s neither applies to nor is already present in Megatron-LM %s (%s); pick a Megatron-LM ref based on miles-main or update %s to match it",
 			ErrPatchIncompatible, p.Patch, ref, dir, ROCmPatchPath)
 	case PatchApply:
-		if !apply {
+		if mode != PatchCheckAndApply {
 			return out, nil
 		}
 		ok, err := step(p.Apply)

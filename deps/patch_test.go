@@ -65,24 +65,24 @@ func TestPatchPlanRunFake(t *testing.T) {
 	tests := []struct {
 		name    string
 		codes   map[string]int
-		doApply bool
+		mode    PatchMode
 		runErr  error
 		want    PatchOutcome
 		wantErr string
 	}{
-		{name: "apply", codes: map[string]int{}, doApply: true,
+		{name: "apply", codes: map[string]int{}, mode: PatchCheckAndApply,
 			want: PatchOutcome{State: PatchApply, Applied: true, Steps: [][]string{plan.Check, plan.Apply}}},
-		{name: "dry run", codes: map[string]int{},
+		{name: "dry run", codes: map[string]int{}, mode: PatchCheckOnly,
 			want: PatchOutcome{State: PatchApply, Steps: [][]string{plan.Check}}},
-		{name: "already present", codes: map[string]int{check: 1}, doApply: true,
+		{name: "already present", codes: map[string]int{check: 1}, mode: PatchCheckAndApply,
 			want: PatchOutcome{State: PatchAlreadyPresent, Steps: [][]string{plan.Check, plan.ReverseCheck}}},
-		{name: "incompatible", codes: map[string]int{check: 1, reverse: 1}, doApply: true,
+		{name: "incompatible", codes: map[string]int{check: 1, reverse: 1}, mode: PatchCheckAndApply,
 			want:    PatchOutcome{State: PatchIncompatible, Steps: [][]string{plan.Check, plan.ReverseCheck}},
 			wantErr: "Selected Megatron ref is incompatible with the ROCm patch: m.patch neither applies to nor is already present in Megatron-LM #82 (/mlm); pick a Megatron-LM ref based on miles-main or update docker/amd_patch/latest/megatron.patch to match it"},
-		{name: "unreadable patch", codes: map[string]int{check: 128}, doApply: true,
+		{name: "unreadable patch", codes: map[string]int{check: 128}, mode: PatchCheckAndApply,
 			want:    PatchOutcome{Steps: [][]string{plan.Check}},
 			wantErr: "git apply --check m.patch in /mlm failed with exit status 128 (git could not read the patch; check that m.patch is a patch file): error: corrupt patch at line 6"},
-		{name: "apply fails after check", codes: map[string]int{apply: 1}, doApply: true,
+		{name: "apply fails after check", codes: map[string]int{apply: 1}, mode: PatchCheckAndApply,
 			want:    PatchOutcome{State: PatchApply, Steps: [][]string{plan.Check, plan.Apply}},
 			wantErr: "git apply m.patch in /mlm failed although --check passed; the checkout changed between the steps, rerun the job"},
 		{name: "git missing", runErr: errors.New(`exec: "git": executable file not found in $PATH`),
@@ -91,7 +91,7 @@ func TestPatchPlanRunFake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := plan.Run(context.Background(), fakeRunner(tt.codes, tt.runErr), "/mlm", "#82", tt.doApply)
+			got, err := plan.Run(context.Background(), fakeRunner(tt.codes, tt.runErr), "/mlm", "#82", tt.mode)
 			checkErr(t, err, tt.wantErr)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("wanted %+v, got %+v", tt.want, got)
@@ -162,7 +162,7 @@ func TestPatchPlanRunGit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := gitRepo(t, tt.content)
-			got, err := NewPatchPlan(patch).Run(context.Background(), hostRunner, dir, "miles-main", true)
+			got, err := NewPatchPlan(patch).Run(context.Background(), hostRunner, dir, "miles-main", PatchCheckAndApply)
 			if tt.wantErrIs == nil && err != nil {
 				t.Fatalf("wanted no error, got %v", err)
 			}
@@ -181,7 +181,7 @@ func TestPatchPlanRunGit(t *testing.T) {
 
 	t.Run("missing patch file", func(t *testing.T) {
 		dir := gitRepo(t, base)
-		_, err := NewPatchPlan(filepath.Join(dir, "nope.patch")).Run(context.Background(), hostRunner, dir, "", true)
+		_, err := NewPatchPlan(filepath.Join(dir, "nope.patch")).Run(context.Background(), hostRunner, dir, "", PatchCheckAndApply)
 		if err == nil || !strings.Contains(err.Error(), "failed with exit status 128") {
 			t.Errorf("wanted an exit status 128 error, got %v", err)
 		}

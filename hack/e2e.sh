@@ -104,6 +104,8 @@ same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage
 	--labels run-ci-megatron --partition-id 0 --partition-size 2 --continue-on-error
 same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
 	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
+same "call plan --all (every shard of the roster)" plan --repo "$fixture" --all --cadence nightly --json \
+	-- --source "$fixture" plan --all --cadence nightly
 if [[ -f $fixture/diffs/mixed_tests.z ]]; then
 	cp "$fixture/diffs/mixed_tests.z" "$out/changed"
 else

@@ -31,6 +31,7 @@ if [[ -n ${MILES_CI_GITHUB_STANDIN:-} ]]; then
 	(cd "$repo" && go build -o "$bin/standin" ./github/githubtest/standin)
 	# $1 stand-in, $2 its answers, $3 a scratch folder; the rest is the command. No
 	# argument is ever part of the script text.
+	# shellcheck disable=SC2016 # the script expands its own $1..$3, not this shell
 	script='"$1" "$2" >"$3/standin.out" 2>"$3/standin.err" &
 pid=$!
 for _ in $(seq 1 100); do grep -q "^GITHUB_API_URL=" "$3/standin.out" && break; sleep 0.1; done

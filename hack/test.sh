@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The project's test command (README "Tests"; .ci/run calls it): static checks and
-# unit tests of the Go module, then the end-to-end tests on a real Dagger engine
-# (hack/e2e.sh: needs root, apt and ~10 GB; MILES_CI_SKIP_E2E=1 skips them).
+# The project's test command (README "Tests"; .ci/run calls it): static checks
+# (gofmt, go vet, staticcheck, shellcheck, actionlint) and unit tests of the Go
+# modules, then the end-to-end tests on a real Dagger engine (hack/e2e.sh: needs
+# root, apt and ~10 GB; MILES_CI_SKIP_E2E=1 skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
@@ -15,13 +16,33 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go vet ./..."
 go vet ./...
+# staticcheck at a pinned version, built from the Go module proxy: no entry in either
+# go.mod. Its default checks, with //lint:ignore and a reason where code must differ.
+staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.8.2
+echo "== staticcheck ./... and hack/ (${staticcheck#*/cmd/})"
+go run "$staticcheck" ./...
+(cd hack && go run "$staticcheck" ./...)
 echo "== go test ./..."
 go test ./...
-echo "== actionlint on examples/workflows (hack/workflowlint)"
+
+# ShellCheck lints the container scripts and hack/'s own, and lets actionlint check the
+# workflows' run: scripts. A machine without it installs it as root with apt-get.
 if ! command -v shellcheck >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-	# shellcheck lets actionlint check the run: scripts too; the test runs without it.
-	apt-get install -y -qq shellcheck >/dev/null 2>&1 || echo "shellcheck not installed; linting workflows without it"
+	echo "== apt-get install shellcheck"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck; } >/dev/null 2>&1 ||
+		echo "apt-get could not install shellcheck"
 fi
+if command -v shellcheck >/dev/null; then
+	# Not hack/engine/build-{dagger,gosdk}.sh and hack/images/build-images.sh: each hashes
+	# its own text into its build stamp, so an edit rebuilds the engine or the images.
+	echo "== shellcheck pipeline/scripts/*.sh (the container scripts), .ci/run and hack/"
+	mapfile -t scripts < <(find pipeline/scripts hack -name '*.sh' ! -path hack/engine/build-dagger.sh \
+		! -path hack/engine/build-gosdk.sh ! -path hack/images/build-images.sh | sort)
+	shellcheck .ci/run "${scripts[@]}"
+else
+	echo "== shellcheck skipped: it is not installed and could not be (apt-get install shellcheck as root); actionlint runs without it"
+fi
+echo "== actionlint on examples/workflows (hack/workflowlint)"
 (cd hack && go test ./workflowlint/)
 if [ "${MILES_CI_SKIP_E2E:-}" = 1 ]; then
 	echo "== hack/e2e.sh skipped (MILES_CI_SKIP_E2E=1)"

@@ -41,7 +41,7 @@ done
 git_dir=$(cd "$git_dir" && pwd)
 G=(git --git-dir="$git_dir")
 if [ -d "$git_dir/.git" ]; then G=(git --git-dir="$git_dir/.git"); fi
-"${G[@]}" rev-parse --verify -q main^{commit} >/dev/null || { echo "verify-history: $git_dir has no branch main; is it a Miles clone?" >&2; exit 2; }
+"${G[@]}" rev-parse --verify -q 'main^{commit}' >/dev/null || { echo "verify-history: $git_dir has no branch main; is it a Miles clone?" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)

@@ -120,9 +120,9 @@ func Build(req Request) (Spec, error) {
 }
 
 // stamps ends each phase before the run with a layer stamp: a step that
-// writes a fresh random id to LayersDir/PHASE. A phase served from the cache
-// keeps its old stamp, so comparing stamps across runs shows which phases
-// really ran (see docs/running.md).
+// writes a fresh random id to /opt/miles-ci/layers/PHASE (scripts/stamp.sh).
+// A phase served from the cache keeps its old stamp, so comparing stamps
+// across runs shows which phases really ran (see docs/running.md).
 func (b *builder) stamps() {
 	var out []Step
 	next := 0 // index in Phases of the next phase to stamp

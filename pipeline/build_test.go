@@ -390,7 +390,7 @@ func TestBuildFileRuns(t *testing.T) {
 // TestBuildRelease checks a release run: cadence release, the lockfile's
 // commits and image tag, nothing to resolve.
 func TestBuildRelease(t *testing.T) {
-	lock, err := deps.NewLock("release/v0.3.0", sglangHead, megatronHead, "release-v0.3.0-ci", "", "", "")
+	lock, err := deps.NewLock(deps.BranchCut{Branch: "release/v0.3.0", SGLangCommit: sglangHead, MegatronCommit: megatronHead, ImageTag: "release-v0.3.0-ci"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,8 +444,8 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 	}
 }
 
-// TestRunreqErrors checks the request errors a user meets first.
-func TestRunreqErrors(t *testing.T) {
+// TestUsecaseErrors checks the request errors a user meets first.
+func TestUsecaseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		in   usecase.Inputs
 		want string

@@ -30,6 +30,6 @@
 // the Request from policy and deps), look up the roster (package usecase
 // does that, once per run), or trust a file the tests could write: the
 // verdict comes from the run wrapper's record as the engine captured it.
-// The container scripts are fixed text whose data comes in as positional
-// arguments; no step is a shell string built from input.
+// The container scripts are fixed text (scripts/, embedded) whose data comes
+// in as positional arguments; no step is a shell string built from input.
 package pipeline

@@ -90,9 +90,8 @@ func (f *fake) WithGPUs(devices []string) Container {
 	return f.clone("gpus " + strings.Join(devices, ","))
 }
 func (f *fake) WithExec(argv []string, opts ExecOptions) Container {
-	name := argv[0]
 	if len(argv) > 3 && (argv[0] == "bash" || argv[0] == "python3") && argv[1] == "-c" {
-		name = "<" + strings.TrimPrefix(argv[3], "miles-ci-") + ">"
+		name := "<" + strings.TrimPrefix(argv[3], "miles-ci-") + ">"
 		argv = append([]string{name}, argv[4:]...)
 	}
 	n := f.clone("exec " + strings.Join(argv, " "))

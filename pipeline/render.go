@@ -281,7 +281,7 @@ func applyPatch(ctx context.Context, c Container, s Step) (Container, string, er
 		}
 		return deps.StepResult{ExitCode: code, Output: stdout + stderr}, nil
 	}
-	out, err := plan.Run(ctx, run, s.Workdir, p.Ref, false)
+	out, err := plan.Run(ctx, run, s.Workdir, p.Ref, deps.PatchCheckOnly)
 	if err != nil {
 		return nil, "", err
 	}

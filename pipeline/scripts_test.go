@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,34 @@ func TestScriptsParse(t *testing.T) {
 		if err != nil {
 			t.Errorf("script %s: %v: %s", name, err, out)
 		}
+	}
+}
+
+// TestScriptFiles checks that what shellcheck reads in scripts/ is what runs:
+// each fixed script is its file (gpu-wait after rocm-devices.sh), the run
+// wrapper is run-wrapper.py, and the folder holds no other script.
+func TestScriptFiles(t *testing.T) {
+	want := map[string]string{"rocm-devices.sh": "", "run-wrapper.py": RunWrapper(), ".shellcheckrc": ""}
+	for _, name := range ScriptNames {
+		want[name+".sh"] = Script(name)
+	}
+	want["gpu-wait.sh"] = strings.TrimPrefix(Script("gpu-wait"), read(t, "scripts/rocm-devices.sh"))
+	entries, err := os.ReadDir("scripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		text, ok := want[e.Name()]
+		if !ok {
+			t.Errorf("scripts/%s is not a fixed script; embed it in scripts.go or remove it", e.Name())
+		} else if text != "" && read(t, filepath.Join("scripts", e.Name())) != text {
+			t.Errorf("scripts/%s: wanted the text that runs, %q, got %q", e.Name(), text, read(t, filepath.Join("scripts", e.Name())))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("wanted the files %v in scripts/, got %v", slices.Sorted(maps.Keys(want)), got)
 	}
 }
 

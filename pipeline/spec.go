@@ -66,9 +66,6 @@ const (
 	JUnitPath = ResultsDir + "/junit.xml"
 	// StepSummaryPath is GITHUB_STEP_SUMMARY in the run step.
 	StepSummaryPath = ResultsDir + "/step-summary.md"
-	// LayersDir holds one layer stamp per phase (a random id written when
-	// the phase really ran; a cached phase keeps its old one).
-	LayersDir = "/opt/miles-ci/layers"
 	// RunIDEnv carries the run nonce: it changes per test run, so the run
 	// steps after it never come from the cache.
 	RunIDEnv = "MILES_CI_RUN_ID"

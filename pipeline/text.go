@@ -138,9 +138,6 @@ func inDir(dir string) string {
 	return "   (in " + dir + ")"
 }
 
-// CommandText shows an argv on one line, a fixed script by name.
-func CommandText(argv []string) string { return argvText(argv) }
-
 // ExecFailure explains a failed command for an error message: the command,
 // its exit status and the end of its output (stderr, else stdout).
 func ExecFailure(argv []string, code int, stdout, stderr string) string {

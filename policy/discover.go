@@ -206,18 +206,14 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	return reg, nil
 }
 
-// collectFile returns the registrations of one repo-relative test file below
+// collectListed returns the registrations of one repo-relative test file below
 // root, applying the collection rules of rules §2: a tests/fast/ file is
 // CPU-only and registered implicitly when it has no call; any other file
 // without a registration is an error. Labels are checked against the
-// tables t. It reads into *buf, which it may grow and which the caller may
-// reuse: registrations hold no reference to it.
-func collectFile(root, rel string, buf *[]byte, t *Tables) ([]Registration, error) {
-	return collectListed(root, rel, fs.ModeIrregular, buf, t)
-}
-
-// collectListed is collectFile for a file whose folder listing gave it the
-// type listed (fsinput.ReadListedInto); fs.ModeIrregular when unknown.
+// tables t. listed is the type the file's folder listing gave it
+// (fsinput.ReadListedInto); fs.ModeIrregular when unknown. It reads into
+// *buf, which it may grow and which the caller may reuse: registrations hold
+// no reference to it.
 func collectListed(root, rel string, listed fs.FileMode, buf *[]byte, t *Tables) ([]Registration, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := fsinput.ReadListedInto(filepath.Join(root, filepath.FromSlash(rel)), listed, fsinput.TestFile, buf)

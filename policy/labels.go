@@ -7,6 +7,3 @@ var KnownLabels = []string{
 	"precision", "ft-short", "ft-long", "weight-update", "fully-async", "replay", "qwen35",
 	"mooncake", "miles-plugin", "amd",
 }
-
-// IsKnownLabel reports whether l is one of the built-in KnownLabels.
-func IsKnownLabel(l string) bool { return builtin.IsKnownLabel(l) }

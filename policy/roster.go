@@ -106,15 +106,6 @@ func builtinRoster() []Stage {
 // Roster returns the built-in stage roster of rules §1, in its order. The result is a copy.
 func Roster() []Stage { return builtin.Stages() }
 
-// StageByName returns the built-in roster entry of a stage (= suite) name.
-func StageByName(name string) (Stage, bool) { return builtin.Stage(name) }
-
-// Suites returns the built-in suites of a backend.
-func Suites(b Backend) []string { return builtin.SuitesOf(b) }
-
-// CheckSuite returns an error unless suite belongs to backend b in the built-in tables.
-func CheckSuite(b Backend, suite string) error { return builtin.CheckSuite(b, suite) }
-
 // backendEnumName is the name Miles prints for a backend (HWBackend.name).
 func backendEnumName(b Backend) string {
 	if p, ok := Profile(b); ok {

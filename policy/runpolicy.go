@@ -42,6 +42,7 @@ func ParseCadence(s string) (Cadence, error) {
 	for i, c := range Cadences {
 		names[i] = string(c)
 	}
+	//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 	return "", fmt.Errorf("Unknown CI cadence %s; expected one of %s", pysource.Repr(s), pysource.ReprList(names))
 }
 
@@ -64,12 +65,6 @@ type RunPolicy struct {
 	Absorb bool `json:"absorb,omitempty"`
 	// Warnings are raw labels that were ignored, with why.
 	Warnings []string `json:"warnings"`
-}
-
-// RequestedLabels returns the built-in known domain labels that raw labels
-// request; see Tables.RequestedLabels.
-func RequestedLabels(raw []string) (requested []string, warnings []string) {
-	return builtin.RequestedLabels(raw)
 }
 
 // RequestedLabels returns the known domain labels that raw labels request
@@ -109,6 +104,7 @@ func (t *Tables) ResolveRunPolicy(cadence Cadence, raw []string, matchAll bool) 
 		return RunPolicy{}, err
 	}
 	if slices.Contains(raw, LabelNightly) && cadence != Nightly {
+		//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 		return RunPolicy{}, fmt.Errorf("The nightly workflow label requires cadence='nightly' (got %s); drop the nightly label or pass --cadence nightly", pysource.Repr(string(cadence)))
 	}
 	requested, warnings := t.RequestedLabels(raw)

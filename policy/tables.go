@@ -266,8 +266,10 @@ func (t *Tables) CheckSuite(b Backend, suite string) error {
 		return nil
 	}
 	if len(suites) == 0 {
+		//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 		return fmt.Errorf("Unknown suite %s for backend %s; CI_SUITES lists no %s suite", suite, backendEnumName(b), b)
 	}
+	//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 	return fmt.Errorf("Unknown suite %s for backend %s; the %s suites are %s", suite, backendEnumName(b), b, strings.Join(suites, ", "))
 }
 

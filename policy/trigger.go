@@ -63,12 +63,14 @@ func ResolveTrigger(t Trigger) (WorkflowPolicy, error) {
 	case t.Event == EventSchedule:
 		c, ok := tables.CronPolicy(t.Schedule)
 		if !ok {
+			//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 			return WorkflowPolicy{}, fmt.Errorf("No CI policy is defined for schedule: %s; known crons are %s", t.Schedule, knownCrons(tables))
 		}
 		cadence, raw = c.Cadence, c.RawLabels
 	case t.Event == EventWorkflowDispatch:
 		cadence = Regular
 	default:
+		//lint:ignore ST1005 the reference's error text, verbatim (parity with the Python CI)
 		return WorkflowPolicy{}, fmt.Errorf("Unsupported PR Test trigger: %s; expected pull_request, schedule or workflow_dispatch (or a cadence override for a called workflow)", t.Event)
 	}
 	rp, err := tables.ResolveRunPolicy(cadence, raw, false)

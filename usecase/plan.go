@@ -265,11 +265,24 @@ func expandRoster(stages []policy.Stage, base policy.PlanRequest, skipped []stri
 // why, as a warning for the person running the command.
 func SelectStages(reg *policy.Registry, wp policy.WorkflowPolicy, pr *github.PR) (sel policy.StageSelection, note string, err error) {
 	diff, why := pr.NameStatus()
+	return selectStages(reg, wp, diff, why)
+}
+
+// selectStages is the stage selection from a diff, or, when unusable says why
+// the diff cannot be used (or there is none), the selection that skips
+// nothing, with a note that says why (the caller's reason, not "no
+// changed-files input").
+func selectStages(reg *policy.Registry, wp policy.WorkflowPolicy, diff []byte, unusable string) (sel policy.StageSelection, note string, err error) {
+	if unusable != "" {
+		diff = nil
+	}
 	if sel, err = policy.SelectPRStages(reg, wp, diff); err != nil {
 		return sel, "", err
 	}
-	if why != "" {
-		sel.DiffUnusable = why
+	if unusable != "" {
+		sel.DiffUnusable = unusable
+	}
+	if sel.DiffUnusable != "" {
 		note = sel.DiffNote()
 	}
 	return sel, note, nil

@@ -99,19 +99,13 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 			return PolicyAnswer{}, err
 		}
 	}
-	if unusable != "" {
-		diff = nil
-	}
-	sel, err := policy.SelectPRStages(reg, wp, diff)
+	sel, note, err := selectStages(reg, wp, diff, unusable)
 	if err != nil {
 		return PolicyAnswer{}, err
 	}
-	if unusable != "" {
-		sel.DiffUnusable = unusable // say why, not "no changed-files input"
-	}
 	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
-	if sel.DiffUnusable != "" {
-		ans.Messages = append(ans.Messages, warning(sel.DiffNote()))
+	if note != "" {
+		ans.Messages = append(ans.Messages, warning(note))
 	}
 	return ans, nil
 }

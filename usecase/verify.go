@@ -590,11 +590,6 @@ func generatedDiffs(t *policy.Tables, reg *policy.Registry) []NamedDiff {
 	return out
 }
 
-func compactStrings(l []string) string {
-	b, _ := json.Marshal(l)
-	return string(b)
-}
-
 // pythonList renders labels as Python's json.dumps does: ["h200", "2gpu"].
 func pythonList(items []string) string {
 	quoted := make([]string, len(items))

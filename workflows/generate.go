@@ -57,7 +57,6 @@ type workflow struct {
 	dispatchInputs          []input
 	callInputs              []input
 	imageTagEnv             string
-	runInput                bool // whether workflow_call passes a ref to test
 }
 
 type input struct{ name, description, def string }

@@ -4,6 +4,7 @@
 # the module inside the checkout, as a local toolchain must be) lists miles-ci's checks,
 # `lint` passes, and a label no test uses fails `dagger check miles-ci:lint` with lint's
 # message. The toolchain's --source is the checkout, not miles-ci's own folder.
+# shellcheck disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 echo "=== RUN dagger check (miles-ci as a Miles checkout's toolchain)"
 check_toolchain() {
@@ -12,6 +13,7 @@ check_toolchain() {
 	git ls-files -co --exclude-standard -z | grep -zv '^testdata/' | xargs -0 cp --parents -t "$ck/.dagger-tools/miles-ci" || return 1
 	(
 		cd "$ck" || exit 1
+		# shellcheck disable=SC2015 # the { } block is the failure of any step before it
 		dagger init >"$out/check-init.log" 2>&1 &&
 			dagger toolchain install ./.dagger-tools/miles-ci >"$out/check-install.log" 2>&1 &&
 			dagger check -l >"$out/check-list.log" 2>&1 &&
@@ -19,6 +21,7 @@ check_toolchain() {
 			tail -n 20 "$out"/check-*.log
 			exit 1
 		}
+		# shellcheck disable=SC2015 # the { } block is the failure of either step
 		dagger check miles-ci:lint >"$out/check-lint.log" 2>&1 &&
 			grep -q "no drift: 11 suites, 11 stages, 19 labels, 61 registrations agree" "$out/check-lint.log" || {
 			tail -n 20 "$out/check-lint.log"

@@ -7,6 +7,7 @@
 #   - a fork PR's `spec` is `miles-ci run --pr 2901 ... --dry-run --json` (no secrets),
 #   - the token given as a Dagger secret reaches the API and no output or error holds it,
 #   - --pr with --event fails before GitHub is asked.
+# shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 echo "=== RUN --pr (module against the GitHub API stand-in)"
 go build -o "$out/standin" ./github/githubtest/standin

@@ -6,6 +6,7 @@
 # Runs on a scratch cache that borrows the built binaries and images, so the engine the
 # other tests use is left alone. MILES_CI_ENGINE=local:
 # the PATH e2e.sh sets holds the real cache's dagger, which is not the scratch cache's.
+# shellcheck disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 echo "=== RUN engine slots"
 slots_check() {
@@ -24,6 +25,7 @@ slots_check() {
 	# start, status and stop run in a pid namespace of their own under this machine's
 	# /proc, as a CI job may: the pids engine.sh records are not the ones /proc lists.
 	local step=0
+	# shellcheck disable=SC2016 # the inner bash expands $1 and $2, not this shell
 	MILES_CI_ENGINE=local MILES_CI_CACHE=$c unshare --pid --fork -- bash -c '
 		engine=$1 out=$2
 		bash "$engine" start >"$out/slots.log" 2>&1 || exit 1

@@ -12,6 +12,7 @@
 #     checkout's own tests/ci runner.
 # Expected commits come from hack/images/mkrepos.sh, which builds the images' repositories
 # with fixed dates.
+# shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e # each check records its own outcome; errexit comes back at the end
 fx=$out/fx

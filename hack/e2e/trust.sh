@@ -13,6 +13,7 @@
 #   - a fork PR's run phase mounts no cache volume a later run reads;
 #   - a secret too short to mask, refused before the run;
 #   - with MILES_CI_E2E_SLOW=1 (two minutes), a hung runner ended by --timeout-minutes 1.
+# shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e
 hostile=hack/e2e/testdata/hostile
@@ -66,6 +67,7 @@ clean() {
 	done
 	[[ ! -e $d/stale.txt ]] || { echo "$d/stale.txt: a file of an earlier run is left" >&2; return 1; }
 	[[ -z $(find "$d" ! -type f ! -type d) ]] || { echo "$d holds a non-regular file: $(find "$d" ! -type f ! -type d)" >&2; return 1; }
+	# shellcheck disable=SC2046 # unquoted on purpose: no word at all when there is no $d.md
 	if grep -rqF -e "$WANDB_API_KEY" -e "$HF_TOKEN" "$d" "$out/last.out" "$out/last.log" $([[ -f $d.md ]] && echo "$d.md"); then
 		echo "a secret value leaked: $(grep -rlF -e "$WANDB_API_KEY" -e "$HF_TOKEN" "$d" "$out/last.out" "$out/last.log" "$d.md" 2>/dev/null)" >&2
 		return 1

@@ -183,8 +183,8 @@ cmd_stop() {
 	local pid child
 	if pid=$(running_pid); then
 		# The namespace's pid 1 is unshare's only child: tini, which forwards TERM to the engine.
-		child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
-		[[ -n $child ]] && kill -TERM "$child" 2>/dev/null || true
+		child=$(awk '{print $1}' "/proc/$pid/task/$pid/children" 2>/dev/null)
+		if [[ -n $child ]]; then kill -TERM "$child" 2>/dev/null || true; fi
 		for _ in $(seq 1 60); do
 			[[ -d /proc/$pid ]] || break
 			sleep 0.5
@@ -202,7 +202,7 @@ cmd_stop() {
 	# runc leaves empty cgroup folders behind; remove them deepest first.
 	local d
 	for d in /sys/fs/cgroup/buildkit /sys/fs/cgroup/*/buildkit; do
-		[[ -d $d ]] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+		if [[ -d $d ]]; then find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true; fi
 	done
 	rm -rf "$run/ns" "$run/dagger"
 }

@@ -37,11 +37,10 @@ func main() {
 	ready := flag.String("ready", "", "file written once every image is served")
 	flag.Var(&images, "image", "NAME=TAG: serve layout tag TAG as image NAME (repeatable)")
 	flag.Parse()
-	if err := run(*dir, *addr, *ready, images); err != nil {
-		log.Fatalf("registry: %v", err)
-	}
+	log.Fatalf("registry: %v", run(*dir, *addr, *ready, images))
 }
 
+// run serves the images until the process is killed; it returns only an error.
 func run(dir, addr, ready string, images []string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

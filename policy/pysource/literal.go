@@ -56,9 +56,7 @@ func ParseNumber(text string) (NumberLit, error) {
 	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b') {
 		base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[s[1]]
 		digits := s[2:]
-		if strings.HasPrefix(digits, "_") {
-			digits = digits[1:]
-		}
+		digits = strings.TrimPrefix(digits, "_")
 		isD := func(c byte) bool {
 			v, err := strconv.ParseUint(string(c), 36, 8)
 			return err == nil && int(v) < base
@@ -100,7 +98,7 @@ func ParseNumber(text string) (NumberLit, error) {
 	if strings.Count(plain, ".") > 1 || strings.Count(plain, "e") > 1 ||
 		strings.HasSuffix(plain, "e") || strings.HasSuffix(plain, "+") || strings.HasSuffix(plain, "-") ||
 		strings.HasPrefix(plain, "e") || strings.Contains(plain, ".e") && strings.HasPrefix(plain, ".") ||
-		strings.Index(plain, "e") >= 0 && strings.Index(plain, ".") > strings.Index(plain, "e") {
+		strings.Contains(plain, "e") && strings.Index(plain, ".") > strings.Index(plain, "e") {
 		return NumberLit{}, errBadNumber
 	}
 	f, err := strconv.ParseFloat(plain, 64)

@@ -61,40 +61,26 @@ func runExplain(args []string, env Env) int {
 		}
 		return explainWithCheckout(env, pf, *repo, *file, policy.PlanRequest{Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels}, *asJSON)
 	}
-	tables, err := loadTables(env, *repo) // "" is the current folder
-	if err != nil {
-		return fail(env, err)
-	}
-	labels := *sf.labels
+	in := usecase.ExplainInputs{Repo: *repo, File: *file, Cadence: cadence, Labels: *sf.labels, MatchAll: *sf.matchAllLabels, // "" is the current folder
+		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json")}
 	if len(trigger) > 0 {
 		trig := tf.trigger()
+		in.Trigger = &trig
 		if gh.active() {
 			pr, err := gh.fetch(env, false)
 			if err != nil {
 				return fail(env, err)
 			}
 			gh.note(env, pr)
-			trig = usecase.PRTrigger(trig, pr, fs.Given("event"), fs.Given("pr-labels-json"))
+			in.PR = pr
 		}
-		trig.Tables = tables
-		wp, err := policy.ResolveTrigger(trig)
-		if err != nil {
-			return fail(env, err)
-		}
-		cadence, labels = wp.Cadence, wp.RawLabels
 	}
-	rp, err := tables.ResolveRunPolicy(cadence, labels, *sf.matchAllLabels)
+	ans, err := usecase.Explain(in)
+	printMessages(env, ans.Messages)
 	if err != nil {
 		return fail(env, err)
 	}
-	reg, err := tables.LoadRegistry(*repo)
-	if err != nil {
-		return fail(env, err)
-	}
-	fe, err := policy.Explain(reg, *file, rp)
-	if err != nil {
-		return fail(env, err)
-	}
+	fe, rp := ans.File, ans.Policy
 	if err := gh.writeSummary(env, ghoutput.ExplainMarkdown(fe)); err != nil {
 		return fail(env, err)
 	}

@@ -116,11 +116,3 @@ func readBody(fs *flagSet, path string) (string, error) {
 	}
 	return string(data), nil
 }
-
-// orNone shows an empty value as "none".
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}

@@ -59,7 +59,11 @@ func runPatchCheck(args []string, env Env) int {
 		return fail(env, fmt.Errorf("--patch %w; give the Miles workspace's %s", err, deps.ROCmPatchPath))
 	}
 	plan := deps.NewPatchPlan(patchPath)
-	outcome, runErr := plan.Run(context.Background(), patchRunner, dir, *ref, !*dryRun)
+	mode := deps.PatchCheckAndApply
+	if *dryRun {
+		mode = deps.PatchCheckOnly
+	}
+	outcome, runErr := plan.Run(context.Background(), patchRunner, dir, *ref, mode)
 	if runErr != nil && !errors.Is(runErr, deps.ErrPatchIncompatible) {
 		return fail(env, runErr)
 	}

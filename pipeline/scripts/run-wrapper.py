@@ -1,0 +1,230 @@
+import json, os, re, resource, select, signal, stat, subprocess, sys, time
+
+RECORD = "miles-ci-run-record "
+STATUS = re.compile(rb"\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
+OPEN = re.compile(rb"\[[0-9]+/[0-9]+\] ")
+MAX_STATUS, MAX_LINE = 4096, 1024
+LIMITS = {"-l": (resource.RLIMIT_MEMLOCK, 1024), "-s": (resource.RLIMIT_STACK, 1024), "-n": (resource.RLIMIT_NOFILE, 1)}
+
+def write(fd, data):
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BrokenPipeError:
+            return
+        view = view[n:]
+
+def shown(limit, unit):
+    return "unlimited" if limit == resource.RLIM_INFINITY else str(limit // unit)
+
+def raise_limit(flag, value, warnings):
+    res, unit = LIMITS.get(flag, (resource.RLIMIT_CORE, 1024))
+    try:
+        want = resource.RLIM_INFINITY if value == "unlimited" else int(value) * unit
+        if flag not in LIMITS:
+            raise ValueError(flag)
+        resource.setrlimit(res, (want, want))
+    except (ValueError, OSError):
+        warnings.append("::warning::could not raise ulimit %s to %s (needs CAP_SYS_RESOURCE); the engine's limit %s applies"
+                        % (flag, value, shown(resource.getrlimit(res)[0], unit)))
+
+def rocm_devices(warnings):
+    def node(path, devfile):
+        if os.path.exists(path) or not os.access(devfile, os.R_OK):
+            return
+        try:
+            major, minor = open(devfile).read().strip().split(":")
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(int(major), int(minor)))
+            os.chmod(path, 0o666)
+        except (OSError, ValueError) as e:
+            warnings.append("::warning::could not create %s: %s" % (path, e))
+    node("/dev/kfd", "/sys/class/kfd/kfd/dev")
+    os.makedirs("/dev/dri", exist_ok=True)
+    drm = "/sys/class/drm"
+    names = sorted(os.listdir(drm)) if os.path.isdir(drm) else []
+    for name in names:
+        if name.startswith("card") or name.startswith("renderD"):
+            node("/dev/dri/" + name, drm + "/" + name + "/dev")
+
+def in_dagger_exec():
+    try:
+        return open("/proc/1/cmdline", "rb").read().split(b"\0")[0] == b"/.init"
+    except OSError:
+        return False
+
+def others():
+    me = os.getpid()
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            state = open("/proc/%s/stat" % name, "rb").read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            pids.append(int(name))
+    return pids
+
+def reap():
+    left = len(others())
+    for _ in range(50):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if not others():
+            break
+        time.sleep(0.1)
+    return left
+
+def main():
+    args = sys.argv[2:]
+    warnings, rocm, timeout, grace, cap, do_reap = [], False, 0, 30, 8 << 20, False
+    while args and args[0] != "--":
+        opt = args.pop(0)
+        if opt == "--ulimit":
+            flag, value = args.pop(0), args.pop(0)
+            raise_limit(flag, value, warnings)
+        elif opt == "--rocm-devices":
+            rocm = True
+        elif opt == "--timeout":
+            timeout = int(args.pop(0))
+        elif opt == "--kill-after":
+            grace = int(args.pop(0))
+        elif opt == "--log-cap":
+            cap = int(args.pop(0))
+        elif opt == "--reap":
+            do_reap = True
+        else:
+            sys.stderr.write("run: unknown option %s\n" % opt)
+            os._exit(2)
+    cmd = args[1:]
+    if rocm:
+        rocm_devices(warnings)
+    if do_reap and not in_dagger_exec():
+        warnings.append("::warning::not stopping leftover processes: this is not a Dagger exec")
+        do_reap = False
+    try:
+        os.makedirs(os.environ.get("MILES_CI_RESULTS", "/results"), exist_ok=True)
+    except OSError as e:
+        warnings.append("::warning::could not create the results folder: %s" % e)
+    head_cap, tail_cap = cap // 2, cap - cap // 2
+    head_left, tail, total = head_cap, bytearray(), 0
+    status, dropped, line = [], 0, bytearray()
+
+    def output(data):
+        nonlocal head_left, tail, total
+        total += len(data)
+        if head_left > 0:
+            part = data[:head_left]
+            write(1, part)
+            head_left -= len(part)
+            data = data[len(part):]
+        if data:
+            tail += data
+            if len(tail) > tail_cap:
+                del tail[:len(tail) - tail_cap]
+
+    def scan(data):
+        nonlocal line
+        for chunk in data.splitlines(keepends=True):
+            # Only a line's end can hold the runner's status line: a test's
+            # unfinished line (no newline) may come before it.
+            line += chunk
+            if len(line) > 2 * MAX_LINE:
+                del line[:len(line) - MAX_LINE]
+            if chunk.endswith(b"\n"):
+                done(bytes(line).rstrip(b"\r\n"))
+                line = bytearray()
+
+    def done(text):
+        nonlocal dropped
+        text = text[-MAX_LINE:]
+        for start in reversed([m.start() for m in OPEN.finditer(text)]):
+            if STATUS.match(text, start):
+                if len(status) < MAX_STATUS:
+                    status.append(text[start:].decode("utf-8", "replace"))
+                else:
+                    dropped += 1
+                return
+
+    for w in warnings:
+        output((w + "\n").encode())
+    start = time.monotonic()
+    r, w = os.pipe()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True)
+    except OSError as e:
+        os.close(w)
+        output(("run: cannot start %s: %s\n" % (cmd[0] if cmd else "(nothing)", e)).encode())
+        proc = None
+    else:
+        os.close(w)
+    timed_out, kill_at, runner_done, reaped, leftovers = False, None, proc is None, False, 0
+    drain_until = None
+    while True:
+        now = time.monotonic()
+        if not runner_done:
+            if proc.poll() is not None:
+                runner_done = True
+            elif timeout and not timed_out and now - start >= timeout:
+                timed_out, kill_at = True, now + grace
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            elif kill_at is not None and now >= kill_at:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                kill_at = now + 3600
+        if runner_done and not reaped:
+            reaped = True
+            if do_reap:
+                leftovers = reap()
+            # What is left in the pipe is read; a writer that outlived the
+            # runner (without --reap) is not waited for long.
+            drain_until = now + (5 if do_reap else 1)
+        if drain_until is not None and now >= drain_until:
+            break
+        if r is None:
+            if runner_done:
+                break
+            time.sleep(0.2)
+            continue
+        ready, _, _ = select.select([r], [], [], 0.2)
+        if ready:
+            data = os.read(r, 1 << 16)
+            if not data:
+                # Every writer is gone; the runner may still run (it closed
+                # its output), and the timer still applies.
+                os.close(r)
+                r = None
+                continue
+            output(data)
+            scan(data)
+    if line:
+        done(bytes(line))
+    elapsed = time.monotonic() - start
+    cut = max(0, total - head_cap - len(tail))
+    if cut:
+        write(1, ("\n[miles-ci: %d bytes of output cut here; run.log keeps the first %d and the last %d bytes]\n" % (cut, head_cap, len(tail))).encode())
+    write(1, bytes(tail))
+    rec = {"ending": "exited", "exit_code": 127, "signal": 0, "timeout_s": 0, "elapsed_s": round(elapsed, 3),
+           "log_bytes": total, "log_cut_bytes": cut, "status_lines": status, "status_dropped": dropped,
+           "leftovers": leftovers, "warnings": warnings}
+    if timed_out:
+        rec["ending"], rec["timeout_s"] = "timeout", timeout
+    elif proc is not None and proc.returncode < 0:
+        rec["ending"], rec["signal"] = "signaled", -proc.returncode
+    elif proc is not None:
+        rec["exit_code"] = proc.returncode
+    code = rec["exit_code"] if rec["ending"] == "exited" and not 128 <= rec["exit_code"] <= 191 else 192
+    sys.stdout.flush()
+    write(2, (RECORD + json.dumps(rec) + "\n").encode())
+    os._exit(code)
+
+main()
