@@ -18,6 +18,14 @@
 // LoadRegistry, ResolveRunPolicy, Select) are the built-in tables' shorthands
 // of the methods of the same name.
 //
+// # Backends
+//
+// What differs between cpu, cuda and rocm is one table, BackendProfile
+// (backend.go): per backend, its image family, GPU kind, visible-devices
+// variable, secrets, retry arguments, timeouts, mounts and limits, which
+// deps, pipeline, report, usecase and the workflow generator read instead of
+// branching on the backend's name. Backends lists them in the rules' order.
+//
 // # Entry points
 //
 //   - LoadTables, then Tables.LoadRegistry: discover the test files and parse
