@@ -43,10 +43,12 @@ func isAugAssign(code byte) bool {
 }
 
 // Keyword codes of Name tokens: Python 3.11's reserved words first (isKw),
-// then names that are keywords only in some places.
+// then names that are keywords only in some places. They start at 0xa0,
+// above every operator code, and no other token has a code (0): a token's
+// code alone then tells an operator or a keyword, one compare (isOp, isKw).
 const (
-	kwNone0 = iota // a plain identifier
-	kwFalse
+	kwNone0 = 0 // a plain identifier
+	kwFalse = 0xa0 + iota - 1
 	kwNone
 	kwTrue
 	kwAnd
@@ -83,7 +85,7 @@ const (
 	kwYield
 	kwLastReserved = kwYield
 	// Soft keywords and the names CPython's hints look at.
-	kwMatch = iota
+	kwMatch = 0xa0 + iota - 2
 	kwCase
 	kwUnderscore
 	kwPrint
@@ -155,4 +157,4 @@ var keywordTable = func() (t [keywordSlots]keywordEntry) {
 }()
 
 // reserved reports a Name token that is one of Python's reserved words.
-func (t tok) reserved() bool { return t.Kind == Name && t.code != kwNone0 && t.code <= kwLastReserved }
+func (t tok) reserved() bool { return t.code >= kwFalse && t.code <= kwLastReserved }
