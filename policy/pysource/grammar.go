@@ -421,16 +421,8 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
-	if p.pos+1 < len(p.toks) {
-		n := &p.toks[p.pos+1]
-		if n.Kind != Op {
-			return ex{}, false
-		}
-		switch n.code {
-		case ',', ')', ']', '}', ':', '=', ';':
-		default:
-			return ex{}, false
-		}
+	if p.pos+1 < len(p.toks) && !endsSimpleAtom[p.toks[p.pos+1].code] {
+		return ex{}, false
 	}
 	var e ex
 	switch {
@@ -456,6 +448,15 @@ func (p *parser) simpleAtom() (ex, bool) {
 	}
 	return e, true
 }
+
+// endsSimpleAtom marks the codes of the operators that no expression rule
+// continues with: , ) ] } : = ; (only operators have these codes).
+var endsSimpleAtom = func() (t [256]bool) {
+	for _, c := range ",)]}:=;" {
+		t[c] = true
+	}
+	return t
+}()
 
 // lambdef: 'lambda' [lambda_params] ':' expression.
 func (p *parser) lambdef() (ex, bool) {
