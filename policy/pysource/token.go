@@ -538,7 +538,8 @@ func (lx *lexer) fastTokens() {
 				goto done // run grows the buffer, or refuses the bracket
 			}
 			opens = opens[:len(opens)+1]
-			opens[len(opens)-1] = tok{start: int32(pos), end: int32(pos + 1), line: line, Kind: Op, code: c}
+			o := &opens[len(opens)-1]
+			o.start, o.end, o.line, o.Kind, o.code = int32(pos), int32(pos+1), line, Op, c
 			pos++
 		case cClose:
 			if n := len(opens); n == 0 || closerOf(opens[n-1].code) != c {
@@ -568,7 +569,8 @@ func (lx *lexer) fastTokens() {
 			goto done
 		}
 		toks = toks[:len(toks)+1]
-		toks[len(toks)-1] = tok{start: int32(start), end: int32(pos), line: line, Kind: kind, code: code}
+		t := &toks[len(toks)-1]
+		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
 	}
 done:
 	// Only the lengths change: the buffers are the lexer's own.
