@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
@@ -489,7 +489,7 @@ func readRunnerFile(ctx context.Context, c Container, path string, limit int, wh
 }
 
 // artifactName is a name artifacts/ takes: one plain path element.
-var artifactName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}$`)
+var artifactName = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}$`)
 
 // reserved are the names of ResultsDir that are not artifacts: the runner's
 // own files, read as such, and the names of miles-ci's results.

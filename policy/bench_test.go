@@ -135,6 +135,41 @@ func BenchmarkPlan(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanCheckout is BenchmarkPlan on a real Miles checkout, named by
+// MILES_CI_BENCH_CHECKOUT (e.g. an archive of radixark/miles at 31f1ca9):
+// what miles-ci plan --hw cuda --suite stage-c-4-gpu-h200
+// --match-all-labels does there after process start. Bytes are those of the
+// test files.
+func BenchmarkPlanCheckout(b *testing.B) {
+	root := os.Getenv("MILES_CI_BENCH_CHECKOUT")
+	if root == "" {
+		b.Skip("set MILES_CI_BENCH_CHECKOUT to the folder of a Miles checkout")
+	}
+	reg, err := LoadRegistry(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, f := range reg.Files {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += st.Size()
+	}
+	b.ReportMetric(float64(len(reg.Files)), "files")
+	b.SetBytes(size)
+	for b.Loop() {
+		reg, err := LoadRegistry(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-4-gpu-h200", Cadence: Nightly, MatchAllLabels: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkLoadTables measures reading every table file alone.
 func BenchmarkLoadTables(b *testing.B) {
 	root := b.TempDir()

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // DiscoveryRoots are the folders (relative to the repository) searched for test files.
@@ -155,39 +156,103 @@ func IsTestFileName(name string) bool {
 // current folder; LoadTables), then discovers and parses every test file,
 // checking labels against those tables. A root that is not a Miles checkout
 // is a *CheckoutError; otherwise the first fault, in file order, is returned.
+//
+// The tables and the test files are read at the same time: finding a
+// file's calls needs no table, only checking them does, so the files are
+// read and parsed while the tables are, and each file's calls are checked
+// once the tables are there. The faults are those, and in the order, of
+// LoadTables and then Tables.LoadRegistry.
 func LoadRegistry(root string) (*Registry, error) {
-	tables, err := LoadTables(root)
-	if err != nil {
-		return nil, err
+	_, reg, err := LoadTablesAndRegistry(root)
+	return reg, err
+}
+
+// LoadTablesAndRegistry is LoadRegistry that also returns the tables when
+// they were read, even when the registry could not be: a caller says which
+// tables are the built-in ones (FallbackNote) before the registry's fault.
+func LoadTablesAndRegistry(root string) (*Tables, *Registry, error) {
+	var tables atomic.Pointer[Tables]
+	var tablesErr error
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		t, err := LoadTables(root)
+		if err != nil {
+			tablesErr = err
+			return
+		}
+		tables.Store(t)
+	}()
+	scan := scanRegistry(root, tables.Load)
+	<-loaded
+	if tablesErr != nil {
+		return nil, nil, tablesErr
 	}
-	return tables.LoadRegistry(root)
+	t := tables.Load()
+	reg, err := scan.registry(t)
+	return t, reg, err
 }
 
 // LoadRegistry discovers and parses every test file of the Miles checkout at
 // root under these tables (see CheckCheckout).
 func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	t = t.or()
+	return scanRegistry(root, func() *Tables { return t }).registry(t)
+}
+
+// registryScan is every test file of a checkout read and parsed, each
+// file's calls checked against the tables where they were there in time.
+type registryScan struct {
+	root  string
+	err   error // a fault before the files: the checkout, its discovery
+	files []string
+	scans []fileScan
+}
+
+// fileScan is one test file read: its registrations once its calls are
+// checked, or its calls and its text (which they point into) until then.
+type fileScan struct {
+	regs    []Registration
+	checked bool
+	text    string
+	calls   []pysource.Call
+	err     error
+}
+
+// scanRegistry reads every test file of the checkout at root (see
+// CheckCheckout), one worker per core taking the next file by an atomic
+// counter (no channel hand-off, so no goroutine parks and wakes per file;
+// the calling goroutine is a worker too). Each worker checks a file's calls
+// at once when tables returns the tables, else keeps them, with the file's
+// text, for registry.
+func scanRegistry(root string, tables func() *Tables) *registryScan {
 	root, err := CheckCheckout(root)
 	if err != nil {
-		return nil, err
+		return &registryScan{err: err}
 	}
 	if err := olderDiscovery(root); err != nil {
-		return nil, err
+		return &registryScan{err: err}
 	}
 	files, types, err := discover(root)
 	if err != nil {
-		return nil, err
+		return &registryScan{err: err}
 	}
-	perFile := make([][]Registration, len(files))
-	errs := make([]error, len(files))
-	// Each worker takes the next file by an atomic counter: no channel hand-off,
-	// so no goroutine parks and wakes per file, and this goroutine is a worker
-	// too.
+	s := &registryScan{root: root, files: files, scans: make([]fileScan, len(files))}
 	var next atomic.Int64
 	work := func() {
-		var buf []byte // one read buffer per worker, reused file after file
+		var buf []byte // one read buffer per worker, reused while the files' calls are checked at once
 		for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-			perFile[i], errs[i] = collectListed(root, files[i], types[i], &buf, t)
+			f := &s.scans[i]
+			f.text, f.calls, f.err = readCalls(root, files[i], types[i], &buf)
+			if f.err != nil {
+				continue
+			}
+			if t := tables(); t != nil {
+				f.regs, f.err = t.fileRegistrations(files[i], f.text, f.calls)
+				f.checked, f.text, f.calls = true, "", nil
+				continue
+			}
+			buf = nil // the calls point into it: the next file gets a buffer of its own
 		}
 	}
 	var wg sync.WaitGroup
@@ -196,25 +261,36 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 	}
 	work()
 	wg.Wait()
-	reg := &Registry{Root: root, Files: files, Tables: t}
-	for i := range files {
-		if errs[i] != nil {
-			return nil, declineForm(root, errs[i])
+	return s
+}
+
+// registry checks the calls the scan kept against t and returns the
+// registry, or the first fault in file order.
+func (s *registryScan) registry(t *Tables) (*Registry, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	reg := &Registry{Root: s.root, Files: s.files, Tables: t}
+	for i := range s.scans {
+		f := &s.scans[i]
+		if f.err == nil && !f.checked {
+			f.regs, f.err = t.fileRegistrations(s.files[i], f.text, f.calls)
 		}
-		reg.Registrations = append(reg.Registrations, perFile[i]...)
+		if f.err != nil {
+			return nil, declineForm(s.root, f.err)
+		}
+		reg.Registrations = append(reg.Registrations, f.regs...)
 	}
 	return reg, nil
 }
 
-// collectListed returns the registrations of one repo-relative test file below
-// root, applying the collection rules of rules §2: a tests/fast/ file is
-// CPU-only and registered implicitly when it has no call; any other file
-// without a registration is an error. Labels are checked against the
-// tables t. listed is the type the file's folder listing gave it
-// (fsinput.ReadListedInto); fs.ModeIrregular when unknown. It reads into
-// *buf, which it may grow and which the caller may reuse: registrations hold
-// no reference to it.
-func collectListed(root, rel string, listed fs.FileMode, buf *[]byte, t *Tables) ([]Registration, error) {
+// readCalls reads one repo-relative test file below root (of the type its
+// folder listing gave it, fsinput.ReadListedInto; fs.ModeIrregular when
+// unknown) into *buf, which it may grow and which the caller may reuse, and
+// returns its text and its top-level registration calls, which point into
+// *buf; registrations made from them copy what they keep (fileRegistrations
+// applies the collection rules of rules §2).
+func readCalls(root, rel string, listed fs.FileMode, buf *[]byte) (string, []pysource.Call, error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := fsinput.ReadListedInto(filepath.Join(root, filepath.FromSlash(rel)), listed, fsinput.TestFile, buf)
 	if err != nil {
@@ -223,7 +299,7 @@ func collectListed(root, rel string, listed fs.FileMode, buf *[]byte, t *Tables)
 		if errors.As(err, &fe) {
 			problem = fe.Problem
 		}
-		return nil, &RegistryError{File: rel, Msg: "the test file " + problem,
+		return "", nil, &RegistryError{File: rel, Msg: "the test file " + problem,
 			Fix: "make it a readable Python file of at most 4 MiB, or remove it"}
 	}
 	// The parser reads the buffer in place; registrations copy what they keep.
@@ -231,7 +307,16 @@ func collectListed(root, rel string, listed fs.FileMode, buf *[]byte, t *Tables)
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	regs, err := parseSource(rel, text, t)
+	calls, err := registrationCalls(rel, text)
+	return text, calls, err
+}
+
+// fileRegistrations checks the calls of the test file rel, whose text is
+// text, against the tables t and applies the collection rules of rules §2: a
+// tests/fast/ file is CPU-only and registered implicitly when it has no call;
+// any other file without a registration is an error.
+func (t *Tables) fileRegistrations(rel, text string, calls []pysource.Call) ([]Registration, error) {
+	regs, err := t.or().callRegistrations(rel, calls)
 	if err != nil {
 		return nil, err
 	}

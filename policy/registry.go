@@ -67,6 +67,16 @@ func (t *Tables) ParseFile(rel string, src []byte) ([]Registration, error) {
 }
 
 func parseSource(rel, src string, t *Tables) ([]Registration, error) {
+	calls, err := registrationCalls(rel, src)
+	if err != nil {
+		return nil, err
+	}
+	return t.callRegistrations(rel, calls)
+}
+
+// registrationCalls returns the top-level register_*_ci(...) calls of a
+// test file's source; source Python refuses is a *RegistryError.
+func registrationCalls(rel, src string) ([]pysource.Call, error) {
 	calls, err := pysource.TopLevelCalls(src, func(name string) bool {
 		_, ok := registerFuncs[name]
 		return ok
@@ -78,6 +88,11 @@ func parseSource(rel, src string, t *Tables) ([]Registration, error) {
 		}
 		return nil, &RegistryError{File: rel, Msg: err.Error()}
 	}
+	return calls, nil
+}
+
+// callRegistrations applies Miles' argument rules to a file's calls.
+func (t *Tables) callRegistrations(rel string, calls []pysource.Call) ([]Registration, error) {
 	regs := make([]Registration, 0, len(calls))
 	for _, c := range calls {
 		r, err := parseCall(rel, c, t)

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
 
@@ -192,7 +192,7 @@ func (ms *pyModules) module(rel string) (*pyModule, error) {
 }
 
 // moduleName is a tests/ci module an import may name: one plain component.
-var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var moduleName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // sibling is the tests/ci module an import names (`from tests.ci.hardware
 // import X`), or nil for any other module or one that cannot be read.

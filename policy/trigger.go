@@ -3,9 +3,10 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // Events that start a Miles PR workflow.
@@ -15,7 +16,7 @@ const (
 	EventWorkflowDispatch = "workflow_dispatch"
 )
 
-var safeRunCILabel = regexp.MustCompile(`^run-ci-[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var safeRunCILabel = lazyre.New(`^run-ci-[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Trigger is the set of facts a workflow run starts with.
 type Trigger struct {

@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/lazyre"
 )
 
 // gpuResults takes each planned file's outcome from the runner's status
@@ -197,7 +198,7 @@ func cpuResults(s *Summary, in Input) {
 
 // pytestLine matches the result lines of `pytest -v` ("FILE::TEST PASSED ...")
 // and its collection errors ("ERROR collecting FILE").
-var pytestLine = regexp.MustCompile(`(?m)^(tests/[^\s:]+\.py)::\S.*? (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|^_+ ERROR collecting (tests/\S+\.py) _+\r?$`)
+var pytestLine = lazyre.New(`(?m)^(tests/[^\s:]+\.py)::\S.*? (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|^_+ ERROR collecting (tests/\S+\.py) _+\r?$`)
 
 // moduleOf is a repo-relative file's dotted module path, as pytest names it.
 func moduleOf(file string) string {

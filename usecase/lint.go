@@ -35,12 +35,8 @@ func (a LintAnswer) Text() string {
 // Lint reads the checkout at repo (shown names it in messages, see
 // LoadTables) and reports its drift.
 func Lint(repo, shown string) (LintAnswer, error) {
-	tables, msgs, err := LoadTables(repo, shown)
+	tables, reg, msgs, err := loadRegistry(repo, shown)
 	ans := LintAnswer{Messages: msgs, Drift: []policy.Drift{}}
-	if err != nil {
-		return ans, err
-	}
-	reg, err := tables.LoadRegistry(repo)
 	if err != nil {
 		return ans, err
 	}

@@ -43,14 +43,30 @@ func LoadTables(repo, shown string) (*policy.Tables, []Message, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return t, fallbackNote(t, repo, shown), nil
+}
+
+// fallbackNote is the notice of the tables that are the built-in ones, if any.
+func fallbackNote(t *policy.Tables, repo, shown string) []Message {
 	note := t.FallbackNote(repo)
 	if note == "" {
-		return t, nil, nil
+		return nil
 	}
 	if shown != "" {
 		note = strings.Replace(note, fsinput.FolderName(repo), shown, 1)
 	}
-	return t, []Message{notice(note)}, nil
+	return []Message{notice(note)}
+}
+
+// loadRegistry reads the checkout's tables and test registry at once
+// (policy.LoadTablesAndRegistry), with LoadTables' notice, which comes before
+// a registry's fault as when the two are read one after the other.
+func loadRegistry(repo, shown string) (*policy.Tables, *policy.Registry, []Message, error) {
+	tables, reg, err := policy.LoadTablesAndRegistry(repo)
+	if tables == nil {
+		return nil, nil, nil, err
+	}
+	return tables, reg, fallbackNote(tables, repo, shown), err
 }
 
 // PlanInputs are what `plan` is given, by either front end.
@@ -98,16 +114,12 @@ func Plan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
 		return checkoutPlan(ctx, in)
 	}
 	var ans PlanAnswer
-	tables, msgs, err := LoadTables(in.Repo, in.Shown)
+	tables, reg, msgs, err := loadRegistry(in.Repo, in.Shown)
 	ans.Messages = msgs
 	if err != nil {
 		return ans, err
 	}
 	ans.Roster = tables.Stages()
-	reg, err := tables.LoadRegistry(in.Repo)
-	if err != nil {
-		return ans, err
-	}
 	base := in.Request
 	var skipped []string
 	if in.PR != nil {

@@ -43,10 +43,12 @@ func isAugAssign(code byte) bool {
 }
 
 // Keyword codes of Name tokens: Python 3.11's reserved words first (isKw),
-// then names that are keywords only in some places.
+// then names that are keywords only in some places. They start at 0xa0,
+// above every operator code, and no other token has a code (0): a token's
+// code alone then tells an operator or a keyword, one compare (isOp, isKw).
 const (
-	kwNone0 = iota // a plain identifier
-	kwFalse
+	kwNone0 = 0 // a plain identifier
+	kwFalse = 0xa0 + iota - 1
 	kwNone
 	kwTrue
 	kwAnd
@@ -83,7 +85,7 @@ const (
 	kwYield
 	kwLastReserved = kwYield
 	// Soft keywords and the names CPython's hints look at.
-	kwMatch = iota
+	kwMatch = 0xa0 + iota - 2
 	kwCase
 	kwUnderscore
 	kwPrint
@@ -92,102 +94,67 @@ const (
 
 // keywordCode is the code of a Name token's text: kwNone0 for a plain identifier.
 func keywordCode(s string) byte {
-	if len(s) < 1 || len(s) > 8 || !keywordStart[s[0]] {
+	n := len(s)
+	if n < 1 || n > 8 {
 		return kwNone0
 	}
-	switch s {
-	case "False":
-		return kwFalse
-	case "None":
-		return kwNone
-	case "True":
-		return kwTrue
-	case "and":
-		return kwAnd
-	case "as":
-		return kwAs
-	case "assert":
-		return kwAssert
-	case "async":
-		return kwAsync
-	case "await":
-		return kwAwait
-	case "break":
-		return kwBreak
-	case "class":
-		return kwClass
-	case "continue":
-		return kwContinue
-	case "def":
-		return kwDef
-	case "del":
-		return kwDel
-	case "elif":
-		return kwElif
-	case "else":
-		return kwElse
-	case "except":
-		return kwExcept
-	case "finally":
-		return kwFinally
-	case "for":
-		return kwFor
-	case "from":
-		return kwFrom
-	case "global":
-		return kwGlobal
-	case "if":
-		return kwIf
-	case "import":
-		return kwImport
-	case "in":
-		return kwIn
-	case "is":
-		return kwIs
-	case "lambda":
-		return kwLambda
-	case "nonlocal":
-		return kwNonlocal
-	case "not":
-		return kwNot
-	case "or":
-		return kwOr
-	case "pass":
-		return kwPass
-	case "raise":
-		return kwRaise
-	case "return":
-		return kwReturn
-	case "try":
-		return kwTry
-	case "while":
-		return kwWhile
-	case "with":
-		return kwWith
-	case "yield":
-		return kwYield
-	case "match":
-		return kwMatch
-	case "case":
-		return kwCase
-	case "_":
-		return kwUnderscore
-	case "print":
-		return kwPrint
-	case "exec":
-		return kwExec
+	e := &keywordTable[keywordHash(s[0], s[n-1], n)]
+	if int(e.n) != n {
+		return kwNone0
 	}
-	return kwNone0
+	var w uint64
+	for i := 0; i < n; i++ {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	if w != e.word {
+		return kwNone0
+	}
+	return e.code
 }
 
-// keywordStart marks the first bytes of the names keywordCode knows, so
-// that most identifiers (self, x, HWBackend) are told apart at once.
-var keywordStart = func() (t [256]bool) {
-	for _, c := range "FNTabcdefgilmnoprtwy_" {
-		t[c] = true
+// keywordHash places every name with a code in a slot of its own of
+// keywordTable, by its first and last byte and its length (the three tell
+// all of them apart; TestKeywordTable checks the slots). The lexer's
+// fastTokens does keywordCode's look-up inline.
+func keywordHash(first, last byte, n int) uint {
+	return (uint(first)*2 + uint(last)*15 + uint(n)*25) & (keywordSlots - 1)
+}
+
+// keywordSlots is the size of keywordTable, a power of two.
+const keywordSlots = 128
+
+// keywordEntry is a name with a code: its bytes as a little-endian word,
+// its length (0 for an empty slot) and its code.
+type keywordEntry struct {
+	word uint64
+	n    uint8
+	code byte
+}
+
+// keywords are the names with a code, at their code.
+var keywords = [...]string{
+	kwFalse: "False", kwNone: "None", kwTrue: "True", kwAnd: "and", kwAs: "as", kwAssert: "assert",
+	kwAsync: "async", kwAwait: "await", kwBreak: "break", kwClass: "class", kwContinue: "continue",
+	kwDef: "def", kwDel: "del", kwElif: "elif", kwElse: "else", kwExcept: "except", kwFinally: "finally",
+	kwFor: "for", kwFrom: "from", kwGlobal: "global", kwIf: "if", kwImport: "import", kwIn: "in",
+	kwIs: "is", kwLambda: "lambda", kwNonlocal: "nonlocal", kwNot: "not", kwOr: "or", kwPass: "pass",
+	kwRaise: "raise", kwReturn: "return", kwTry: "try", kwWhile: "while", kwWith: "with", kwYield: "yield",
+	kwMatch: "match", kwCase: "case", kwUnderscore: "_", kwPrint: "print", kwExec: "exec",
+}
+
+var keywordTable = func() (t [keywordSlots]keywordEntry) {
+	for code, kw := range keywords {
+		if kw == "" {
+			continue
+		}
+		var w uint64
+		for i := 0; i < len(kw); i++ {
+			w |= uint64(kw[i]) << (8 * i)
+		}
+		t[keywordHash(kw[0], kw[len(kw)-1], len(kw))] = keywordEntry{word: w, n: uint8(len(kw)), code: byte(code)}
 	}
 	return t
 }()
 
 // reserved reports a Name token that is one of Python's reserved words.
-func (t tok) reserved() bool { return t.Kind == Name && t.code != kwNone0 && t.code <= kwLastReserved }
+func (t tok) reserved() bool { return t.code >= kwFalse && t.code <= kwLastReserved }

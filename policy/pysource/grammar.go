@@ -180,32 +180,32 @@ func (p *parser) peekAt(i int) tok {
 	return p.toks[i]
 }
 
-func (p *parser) peek() tok { return p.peekAt(p.pos) }
+func (p *parser) peek() tok { return *p.next() }
 
-// next is the next token, without a copy; nil at the end of the line.
+// next is the next token, without a copy; endOfLine at the end of the
+// line, so that callers need no check for none. Callers only read it.
 func (p *parser) next() *tok {
 	if p.track && p.pos > p.far {
 		p.far = p.pos
 	}
-	if p.pos >= len(p.toks) {
-		return nil
+	if uint(p.pos) < uint(len(p.toks)) {
+		return &p.toks[p.pos]
 	}
-	return &p.toks[p.pos]
+	return &endOfLine
 }
 
-func (p *parser) atEnd() bool { return p.peek().Kind == Newline }
+// endOfLine is the token next returns past the last one.
+var endOfLine = tok{Kind: Newline}
 
-// isOp reports whether the next token is the operator with code c.
-func (p *parser) isOp(c byte) bool {
-	t := p.next()
-	return t != nil && t.Kind == Op && t.code == c
-}
+func (p *parser) atEnd() bool { return p.next().Kind == Newline }
 
-// isKw reports whether the next token is the keyword (or soft keyword) with code c.
-func (p *parser) isKw(c byte) bool {
-	t := p.next()
-	return t != nil && t.Kind == Name && t.code == c
-}
+// isOp reports whether the next token is the operator with code c: only
+// an operator has such a code (see codes.go).
+func (p *parser) isOp(c byte) bool { return p.next().code == c }
+
+// isKw reports whether the next token is the keyword (or soft keyword)
+// with code c: only a Name has such a code.
+func (p *parser) isKw(c byte) bool { return p.next().code == c }
 
 func (p *parser) op(c byte) bool {
 	if p.isOp(c) {
@@ -421,16 +421,8 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
-	if p.pos+1 < len(p.toks) {
-		n := &p.toks[p.pos+1]
-		if n.Kind != Op {
-			return ex{}, false
-		}
-		switch n.code {
-		case ',', ')', ']', '}', ':', '=', ';':
-		default:
-			return ex{}, false
-		}
+	if p.pos+1 < len(p.toks) && !endsSimpleAtom[p.toks[p.pos+1].code] {
+		return ex{}, false
 	}
 	var e ex
 	switch {
@@ -456,6 +448,15 @@ func (p *parser) simpleAtom() (ex, bool) {
 	}
 	return e, true
 }
+
+// endsSimpleAtom marks the codes of the operators that no expression rule
+// continues with: , ) ] } : = ; (only operators have these codes).
+var endsSimpleAtom = func() (t [256]bool) {
+	for _, c := range ",)]}:=;" {
+		t[c] = true
+	}
+	return t
+}()
 
 // lambdef: 'lambda' [lambda_params] ':' expression.
 func (p *parser) lambdef() (ex, bool) {
@@ -511,8 +512,6 @@ func (p *parser) climbIn(min int) (ex, bool) {
 	var e ex
 	t := p.next()
 	switch {
-	case t == nil:
-		return ex{}, false
 	case min <= precNot && t.Kind == Name && t.code == kwNot:
 		// inversion: 'not' inversion
 		mark := p.pos
@@ -554,7 +553,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 	}
 	for {
 		var prec, width int
-		if t := p.next(); t != nil && t.Kind == Op {
+		if t := p.next(); t.Kind == Op {
 			prec, width = int(opPrecedence[t.code]), 1 // infix, for an operator
 		} else {
 			prec, width = p.infix()
@@ -586,9 +585,6 @@ func (p *parser) climbIn(min int) (ex, bool) {
 // none) and how many tokens it takes (not in, is not take two).
 func (p *parser) infix() (int, int) {
 	t := p.next()
-	if t == nil {
-		return 0, 0
-	}
 	if t.Kind == Name {
 		switch t.code {
 		case kwOr:
@@ -651,7 +647,7 @@ func (p *parser) primary() (ex, bool) {
 	}
 	for {
 		t := p.next()
-		if t == nil || t.Kind != Op {
+		if t.Kind != Op {
 			return e, true
 		}
 		switch t.code {
@@ -755,9 +751,6 @@ func (p *parser) slice() bool {
 // list or listcomp, a dict, set or their comprehensions, '...'.
 func (p *parser) atom() (ex, bool) {
 	t := p.next()
-	if t == nil {
-		return ex{}, false
-	}
 	switch t.Kind {
 	case Name:
 		switch t.code {
@@ -1116,7 +1109,7 @@ func (p *parser) arguments(genexp bool) bool {
 	}
 }
 
-func (t tok) isOp(c byte) bool { return t.Kind == Op && t.code == c }
+func (t tok) isOp(c byte) bool { return t.code == c } // only an operator has an operator's code
 
 // yieldExpr: 'yield' 'from' expression | 'yield' [star_expressions].
 func (p *parser) yieldExpr() bool {

@@ -19,8 +19,17 @@ import (
 const maxIntDigits = 4300
 
 // checkNumber refuses a decimal integer literal longer than CPython converts.
+// The test of the length is inline; longNumber does the rest.
 func checkNumber(s string, line int) *SyntaxError {
-	if len(s) <= maxIntDigits || strings.ContainsAny(s, ".eEjJxXoObB") {
+	if len(s) <= maxIntDigits {
+		return nil
+	}
+	return longNumber(s, line)
+}
+
+// longNumber is checkNumber for a literal of more than maxIntDigits bytes.
+func longNumber(s string, line int) *SyntaxError {
+	if strings.ContainsAny(s, ".eEjJxXoObB") {
 		return nil
 	}
 	digits := strings.TrimLeft(strings.ReplaceAll(s, "_", ""), "0")
@@ -51,6 +60,21 @@ func stringParts(tok string) (prefix, body string) {
 // checkStrings checks adjacent string tokens (one atom) and returns the node
 // they make: a constant, or an f-string.
 func checkStrings(src string, toks []tok) (kind, *SyntaxError) {
+	if len(toks) == 1 {
+		// The common single literal without a prefix: only its escapes
+		// are checked, and only where it has a backslash.
+		t := toks[0]
+		if q := src[t.start]; q == '"' || q == '\'' {
+			body := src[t.start+1 : t.end-1]
+			if t.end-t.start >= 6 && src[t.start+1] == q && src[t.start+2] == q {
+				body = src[t.start+3 : t.end-3]
+			}
+			if strings.IndexByte(body, '\\') < 0 {
+				return kLiteral, nil
+			}
+			return kLiteral, checkEscapes(body, false, t.Line())
+		}
+	}
 	k := kLiteral
 	bytesSeen, textSeen := false, false
 	for _, t := range toks {

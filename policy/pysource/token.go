@@ -369,30 +369,16 @@ func (lx *lexer) run() error {
 				continue
 			}
 		}
-		// Spaces between tokens, skipped here rather than one turn of
-		// the loop each.
+		// The common tokens are read by fastTokens, which makes no call;
+		// the others, and those it leaves when a buffer is full, here.
+		lx.fastTokens()
 		src, pos := lx.src, lx.pos
-		for pos < len(src) && src[pos] == ' ' {
-			pos++
-		}
-		lx.pos = pos
 		if pos >= len(src) {
 			break
 		}
 		c := src[pos]
 		switch charClass[c] {
 		case cName:
-			// The common ASCII identifier, read here; a non-ASCII one or a
-			// string prefix goes to name.
-			end := pos + 1
-			for end < len(src) && identByte[src[end]] {
-				end++
-			}
-			if c < utf8.RuneSelf && (end >= len(src) || src[end] < utf8.RuneSelf && src[end] != '"' && src[end] != '\'') {
-				lx.toks = append(lx.toks, tok{start: int32(pos), end: int32(end), line: int32(lx.line), Kind: Name, code: keywordCode(src[pos:end])})
-				lx.pos = end
-				continue
-			}
 			if err := lx.name(); err != nil {
 				return err
 			}
@@ -480,6 +466,133 @@ func (lx *lexer) run() error {
 	lx.mark(EOF, end)
 	return nil
 }
+
+// fastTokens reads tokens from lx.pos while they are of the common kinds
+// (spaces between tokens, ASCII names, plain decimal integers, brackets
+// that open or close as they should, and operators of one character or of
+// one and '=') and the token buffers have room. It stops before anything
+// else: a newline, a string, a comment, a longer operator, a faulty
+// bracket or a full buffer, which run reads.
+//
+// It makes no call, not even for the keyword look-up or a growth of the
+// buffers, so that Go keeps its state in registers across tokens.
+func (lx *lexer) fastTokens() {
+	src, pos, line := lx.src, lx.pos, int32(lx.line)
+	toks, opens := lx.toks, lx.opens
+	for pos < len(src) && len(toks) < cap(toks) {
+		c := src[pos]
+		start := pos
+		kind, code := Op, c
+		switch charClass[c] {
+		case cSpace:
+			pos++
+			continue
+		case cName:
+			end := pos + 1
+			for end < len(src) && identByte[src[end]] {
+				end++
+			}
+			if c >= utf8.RuneSelf || end < len(src) && (src[end] >= utf8.RuneSelf || src[end] == '"' || src[end] == '\'') {
+				goto done // a non-ASCII name or a string prefix: name reads it
+			}
+			kind, code = Name, kwNone0
+			// keywordCode, inline: most names share no slot with a
+			// keyword; the others are compared as one 8-byte word.
+			if n := end - pos; n <= 8 {
+				if e := &keywordTable[keywordHash(c, src[end-1], n)]; int(e.n) == n {
+					var w uint64
+					if pos+8 <= len(src) {
+						b := src[pos : pos+8]
+						w = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+							uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+						w &= uint64(1)<<(8*n) - 1
+					} else {
+						for i := 0; i < n; i++ {
+							w |= uint64(src[pos+i]) << (8 * i)
+						}
+					}
+					if w == e.word {
+						code = e.code
+					}
+				}
+			}
+			pos = end
+		case cDigit:
+			// A plain decimal integer (1, 42, 0): digits with no '_',
+			// then a character that can follow no number; number reads
+			// the others.
+			end := pos + 1
+			if c == '0' && end < len(src) && isDigit(src[end]) {
+				goto done
+			}
+			for end < len(src) && isDigit(src[end]) {
+				end++
+			}
+			if end < len(src) && (charClass[src[end]] == cName || charClass[src[end]] == cDot || charClass[src[end]] == cDigit) {
+				goto done
+			}
+			kind, code = Number, 0
+			pos = end
+		case cOpen:
+			if len(opens) == cap(opens) || len(opens) >= maxNesting {
+				goto done // run grows the buffer, or refuses the bracket
+			}
+			opens = opens[:len(opens)+1]
+			o := &opens[len(opens)-1]
+			o.start, o.end, o.line, o.Kind, o.code = int32(pos), int32(pos+1), line, Op, c
+			pos++
+		case cClose:
+			if n := len(opens); n == 0 || closerOf(opens[n-1].code) != c {
+				goto done
+			}
+			opens = opens[:len(opens)-1]
+			pos++
+		case cAlone:
+			pos++
+		case cDot, cOther:
+			// One character, or one and '=' (opAt reads the others: **,
+			// //, >>, <<, ->, ... and their augmented forms).
+			next := byte(0)
+			if pos+1 < len(src) {
+				next = src[pos+1]
+			}
+			switch {
+			case next == '=' && opWithEq[c] != 0:
+				code = opWithEq[c]
+				pos += 2
+			case opAlone[c] && next != c && !(c == '-' && next == '>') && !(c == '.' && isDigit(next)):
+				pos++
+			default:
+				goto done
+			}
+		default:
+			goto done
+		}
+		toks = toks[:len(toks)+1]
+		t := &toks[len(toks)-1]
+		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
+	}
+done:
+	// Only the lengths change: the buffers are the lexer's own.
+	lx.pos, lx.toks, lx.opens = pos, lx.toks[:len(toks)], lx.opens[:len(opens)]
+}
+
+// opAlone marks the operator characters that are an operator on their own
+// (when the next character does not make a longer one): not '!'.
+var opAlone = func() (t [256]bool) {
+	for _, c := range "%&*+-./:<=>@^|" {
+		t[c] = true
+	}
+	return t
+}()
+
+// opWithEq is the code of each operator character followed by '=' (an
+// augmented assignment, a comparison or :=), 0 for none.
+var opWithEq = func() (t [256]byte) {
+	t['%'], t['&'], t['+'], t[':'], t['='], t['@'], t['^'], t['|'] = opModEq, opAndEq, opAddEq, opWalrus, opEq, opMatMulEq, opXorEq, opOrEq
+	t['*'], t['/'], t['>'], t['<'], t['-'], t['!'] = opMulEq, opDivEq, opGe, opLe, opSubEq, opNe
+	return t
+}()
 
 // indentation reads the indentation of a new logical line and emits INDENT or
 // DEDENT tokens. It reports a blank (or comment-only) line, which has none.
