@@ -165,13 +165,23 @@ cmd_start() {
 	setsid unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private \
 		env MILES_CI_CACHE="$cache" DAGGER_GO_SDK_MANIFEST_DIGEST="$digest" \
 		bash "$here/engine-ns.sh" "$run" "$state" </dev/null >"$run/engine.log" 2>&1 9>&- &
-	echo $! >"$run/engine.pid"
+	local launched=$! status
+	echo "$launched" >"$run/engine.pid"
 	for _ in $(seq 1 120); do
 		if [[ -S $sock ]] && answers; then
-			log "started in $((SECONDS - t0)) s (pid $(cat "$run/engine.pid")); socket $sock"
+			log "started in $((SECONDS - t0)) s (pid $launched); socket $sock"
 			return 0
 		fi
-		running_pid >/dev/null || { tail -n 30 "$run/engine.log" >&2; die "engine exited; log: $run/engine.log"; }
+		# Our own child, so kill -0 is exact. running_pid's check of the command line
+		# would be wrong here: until the child has exec'd setsid and unshare, its
+		# command line is this script's, which once made a starting engine look
+		# gone and the job then ended it.
+		if ! kill -0 "$launched" 2>/dev/null; then
+			status=0
+			wait "$launched" || status=$?
+			tail -n 30 "$run/engine.log" >&2
+			die "engine exited (status $status); log: $run/engine.log"
+		fi
 		sleep 1
 	done
 	tail -n 30 "$run/engine.log" >&2
