@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
@@ -966,8 +965,6 @@ func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, er
 // printMessages prints a use case's messages on stderr, as annotations.
 func printMessages(msgs []usecase.Message) {
 	for _, m := range msgs {
-		for _, line := range strings.Split(m.Text, "\n") {
-			fmt.Fprint(os.Stderr, ghoutput.Annotation(m.Level, "", 0, line))
-		}
+		fmt.Fprint(os.Stderr, ghoutput.Annotations(m.Level, m.Text))
 	}
 }

@@ -50,9 +50,15 @@ func ErrorAnnotations(err error) string {
 	if errors.As(err, &ae) {
 		return Annotation("error", ae.File, ae.Line, err.Error())
 	}
+	return Annotations("error", err.Error())
+}
+
+// Annotations formats msg as plain annotations of level, one per line: a
+// workflow command ends at its line, so each line of a longer message is one.
+func Annotations(level, msg string) string {
 	var b strings.Builder
-	for _, line := range strings.Split(err.Error(), "\n") {
-		b.WriteString(Annotation("error", "", 0, line))
+	for _, line := range strings.Split(msg, "\n") {
+		b.WriteString(Annotation(level, "", 0, line))
 	}
 	return b.String()
 }

@@ -145,8 +145,8 @@ func Plan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
 	reqs := []policy.PlanRequest{base}
 	if in.All {
 		var unplannable []policy.Stage
-		reqs, unplannable = expandRoster(tables.Stages(), base, skipped)
-		for _, st := range tables.Stages() {
+		reqs, unplannable = expandRoster(ans.Roster, base, skipped)
+		for _, st := range ans.Roster {
 			if slices.Contains(skipped, st.Name) {
 				// The workflow never starts a skipped stage's job, so it plans nothing.
 				ans.Messages = append(ans.Messages, notice(st.Name+" is skipped on "+in.PR.Ref()+" (rules §4): no shard of it runs"))
@@ -176,6 +176,11 @@ func Plan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
 	return ans, nil
 }
 
+// Notice says that an answer is the checkout's own, and what ran it.
+func (c *Checkout) Notice() Message {
+	return notice("--planner checkout: the answer is the checkout's own tests/ci code (" + c.Root + "), run with " + c.Python.String())
+}
+
 // ReadPlans are the answer's plans: miles-ci's, or the checkout's read back
 // from its --list-only text (an error when one cannot be).
 func (a PlanAnswer) ReadPlans() ([]*policy.Plan, error) {
@@ -201,7 +206,7 @@ func checkoutPlan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
 	if err != nil {
 		return ans, err
 	}
-	ans.Messages = append(ans.Messages, notice("--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python.String()))
+	ans.Messages = append(ans.Messages, c.Notice())
 	base := in.Request
 	var skipped []string
 	if in.PR != nil {

@@ -34,9 +34,7 @@ func printMessages(env Env, msgs []usecase.Message) {
 }
 
 func annotate(env Env, level, msg string) {
-	for _, line := range strings.Split(msg, "\n") {
-		io.WriteString(env.Stderr, ghoutput.Annotation(level, "", 0, line))
-	}
+	io.WriteString(env.Stderr, ghoutput.Annotations(level, msg))
 }
 
 // printJSON writes v as indented JSON followed by a newline (encode.JSON,

@@ -130,7 +130,7 @@ func runPlan(args []string, env Env) int {
 		return fail(env, err)
 	}
 	if pf.checkout() {
-		return printCheckoutPlans(env, gh, ans.Checkout, *all, *asJSON)
+		return printCheckoutPlans(env, gh, ans, *all, *asJSON)
 	}
 	plans := ans.Plans
 	if fs.Given("github-output") {

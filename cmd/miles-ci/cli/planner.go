@@ -42,7 +42,7 @@ func (p plannerFlags) open(env Env, repo string) (*usecase.Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	notice(env, "--planner checkout: the answer is the checkout's own tests/ci code ("+c.Root+"), run with "+c.Python.String())
+	printMessages(env, []usecase.Message{c.Notice()})
 	return c, nil
 }
 
@@ -51,9 +51,9 @@ const checkoutTimeout = 10 * time.Minute
 
 // printCheckoutPlans prints `plan --planner checkout`'s answers: the
 // checkout's own run_suite.py --list-only as is (text) or read back (--json).
-func printCheckoutPlans(env Env, gh *githubFlags, plans []usecase.CheckoutPlan, all, asJSON bool) int {
+func printCheckoutPlans(env Env, gh *githubFlags, ans usecase.PlanAnswer, all, asJSON bool) int {
 	if asJSON {
-		out, err := (usecase.PlanAnswer{Checkout: plans}).ReadPlans()
+		out, err := ans.ReadPlans()
 		if err != nil {
 			return fail(env, fmt.Errorf("%w; drop --json to see its text", err))
 		}
@@ -63,7 +63,7 @@ func printCheckoutPlans(env Env, gh *githubFlags, plans []usecase.CheckoutPlan, 
 		return printJSON(env, out[0])
 	}
 	var md strings.Builder
-	for _, p := range plans {
+	for _, p := range ans.Checkout {
 		io.WriteString(env.Stdout, p.Text)
 		if p.Plan != nil {
 			md.WriteString(ghoutput.PlanMarkdown([]*policy.Plan{p.Plan}))
