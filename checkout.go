@@ -73,6 +73,7 @@ func checkout(dir string, source *dagger.Directory) (*usecase.Checkout, error) {
 // miles-ci does not cover) with the report; the report goes to stderr.
 //
 // +check
+// +cache="session"
 func (m *MilesCi) Verify(
 	ctx context.Context,
 	// At most this many cases per command (default 3000).
@@ -126,6 +127,7 @@ func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory,
 // report goes to stderr when there is none.
 //
 // +check
+// +cache="session"
 func (m *MilesCi) Lint(ctx context.Context) error {
 	_, err := withCheckout(ctx, m.Source, func(dir string) (struct{}, error) {
 		ans, err := usecase.Lint(dir, "source")

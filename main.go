@@ -421,6 +421,7 @@ func (s *Stage) Plan(ctx context.Context) (string, error) {
 }
 
 // Shard selects one shard of the stage (0 for an unsharded stage).
+// +cache="session"
 func (s *Stage) Shard(
 	ctx context.Context,
 	// 0-based shard index, below the stage's shard count.
@@ -767,6 +768,7 @@ func specJSON(req pipeline.Request) (string, error) {
 // read from its workflows and CI tables (`miles-ci stages --repo DIR --json`).
 // A source that is not a Miles checkout (no tests/) gives the built-in roster
 // of rules §1 (`miles-ci stages --json`) and says so on stderr.
+// +cache="session"
 func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 	return withExport(ctx, m.Source, func(dir string) (string, error) {
 		if _, err := policy.CheckCheckout(dir); err != nil {
@@ -791,6 +793,7 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 // every stage of the roster, as a JSON array (`miles-ci plan --all --json`).
 // With with-pr, the pull request decides cadence and labels
 // unless they are given, and with --all the stages its diff skips plan nothing.
+// +cache="session"
 func (m *MilesCi) Plan(
 	ctx context.Context,
 	// Hardware backend (required unless --all).
@@ -879,6 +882,7 @@ func (m *MilesCi) Plan(
 // trigger facts, as JSON (`miles-ci policy --event E ... --json`). With
 // with-pr, the pull request is the trigger (event pull_request, its
 // labels and changed files) for every fact not given here.
+// +cache="session"
 func (m *MilesCi) Policy(
 	ctx context.Context,
 	// GitHub event (required without with-pr or --cadence-override).
@@ -963,6 +967,8 @@ func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, er
 }
 
 // printMessages prints a use case's messages on stderr, as annotations.
+// A function that prints them is +cache="session": a result the engine kept
+// from an earlier session would come back without its messages.
 func printMessages(msgs []usecase.Message) {
 	for _, m := range msgs {
 		fmt.Fprint(os.Stderr, ghoutput.Annotations(m.Level, m.Text))
