@@ -181,3 +181,18 @@ func BenchmarkLoadTables(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadTablesCheckout measures LoadTables alone on the Miles
+// checkout at $MILES_CI_BENCH_CHECKOUT: the part of a plan that runs beside
+// the parse of the test files.
+func BenchmarkLoadTablesCheckout(b *testing.B) {
+	root := os.Getenv("MILES_CI_BENCH_CHECKOUT")
+	if root == "" {
+		b.Skip("set MILES_CI_BENCH_CHECKOUT to the folder of a Miles checkout")
+	}
+	for b.Loop() {
+		if _, err := LoadTables(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -210,13 +210,14 @@ type registryScan struct {
 }
 
 // fileScan is one test file read: its registrations once its calls are
-// checked, or its calls and its text (which they point into) until then.
+// checked, or until then its calls (copied out of the read buffer) and
+// whether its text mentions a registration function (see fileRegistrations).
 type fileScan struct {
-	regs    []Registration
-	checked bool
-	text    string
-	calls   []pysource.Call
-	err     error
+	regs     []Registration
+	checked  bool
+	calls    []pysource.Call
+	mentions bool
+	err      error
 }
 
 // scanRegistry reads every test file of the checkout at root (see
@@ -240,19 +241,23 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	s := &registryScan{root: root, files: files, scans: make([]fileScan, len(files))}
 	var next atomic.Int64
 	work := func() {
-		var buf []byte // one read buffer per worker, reused while the files' calls are checked at once
+		// One read buffer per worker, reused from file to file: what is kept
+		// of a file is copied out of it (a fresh buffer per file costs a page
+		// fault per 4 kB, which is more than reading the file).
+		var buf []byte
 		for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
 			f := &s.scans[i]
-			f.text, f.calls, f.err = readCalls(root, files[i], types[i], &buf)
-			if f.err != nil {
+			text, calls, err := readCalls(root, files[i], types[i], &buf)
+			if err != nil {
+				f.err = err
 				continue
 			}
 			if t := tables(); t != nil {
-				f.regs, f.err = t.fileRegistrations(files[i], f.text, f.calls)
-				f.checked, f.text, f.calls = true, "", nil
+				f.regs, f.err = t.fileRegistrations(files[i], mentionsIn(files[i], text, calls), calls)
+				f.checked = true
 				continue
 			}
-			buf = nil // the calls point into it: the next file gets a buffer of its own
+			f.calls, f.mentions = cloneCalls(calls), mentionsIn(files[i], text, calls)
 		}
 	}
 	var wg sync.WaitGroup
@@ -274,7 +279,7 @@ func (s *registryScan) registry(t *Tables) (*Registry, error) {
 	for i := range s.scans {
 		f := &s.scans[i]
 		if f.err == nil && !f.checked {
-			f.regs, f.err = t.fileRegistrations(s.files[i], f.text, f.calls)
+			f.regs, f.err = t.fileRegistrations(s.files[i], f.mentions, f.calls)
 		}
 		if f.err != nil {
 			return nil, declineForm(s.root, f.err)
@@ -311,11 +316,50 @@ func readCalls(root, rel string, listed fs.FileMode, buf *[]byte) (string, []pys
 	return text, calls, err
 }
 
-// fileRegistrations checks the calls of the test file rel, whose text is
-// text, against the tables t and applies the collection rules of rules §2: a
-// tests/fast/ file is CPU-only and registered implicitly when it has no call;
-// any other file without a registration is an error.
-func (t *Tables) fileRegistrations(rel, text string, calls []pysource.Call) ([]Registration, error) {
+// mentionsIn is whether the text of the test file rel, whose top-level
+// registration calls are calls, mentions a registration function where
+// fileRegistrations asks: a tests/fast/ file without a call.
+func mentionsIn(rel, text string, calls []pysource.Call) bool {
+	return len(calls) == 0 && strings.HasPrefix(rel, implicitRoot) && mentionsRegistration(text)
+}
+
+// cloneCalls copies calls out of the text they point into (a read buffer
+// the next file reuses).
+func cloneCalls(calls []pysource.Call) []pysource.Call {
+	out := make([]pysource.Call, len(calls))
+	for i, c := range calls {
+		out[i] = pysource.Call{Func: strings.Clone(c.Func), Line: c.Line, Args: make([]pysource.Arg, len(c.Args))}
+		for j, a := range c.Args {
+			out[i].Args[j] = pysource.Arg{Kind: a.Kind, Keyword: strings.Clone(a.Keyword), Value: cloneExpr(a.Value), Line: a.Line}
+		}
+	}
+	return out
+}
+
+// cloneExpr copies an argument's value; Node and Const.Type are the
+// classifier's own names, only a string's value may point into the text.
+func cloneExpr(e pysource.Expr) pysource.Expr {
+	c := pysource.Expr{Node: e.Node}
+	if e.Const != nil {
+		k := *e.Const
+		k.Str = strings.Clone(k.Str)
+		c.Const = &k
+	}
+	if e.Elems != nil {
+		c.Elems = make([]pysource.Expr, len(e.Elems))
+		for i, el := range e.Elems {
+			c.Elems[i] = cloneExpr(el)
+		}
+	}
+	return c
+}
+
+// fileRegistrations checks the calls of the test file rel against the tables
+// t and applies the collection rules of rules §2: a tests/fast/ file is
+// CPU-only and registered implicitly when it has no call, unless its text
+// mentions a registration function (mentionsIn); any other file without a
+// registration is an error.
+func (t *Tables) fileRegistrations(rel string, mentions bool, calls []pysource.Call) ([]Registration, error) {
 	regs, err := t.or().callRegistrations(rel, calls)
 	if err != nil {
 		return nil, err
@@ -329,7 +373,7 @@ func (t *Tables) fileRegistrations(rel, text string, calls []pysource.Call) ([]R
 			}
 		}
 		if len(regs) == 0 {
-			if mentionsRegistration(text) {
+			if mentions {
 				return nil, &RegistryError{File: rel,
 					Msg: "file mentions register_cpu_ci or register_cuda_ci textually but no top-level call was parsed; check for aliased import, non-toplevel call, or attribute access",
 					Fix: "call register_cpu_ci(...) by its bare name at the top level of the module, or remove the mention"}

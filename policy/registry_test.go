@@ -2,11 +2,13 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -223,5 +225,53 @@ func TestLoadRegistryBoundedReads(t *testing.T) {
 				t.Fatal("LoadRegistry blocked")
 			}
 		})
+	}
+}
+
+// TestScanKeepsCallsPastTheReadBuffer reads trees whose files' calls are
+// checked at once (the tables are there), after the scan (they come late)
+// and half and half: the registrations, or the fault, are the same, though
+// each worker reads every file into one buffer that the next file overwrites.
+func TestScanKeepsCallsPastTheReadBuffer(t *testing.T) {
+	tables := BuiltinTables()
+	for _, mention := range []bool{false, true} {
+		root := t.TempDir()
+		for i := range 60 {
+			if i%3 == 0 {
+				testfiles.Write(t, root, fmt.Sprintf("tests/e2e/test_%02d.py", i),
+					fmt.Sprintf("# %s\nregister_cuda_ci(est_time=%d, suite=\"stage-c-2-gpu-h200\", labels=[\"eval\"])\n", strings.Repeat("x", 40*i), 100+i))
+				continue
+			}
+			body := fmt.Sprintf("%sregister_cpu_ci(est_time=%d, suite=\"stage-b-cpu\")\n", strings.Repeat("y = 1\n", i), 10+i)
+			if i%7 == 0 {
+				body = "y = 2\n" // implicit
+				if mention && i == 49 {
+					body = "x = 'register_cpu_ci' and 1\n" // a mention without a call: a fault
+				}
+			}
+			testfiles.Write(t, root, fmt.Sprintf("tests/fast/test_%02d.py", i), body)
+		}
+		want, wantErr := tables.LoadRegistry(root) // every file checked at once
+		if (wantErr != nil) != mention {
+			t.Fatalf("mention %v: got error %v", mention, wantErr)
+		}
+		var asked atomic.Int64
+		for name, ready := range map[string]func() *Tables{
+			"late": func() *Tables { return nil },
+			"midway": func() *Tables {
+				if asked.Add(1) > 30 {
+					return tables
+				}
+				return nil
+			},
+		} {
+			got, err := scanRegistry(root, ready).registry(tables)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("%s: wanted error %v, got %v", name, wantErr, err)
+			}
+			if err == nil && !reflect.DeepEqual(got.Registrations, want.Registrations) {
+				t.Errorf("%s: registrations differ:\nwanted %+v\ngot    %+v", name, want.Registrations, got.Registrations)
+			}
+		}
 	}
 }

@@ -108,22 +108,20 @@ var (
 	pathLikeEnv   = lazyre.New(`\$`)
 )
 
-// readRunSteps reads the run workflows of the checkout at root.
-func (t *Tables) readRunSteps(root string) error {
+// readRunSteps reads the run workflows of the checkout at root, from docs
+// when readWorkflows decoded them already.
+func (t *Tables) readRunSteps(root string, docs workflowDocs) error {
 	t.RunSteps = defaultRunSteps()
 	for _, rel := range []string{RunCIWorkflow, RunCIROCmWorkflow, RunCPUWorkflow} {
-		data, err := readTableFile(root, rel)
-		if err != nil {
-			return err
+		d := docs.get(root, rel)
+		if d.err != nil {
+			return d.err
 		}
-		if data == nil {
-			continue
+		top := d.single()
+		if top == nil {
+			continue // absent, or broken: readWorkflows reports a broken workflow that a stage job calls
 		}
-		var doc yaml.Node
-		if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-			continue // readWorkflows reports a broken workflow that a stage job calls
-		}
-		t.readRunWorkflow(rel, deref(doc.Content[0]))
+		t.readRunWorkflow(rel, top)
 	}
 	return nil
 }

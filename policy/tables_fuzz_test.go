@@ -58,7 +58,7 @@ func FuzzWorkflow(f *testing.F) {
 	root := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &workflowReader{root: root, rel: PRTestWorkflow, image: ImageMiles, tables: BuiltinTables()}
-		rows, err := r.read(data)
+		rows, err := r.read(decodeWorkflow(data, nil))
 		if err != nil && rows != nil {
 			t.Errorf("rows with an error: %v", err)
 		}
@@ -83,7 +83,7 @@ func FuzzRunWorkflow(f *testing.F) {
 		root := t.TempDir()
 		testfiles.Write(t, root, rel, string(data))
 		tb := BuiltinTables()
-		if err := tb.readRunSteps(root); err != nil {
+		if err := tb.readRunSteps(root, nil); err != nil {
 			return
 		}
 		tb.RunSteps.StageEnvFor([]string{"h200", "4gpu"})

@@ -100,10 +100,11 @@ func LoadTables(root string) (*Tables, error) {
 		return data
 	})
 
-	if err := t.readWorkflows(root); err != nil {
+	docs := workflowDocs{}
+	if err := t.readWorkflows(root, docs); err != nil {
 		return nil, err
 	}
-	if err := t.readRunSteps(root); err != nil {
+	if err := t.readRunSteps(root, docs); err != nil {
 		return nil, err
 	}
 	t.gatedPRStagesOnly()

@@ -43,18 +43,18 @@ var allCadences = []Cadence{Regular, Nightly, Weekly, Release}
 // readWorkflows reads the roster from the stage jobs of the PR workflows;
 // when neither workflow exists the built-in roster stays, fitted to the
 // checkout's CI_SUITES when it has its own.
-func (t *Tables) readWorkflows(root string) error {
+func (t *Tables) readWorkflows(root string, docs workflowDocs) error {
 	var rows []Stage
 	for _, wf := range prWorkflows {
-		data, err := readTableFile(root, wf.rel)
-		if err != nil {
-			return err
+		d := docs.get(root, wf.rel)
+		if d.err != nil {
+			return d.err
 		}
-		if data == nil {
+		if d.data == nil {
 			continue
 		}
-		r := &workflowReader{root: root, rel: wf.rel, image: wf.image, tables: t}
-		got, err := r.read(data)
+		r := &workflowReader{root: root, rel: wf.rel, image: wf.image, tables: t, docs: docs}
+		got, err := r.read(d)
 		if err != nil {
 			return err
 		}
@@ -161,6 +161,52 @@ type workflowReader struct {
 	crons            []located
 	// called caches the runner labels of each called workflow.
 	called map[string][]string
+	// docs are the workflow files decoded so far (nil: decode each anew).
+	docs workflowDocs
+}
+
+// workflowDocs holds the workflow files one LoadTables has read, each decoded
+// once: a run workflow is read for the runners of the stage jobs that call it
+// (from each PR workflow) and again for its steps, and decoding YAML is most
+// of what reading the tables costs.
+type workflowDocs map[string]*workflowDoc
+
+// workflowDoc is one workflow file, read and decoded.
+type workflowDoc struct {
+	data []byte // nil when there is no such file
+	err  error  // reading it failed (readTableFile)
+	doc  yaml.Node
+	bad  error // it is not valid YAML
+}
+
+// get reads and decodes the repo-relative file rel below root, once per docs
+// (every time when docs is nil). The nodes are shared: readers never change them.
+func (ds workflowDocs) get(root, rel string) *workflowDoc {
+	if d, ok := ds[rel]; ok {
+		return d
+	}
+	d := decodeWorkflow(readTableFile(root, rel))
+	if ds != nil {
+		ds[rel] = d
+	}
+	return d
+}
+
+// decodeWorkflow decodes a workflow file's data as readTableFile returns it.
+func decodeWorkflow(data []byte, err error) *workflowDoc {
+	d := &workflowDoc{data: data, err: err}
+	if err == nil && data != nil {
+		d.bad = yaml.Unmarshal(data, &d.doc)
+	}
+	return d
+}
+
+// single is the root node of a file that holds one valid YAML document, or nil.
+func (d *workflowDoc) single() *yaml.Node {
+	if d.err != nil || d.data == nil || d.bad != nil || d.doc.Kind != yaml.DocumentNode || len(d.doc.Content) != 1 {
+		return nil
+	}
+	return deref(d.doc.Content[0])
 }
 
 // job is one job of a workflow, as the roster needs it.
@@ -184,15 +230,14 @@ func (r *workflowReader) note(line int, kind, format string, args ...any) {
 	}
 }
 
-func (r *workflowReader) read(data []byte) ([]Stage, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &TableError{File: r.rel, Msg: "is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ") + "; fix it so that GitHub can load the workflow"}
+func (r *workflowReader) read(d *workflowDoc) ([]Stage, error) {
+	if d.bad != nil {
+		return nil, &TableError{File: r.rel, Msg: "is not valid YAML: " + strings.TrimPrefix(d.bad.Error(), "yaml: ") + "; fix it so that GitHub can load the workflow"}
 	}
-	if doc.Kind == 0 {
+	if d.doc.Kind == 0 {
 		return nil, nil // an empty file has no jobs
 	}
-	top := deref(&doc)
+	top := deref(&d.doc)
 	if top.Kind == yaml.DocumentNode && len(top.Content) == 1 {
 		top = deref(top.Content[0])
 	}
@@ -460,15 +505,11 @@ func (r *workflowReader) calledJobs(uses string) *yaml.Node {
 	if strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	data, err := readTableFile(r.root, rel)
-	if err != nil || data == nil {
+	top := r.docs.get(r.root, rel).single()
+	if top == nil {
 		return nil
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil
-	}
-	jobs := get(deref(doc.Content[0]), "jobs")
+	jobs := get(top, "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode || len(jobs.Content) < 2 {
 		return nil
 	}
