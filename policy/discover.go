@@ -86,13 +86,10 @@ func Discover(root string) ([]string, error) {
 // for a link), so that reading one needs no stat of its path.
 func discover(root string) ([]string, []fs.FileMode, error) {
 	var found []listedFile
-	for _, r := range DiscoveryRoots {
-		var err error
-		if found, err = walkTests(found, filepath.Join(root, filepath.FromSlash(r)), r, 0); err != nil {
-			return nil, nil, err
-		}
+	if err := walkRoots(root, func(f listedFile) { found = append(found, f) }); err != nil {
+		return nil, nil, err
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].rel < found[j].rel })
+	sortListed(found)
 	files, types := make([]string, len(found)), make([]fs.FileMode, len(found))
 	for i, f := range found {
 		files[i], types[i] = f.rel, f.typ
@@ -100,10 +97,28 @@ func discover(root string) ([]string, []fs.FileMode, error) {
 	return files, types, nil
 }
 
+// walkRoots hands each test file below the discovery roots of root to found,
+// in walk order (sortListed gives discovery's order).
+func walkRoots(root string, found func(listedFile)) error {
+	for _, r := range DiscoveryRoots {
+		if err := walkTests(found, filepath.Join(root, filepath.FromSlash(r)), r, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortListed sorts files by byte value of their repo-relative names.
+func sortListed(files []listedFile) {
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+}
+
 // listedFile is a test file as its folder listing showed it.
 type listedFile struct {
 	rel string
 	typ fs.FileMode
+	// scan is what reading it gave (scanRegistry).
+	scan *fileScan
 }
 
 // maxSymlinkHops bounds how many symbolic links to folders one path may pass
@@ -111,15 +126,15 @@ type listedFile struct {
 // make a loop, and this stops one without a stat of every folder.
 const maxSymlinkHops = 8
 
-// walkTests appends to out the test files below dir, whose repo-relative
+// walkTests hands to found the test files below dir, whose repo-relative
 // name is rel.
-func walkTests(out []listedFile, dir, rel string, hops int) ([]listedFile, error) {
+func walkTests(found func(listedFile), dir, rel string, hops int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return out, nil
+			return nil
 		}
-		return nil, fmt.Errorf("reading %s: %w", rel, err)
+		return fmt.Errorf("reading %s: %w", rel, err)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -128,7 +143,7 @@ func walkTests(out []listedFile, dir, rel string, hops int) ([]listedFile, error
 		}
 		childRel := rel + "/" + name
 		if IsTestFileName(name) {
-			out = append(out, listedFile{rel: childRel, typ: e.Type()})
+			found(listedFile{rel: childRel, typ: e.Type()})
 		}
 		childHops := hops
 		isDir := e.IsDir()
@@ -139,12 +154,12 @@ func walkTests(out []listedFile, dir, rel string, hops int) ([]listedFile, error
 			}
 		}
 		if isDir && childHops <= maxSymlinkHops {
-			if out, err = walkTests(out, filepath.Join(dir, name), childRel, childHops); err != nil {
-				return nil, err
+			if err := walkTests(found, filepath.Join(dir, name), childRel, childHops); err != nil {
+				return err
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // IsTestFileName matches the glob pattern test_*.py of the files discovery reads.
@@ -221,11 +236,11 @@ type fileScan struct {
 }
 
 // scanRegistry reads every test file of the checkout at root (see
-// CheckCheckout), one worker per core taking the next file by an atomic
-// counter (no channel hand-off, so no goroutine parks and wakes per file;
-// the calling goroutine is a worker too). Each worker checks a file's calls
-// at once when tables returns the tables, else keeps them, with the file's
-// text, for registry.
+// CheckCheckout) while the folders are still being listed: the calling
+// goroutine walks them and then reads files too, and one more worker per
+// core takes each file as soon as the walk has found it. Each worker checks
+// a file's calls at once when tables returns the tables, else keeps them
+// for registry.
 func scanRegistry(root string, tables func() *Tables) *registryScan {
 	root, err := CheckCheckout(root)
 	if err != nil {
@@ -234,39 +249,91 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	if err := olderDiscovery(root); err != nil {
 		return &registryScan{err: err}
 	}
-	files, types, err := discover(root)
-	if err != nil {
-		return &registryScan{err: err}
-	}
-	s := &registryScan{root: root, files: files, scans: make([]fileScan, len(files))}
-	var next atomic.Int64
+	w := &walk{}
+	w.more.L = &w.mu
 	work := func() {
 		// One read buffer per worker, reused from file to file: what is kept
 		// of a file is copied out of it (a fresh buffer per file costs a page
 		// fault per 4 kB, which is more than reading the file).
 		var buf []byte
-		for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-			f := &s.scans[i]
-			text, calls, err := readCalls(root, files[i], types[i], &buf)
+		for {
+			lf, ok := w.take()
+			if !ok {
+				return
+			}
+			f := lf.scan
+			text, calls, err := readCalls(root, lf.rel, lf.typ, &buf)
 			if err != nil {
 				f.err = err
 				continue
 			}
 			if t := tables(); t != nil {
-				f.regs, f.err = t.fileRegistrations(files[i], mentionsIn(files[i], text, calls), calls)
+				f.regs, f.err = t.fileRegistrations(lf.rel, mentionsIn(lf.rel, text, calls), calls)
 				f.checked = true
 				continue
 			}
-			f.calls, f.mentions = cloneCalls(calls), mentionsIn(files[i], text, calls)
+			f.calls, f.mentions = cloneCalls(calls), mentionsIn(lf.rel, text, calls)
 		}
 	}
 	var wg sync.WaitGroup
-	for w := 1; w < min(runtime.GOMAXPROCS(0), len(files)); w++ {
+	for range runtime.GOMAXPROCS(0) - 1 {
 		wg.Go(work)
 	}
+	err = walkRoots(root, w.add)
+	w.end()
 	work()
 	wg.Wait()
+	if err != nil {
+		return &registryScan{err: err}
+	}
+	sortListed(w.found)
+	s := &registryScan{root: root, files: make([]string, len(w.found)), scans: make([]fileScan, len(w.found))}
+	for i, lf := range w.found {
+		s.files[i], s.scans[i] = lf.rel, *lf.scan
+	}
 	return s
+}
+
+// walk is the test files found so far by a walk that workers read from
+// while it runs.
+type walk struct {
+	mu    sync.Mutex
+	more  sync.Cond // a file was found, or the walk ended
+	found []listedFile
+	taken int
+	done  bool
+}
+
+// add records a file the walk found, for a worker to read.
+func (w *walk) add(f listedFile) {
+	f.scan = new(fileScan)
+	w.mu.Lock()
+	w.found = append(w.found, f)
+	w.mu.Unlock()
+	w.more.Signal()
+}
+
+// end records the end of the walk.
+func (w *walk) end() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	w.more.Broadcast()
+}
+
+// take returns the next file no worker has taken, waiting while the walk
+// may still find one; false once every file is taken and the walk is over.
+func (w *walk) take() (listedFile, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.taken == len(w.found) && !w.done {
+		w.more.Wait()
+	}
+	if w.taken == len(w.found) {
+		return listedFile{}, false
+	}
+	w.taken++
+	return w.found[w.taken-1], true
 }
 
 // registry checks the calls the scan kept against t and returns the
