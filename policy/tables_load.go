@@ -96,6 +96,9 @@ func LoadTables(root string) (*Tables, error) {
 		}
 	}
 	t.readForms(func(rel string) []byte {
+		if m := mods.read[rel]; m != nil {
+			return m.src // read for its tables already
+		}
 		data, _ := readTableFile(root, rel)
 		return data
 	})
@@ -146,6 +149,8 @@ func readTableFile(root, rel string) ([]byte, error) {
 // pyModule is the top-level bindings of one Python table file.
 type pyModule struct {
 	file string
+	// src is the file's text.
+	src []byte
 	// last is the last assignment to each name, as Python leaves it bound.
 	last map[string]pysource.Assignment
 	// imports are the names the module binds by `from M import NAME`, last binding kept.
@@ -226,7 +231,7 @@ func parsePyModule(rel string, data []byte) (*pyModule, error) {
 		}
 		return nil, &TableError{File: rel, Msg: err.Error()}
 	}
-	m := &pyModule{file: rel, last: map[string]pysource.Assignment{}, imports: map[string]pysource.FromImport{}}
+	m := &pyModule{file: rel, src: data, last: map[string]pysource.Assignment{}, imports: map[string]pysource.FromImport{}}
 	for _, a := range assigns {
 		m.last[a.Name] = a
 	}
