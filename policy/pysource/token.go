@@ -763,10 +763,7 @@ func (lx *lexer) str(start int) error {
 		stop = &stopSingle
 	}
 	for {
-		// Skip the plain characters in one tight loop.
-		for i < len(src) && !stop[src[i]] {
-			i++
-		}
+		i = skipPlain(src, i, q, stop)
 		if i >= len(src) {
 			lx.pos = i
 			detected := lx.line
@@ -813,6 +810,35 @@ func (lx *lexer) str(start int) error {
 			i++
 		}
 	}
+}
+
+// skipPlain returns the index of the first byte from i on that a string's
+// scan stops at (stop: its quote q, a backslash, a newline), len(src) for
+// none. The first bytes are read one by one (most strings are short); a
+// longer run is searched with IndexByte for the quote, then for a
+// backslash or newline before it, which finds the same byte.
+func skipPlain(src string, i int, q byte, stop *[256]bool) int {
+	for n := min(i+16, len(src)); i < n; i++ {
+		if stop[src[i]] {
+			return i
+		}
+	}
+	if i >= len(src) {
+		return i
+	}
+	rest := src[i:]
+	end := strings.IndexByte(rest, q)
+	if end < 0 {
+		end = len(rest)
+	}
+	seg := rest[:end]
+	if k := strings.IndexByte(seg, '\\'); k >= 0 {
+		seg = seg[:k]
+	}
+	if k := strings.IndexByte(seg, '\n'); k >= 0 {
+		seg = seg[:k]
+	}
+	return i + len(seg)
 }
 
 // number scans a number literal as CPython 3.11's tokenizer does, with its
