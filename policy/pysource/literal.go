@@ -153,14 +153,19 @@ type StringLit struct {
 
 // DecodeString decodes one string token (prefix, quotes and escapes).
 func DecodeString(tok string) (StringLit, error) {
-	i := strings.IndexAny(tok, `'"`)
-	if i < 0 {
+	i := 0
+	for i < len(tok) && tok[i] != '\'' && tok[i] != '"' {
+		i++
+	}
+	if i == len(tok) {
 		return StringLit{}, fmt.Errorf("not a string literal: %s", tok)
 	}
-	prefix := strings.ToLower(tok[:i])
+	prefix := tok[:i]
+	if i > 0 {
+		prefix = strings.ToLower(prefix)
+	}
 	body := tok[i:]
-	q := body[:1]
-	if strings.HasPrefix(body, strings.Repeat(q, 3)) && len(body) >= 6 {
+	if q := body[0]; len(body) >= 6 && body[1] == q && body[2] == q {
 		body = body[3 : len(body)-3]
 	} else {
 		body = body[1 : len(body)-1]

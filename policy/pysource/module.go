@@ -424,15 +424,42 @@ func eachTop(toks []Token, fn func(k int, t Token) bool) {
 // splitTop splits tokens on an operator outside brackets. An empty trailing
 // piece (after a final separator) is dropped.
 func splitTop(toks []Token, sep string) [][]Token {
-	var parts [][]Token
-	start := 0
-	eachTop(toks, func(k int, t Token) bool {
-		if t.Kind == Op && t.Text == sep {
-			parts = append(parts, toks[start:k])
-			start = k + 1
+	// One loop (eachTop's, inline) counts the pieces, so parts is allocated once.
+	n, depth := 1, 0
+	for _, t := range toks {
+		if t.Kind != Op {
+			continue
 		}
-		return true
-	})
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		default:
+			if depth == 0 && t.Text == sep {
+				n++
+			}
+		}
+	}
+	parts := make([][]Token, 0, n)
+	start := 0
+	depth = 0
+	for k, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		default:
+			if depth == 0 && t.Text == sep {
+				parts = append(parts, toks[start:k])
+				start = k + 1
+			}
+		}
+	}
 	if start < len(toks) || len(parts) == 0 {
 		parts = append(parts, toks[start:])
 	}
@@ -562,9 +589,10 @@ func parseArgs(toks []Token) ([]Arg, error) {
 	if len(toks) == 0 {
 		return nil, nil
 	}
-	var args []Arg
+	pieces := splitTop(toks, ",")
+	args := make([]Arg, 0, len(pieces))
 	seenKeyword, seenDoubleStar := false, false
-	for _, piece := range splitTop(toks, ",") {
+	for _, piece := range pieces {
 		if len(piece) == 0 {
 			return nil, &SyntaxError{Line: toks[0].Line, Msg: "invalid syntax: empty argument"}
 		}

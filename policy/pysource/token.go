@@ -712,8 +712,22 @@ func (lx *lexer) skipComment() {
 func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-// stringPrefixes are the prefixes Python accepts before a string's quote, lowercased.
-var stringPrefixes = map[string]bool{"r": true, "u": true, "b": true, "br": true, "rb": true, "f": true, "fr": true, "rf": true}
+// isStringPrefix reports the prefixes Python accepts before a string's
+// quote, in any case: r u b f, br rb fr rf. A switch, not a map of the
+// lowercased text: every f-string's prefix comes here.
+func isStringPrefix(p string) bool {
+	switch len(p) {
+	case 1:
+		switch p[0] | 0x20 {
+		case 'r', 'u', 'b', 'f':
+			return true
+		}
+	case 2:
+		a, b := p[0]|0x20, p[1]|0x20
+		return a == 'r' && (b == 'b' || b == 'f') || b == 'r' && (a == 'b' || a == 'f')
+	}
+	return false
+}
 
 // name scans an identifier (or a string prefix). Like CPython's tokenizer,
 // it takes every ASCII letter, digit and '_' and every non-ASCII character,
@@ -738,8 +752,7 @@ func (lx *lexer) name() error {
 		i += size
 	}
 	lx.pos = i
-	if i < len(src) && (src[i] == '"' || src[i] == '\'') && i-start <= 2 &&
-		stringPrefixes[strings.ToLower(src[start:i])] {
+	if i < len(src) && (src[i] == '"' || src[i] == '\'') && isStringPrefix(src[start:i]) {
 		return lx.str(start)
 	}
 	lx.toks = append(lx.toks, tok{start: int32(start), end: int32(lx.pos), line: int32(lx.line), Kind: Name, code: keywordCode(lx.src[start:lx.pos])})
