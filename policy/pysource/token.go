@@ -827,31 +827,37 @@ func (lx *lexer) str(start int) error {
 
 // skipPlain returns the index of the first byte from i on that a string's
 // scan stops at (stop: its quote q, a backslash, a newline), len(src) for
-// none. The first bytes are read one by one (most strings are short); a
-// longer run is searched with IndexByte for the quote, then for a
-// backslash or newline before it, which finds the same byte.
+// none: the byte loop's answer, eight bytes at a time while a word holds
+// none of the three.
 func skipPlain(src string, i int, q byte, stop *[256]bool) int {
-	for n := min(i+16, len(src)); i < n; i++ {
-		if stop[src[i]] {
-			return i
+	quotes := uint64(q) * lowBytes
+	for i+8 <= len(src) {
+		b := src[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if hasZeroByte(w^quotes) || hasZeroByte(w^backslashes) || hasZeroByte(w^newlines) {
+			break
 		}
+		i += 8
 	}
-	if i >= len(src) {
-		return i
+	for i < len(src) && !stop[src[i]] {
+		i++
 	}
-	rest := src[i:]
-	end := strings.IndexByte(rest, q)
-	if end < 0 {
-		end = len(rest)
-	}
-	seg := rest[:end]
-	if k := strings.IndexByte(seg, '\\'); k >= 0 {
-		seg = seg[:k]
-	}
-	if k := strings.IndexByte(seg, '\n'); k >= 0 {
-		seg = seg[:k]
-	}
-	return i + len(seg)
+	return i
+}
+
+// lowBytes has a 1 in each byte; backslashes and newlines are eight of
+// each, for hasZeroByte.
+const (
+	lowBytes    = 0x0101010101010101
+	backslashes = '\\' * lowBytes
+	newlines    = '\n' * lowBytes
+)
+
+// hasZeroByte reports whether a byte of w is 0 (the exact test: a borrow
+// only runs past a zero byte, and ^w keeps out bytes of 0x80 and up).
+func hasZeroByte(w uint64) bool {
+	return (w-lowBytes)&^w&(lowBytes<<7) != 0
 }
 
 // number scans a number literal as CPython 3.11's tokenizer does, with its

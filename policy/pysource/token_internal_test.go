@@ -37,3 +37,25 @@ func TestSkipPlainMatchesLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestHasZeroByte checks the word test against a byte-by-byte one.
+func TestHasZeroByte(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for n := 0; n < 200000; n++ {
+		w := r.Uint64()
+		for k := 0; k < 8; k++ {
+			if r.Intn(6) == 0 {
+				w &^= 0xff << (8 * k)
+			} else if r.Intn(4) == 0 {
+				w |= 0x80 << (8 * k)
+			}
+		}
+		want := false
+		for k := 0; k < 8; k++ {
+			want = want || byte(w>>(8*k)) == 0
+		}
+		if got := hasZeroByte(w); got != want {
+			t.Fatalf("hasZeroByte(%#x) = %v, want %v", w, got, want)
+		}
+	}
+}
