@@ -8,6 +8,7 @@ package pysource
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -835,8 +836,9 @@ func skipPlain(src string, i int, q byte, stop *[256]bool) int {
 		b := src[i : i+8]
 		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if hasZeroByte(w^quotes) || hasZeroByte(w^backslashes) || hasZeroByte(w^newlines) {
-			break
+		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes) | zeroBytes(w^newlines); m != 0 {
+			// The lowest marked byte is the first stop byte.
+			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
 	}
@@ -847,17 +849,19 @@ func skipPlain(src string, i int, q byte, stop *[256]bool) int {
 }
 
 // lowBytes has a 1 in each byte; backslashes and newlines are eight of
-// each, for hasZeroByte.
+// each, for zeroBytes.
 const (
 	lowBytes    = 0x0101010101010101
 	backslashes = '\\' * lowBytes
 	newlines    = '\n' * lowBytes
 )
 
-// hasZeroByte reports whether a byte of w is 0 (the exact test: a borrow
-// only runs past a zero byte, and ^w keeps out bytes of 0x80 and up).
-func hasZeroByte(w uint64) bool {
-	return (w-lowBytes)&^w&(lowBytes<<7) != 0
+// zeroBytes marks the bytes of w that are 0 with their high bit. It may
+// also mark a byte above a zero one (the borrow runs on), never one below
+// the lowest zero byte, so the lowest mark is exact and a word with no
+// zero byte has none (^w keeps out bytes of 0x80 and up).
+func zeroBytes(w uint64) uint64 {
+	return (w - lowBytes) &^ w & (lowBytes << 7)
 }
 
 // number scans a number literal as CPython 3.11's tokenizer does, with its

@@ -1,6 +1,7 @@
 package pysource
 
 import (
+	"math/bits"
 	"math/rand"
 	"testing"
 )
@@ -38,8 +39,9 @@ func TestSkipPlainMatchesLoop(t *testing.T) {
 	}
 }
 
-// TestHasZeroByte checks the word test against a byte-by-byte one.
-func TestHasZeroByte(t *testing.T) {
+// TestZeroBytes checks the word test against a byte-by-byte one: a mark
+// for a word with a zero byte, the lowest one on the first zero byte.
+func TestZeroBytes(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	for n := 0; n < 200000; n++ {
 		w := r.Uint64()
@@ -50,12 +52,18 @@ func TestHasZeroByte(t *testing.T) {
 				w |= 0x80 << (8 * k)
 			}
 		}
-		want := false
-		for k := 0; k < 8; k++ {
-			want = want || byte(w>>(8*k)) == 0
+		want := -1
+		for k := 7; k >= 0; k-- {
+			if byte(w>>(8*k)) == 0 {
+				want = k
+			}
 		}
-		if got := hasZeroByte(w); got != want {
-			t.Fatalf("hasZeroByte(%#x) = %v, want %v", w, got, want)
+		got := -1
+		if m := zeroBytes(w); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("zeroBytes(%#x): first zero byte %d, want %d", w, got, want)
 		}
 	}
 }
