@@ -277,7 +277,12 @@ func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
 	t := tupleOf(first)
 	for p.op(',') {
 		mark := p.pos
-		e, ok := item()
+		// item is starExpression or starNamedExpression: for a simple
+		// atom both give simpleAtom's answer (it starts with no '*').
+		e, ok := p.simpleAtom()
+		if !ok {
+			e, ok = item()
+		}
 		if !ok {
 			p.pos = mark
 			break
@@ -335,6 +340,10 @@ func starred(e ex) ex {
 
 // starNamedExpression: '*' bitwise_or | named_expression.
 func (p *parser) starNamedExpression() (ex, bool) {
+	// A simple atom is named_expression's answer (see namedExpression).
+	if e, ok := p.simpleAtom(); ok {
+		return e, true
+	}
 	if p.isOp('*') {
 		return p.starExpression()
 	}
@@ -348,6 +357,12 @@ func (p *parser) walrusAt(i int) bool {
 
 // namedExpression: NAME ':=' expression | expression !':='.
 func (p *parser) namedExpression() (ex, bool) {
+	// A simple atom is followed by none of ':=' (simpleAtom checks the
+	// next token), so the rule's answer is expression's, which is
+	// simpleAtom's; the look-ahead below would move far no further.
+	if e, ok := p.simpleAtom(); ok {
+		return e, true
+	}
 	if t := p.peek(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
 		mark := p.pos
 		p.pos += 2
