@@ -443,6 +443,12 @@ func (p *parser) simpleAtom() (ex, bool) {
 	switch {
 	case t.Kind == Name && !t.reserved():
 		e = ex{k: kName, single: true}
+	case t.Kind == Name && t.code == kwTrue:
+		e = leaf(kTrueConst)
+	case t.Kind == Name && t.code == kwFalse:
+		e = leaf(kFalseConst)
+	case t.Kind == Name && t.code == kwNone:
+		e = leaf(kNoneConst)
 	case t.Kind == Number:
 		if checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
@@ -464,11 +470,20 @@ func (p *parser) simpleAtom() (ex, bool) {
 	return e, true
 }
 
-// endsSimpleAtom marks the codes of the operators that no expression rule
-// continues with: , ) ] } : = ; (only operators have these codes).
+// endsSimpleAtom marks the codes of the tokens that no expression rule
+// continues with: the operators , ) ] } : = ; and the keywords but if, or,
+// and, in, is and not (only operators and keywords have these codes; a
+// name's or literal's code 0 is not marked, so "a" "b" stays one atom).
 var endsSimpleAtom = func() (t [256]bool) {
 	for _, c := range ",)]}:=;" {
 		t[c] = true
+	}
+	for c := kwFalse; c <= kwExec; c++ {
+		switch c {
+		case kwIf, kwOr, kwAnd, kwIn, kwIs, kwNot:
+		default:
+			t[c] = true
+		}
 	}
 	return t
 }()
@@ -578,6 +593,18 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		}
 		mark := p.pos
 		p.pos += width
+		// An operand that is a simple atom is climbIn(prec + 1)'s answer
+		// (no unary operator, primary or binary operator follows it),
+		// taken when the guard below would let the rule run.
+		if p.depth < maxDepth {
+			if _, ok := p.simpleAtom(); ok {
+				e = leaf(kOperator)
+				if prec == precCompare {
+					e = leaf(kCompare)
+				}
+				continue
+			}
+		}
 		// climb(prec + 1), its guard taken here.
 		if !p.enter() {
 			p.pos = mark
@@ -1062,8 +1089,11 @@ func (p *parser) arguments(genexp bool) bool {
 	// Positional items, then keywords and *x, then keywords and **x.
 	seenKeyword, seenDoubleStar := false, false
 	for {
+		// One look at the next token for the tests below (isOp and
+		// peek are the same read of it).
+		t := p.next()
 		switch {
-		case p.isOp(opPow):
+		case t.code == opPow:
 			mark := p.pos
 			p.pos++
 			if _, ok := p.expression(); !ok {
@@ -1071,7 +1101,7 @@ func (p *parser) arguments(genexp bool) bool {
 				return false
 			}
 			seenDoubleStar = true
-		case p.isOp('*'):
+		case t.code == '*':
 			if seenDoubleStar {
 				return p.fail("iterable argument unpacking follows keyword argument unpacking")
 			}
@@ -1081,8 +1111,8 @@ func (p *parser) arguments(genexp bool) bool {
 				p.pos = mark
 				return false
 			}
-		case p.peek().Kind == Name && p.peekAt(p.pos+1).isOp('='):
-			if p.peek().reserved() {
+		case t.Kind == Name && p.peekAt(p.pos+1).isOp('='):
+			if t.reserved() {
 				return false
 			}
 			p.pos += 2
