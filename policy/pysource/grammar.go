@@ -277,12 +277,7 @@ func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
 	t := tupleOf(first)
 	for p.op(',') {
 		mark := p.pos
-		// item is starExpression or starNamedExpression: for a simple
-		// atom both give simpleAtom's answer (it starts with no '*').
-		e, ok := p.simpleAtom()
-		if !ok {
-			e, ok = item()
-		}
+		e, ok := item()
 		if !ok {
 			p.pos = mark
 			break
@@ -347,7 +342,7 @@ func (p *parser) starNamedExpression() (ex, bool) {
 	if p.isOp('*') {
 		return p.starExpression()
 	}
-	return p.namedExpression()
+	return p.namedExpressionRest()
 }
 
 // walrusAt reports an unparenthesized assignment expression (NAME :=) at token i.
@@ -363,6 +358,12 @@ func (p *parser) namedExpression() (ex, bool) {
 	if e, ok := p.simpleAtom(); ok {
 		return e, true
 	}
+	return p.namedExpressionRest()
+}
+
+// namedExpressionRest is namedExpression once simpleAtom has refused the
+// position (it has no side effect then, so it is not tried again).
+func (p *parser) namedExpressionRest() (ex, bool) {
 	if t := p.peek(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
 		mark := p.pos
 		p.pos += 2
@@ -372,7 +373,7 @@ func (p *parser) namedExpression() (ex, bool) {
 		p.pos = mark
 		return ex{}, false
 	}
-	e, ok := p.expression()
+	e, ok := p.expressionRest()
 	if !ok {
 		return ex{}, false
 	}
@@ -387,6 +388,11 @@ func (p *parser) expression() (ex, bool) {
 	if e, ok := p.simpleAtom(); ok {
 		return e, true
 	}
+	return p.expressionRest()
+}
+
+// expressionRest is expression once simpleAtom has refused the position.
+func (p *parser) expressionRest() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
