@@ -572,6 +572,11 @@ func (lx *lexer) fastTokens() {
 		toks = toks[:len(toks)+1]
 		t := &toks[len(toks)-1]
 		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
+		// Most tokens are followed by one space: skip it here rather
+		// than in a trip round the loop (cSpace would skip it too).
+		if pos < len(src) && src[pos] == ' ' {
+			pos++
+		}
 	}
 done:
 	// Only the lengths change: the buffers are the lexer's own.
