@@ -781,6 +781,7 @@ func (lx *lexer) str(start int) error {
 	if q == '\'' {
 		stop = &stopSingle
 	}
+	code := byte(0) // strBackslash once a backslash is met
 	for {
 		i = skipPlain(src, i, q, stop)
 		if i >= len(src) {
@@ -799,6 +800,7 @@ func (lx *lexer) str(start int) error {
 		case '\\':
 			// Even in a raw string a backslash keeps the next character
 			// (a quote or a newline) inside the literal.
+			code = strBackslash
 			i++
 			if i < len(src) {
 				if src[i] == '\n' {
@@ -823,7 +825,7 @@ func (lx *lexer) str(start int) error {
 					i++
 				}
 				lx.pos = i
-				lx.toks = append(lx.toks, tok{start: int32(start), end: int32(i), line: int32(startLine), Kind: String})
+				lx.toks = append(lx.toks, tok{start: int32(start), end: int32(i), line: int32(startLine), Kind: String, code: code})
 				return nil
 			}
 			i++
