@@ -119,6 +119,9 @@ func (f fstringChecker) field(i, level int) (int, *SyntaxError) {
 		return i, f.errf("f-string: expressions nested too deeply")
 	}
 	i++ // {
+	if end, ok := f.nameField(i); ok {
+		return end, nil
+	}
 	start := i
 	var quote byte
 	triple := false
@@ -229,6 +232,33 @@ scan:
 	}
 	i++
 	return i, nil
+}
+
+// nameField is the common field {name} or {name!r} (or !s, !a), the
+// expression an ASCII name that is no keyword and the field read from i,
+// after its '{': it returns the index after the '}'. For these the full
+// reading of field finds the same end and no error (the name is a dotted
+// name, which expression accepts); ok is false for any other field.
+func (f fstringChecker) nameField(i int) (int, bool) {
+	start := i
+	for i < len(f.s) && identByte[f.s[i]] {
+		i++
+	}
+	if i == start || isDigit(f.s[start]) || i >= len(f.s) || isKeyword(f.s[start:i]) {
+		return 0, false
+	}
+	switch f.s[i] {
+	case '}':
+		i++
+	case '!':
+		if i+2 >= len(f.s) || f.s[i+2] != '}' || f.s[i+1] != 's' && f.s[i+1] != 'r' && f.s[i+1] != 'a' {
+			return 0, false
+		}
+		i += 3
+	default:
+		return 0, false
+	}
+	return i, true
 }
 
 func isASCIISpace(c byte) bool {
