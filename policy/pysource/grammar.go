@@ -262,7 +262,10 @@ func (p *parser) fail(msg string) bool {
 // starExpressions: star_expression (',' star_expression)* [','], a tuple when
 // there is a comma.
 func (p *parser) starExpressions() (ex, bool) {
-	first, ok := p.starExpression()
+	first, ok := p.simpleAtom() // starExpression's answer for a simple atom
+	if !ok {
+		first, ok = p.starExpressionRest()
+	}
 	if !ok {
 		return ex{}, false
 	}
@@ -311,6 +314,14 @@ func (t ex) add(e ex) ex {
 
 // starExpression: '*' bitwise_or | expression.
 func (p *parser) starExpression() (ex, bool) {
+	if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
+		return e, true
+	}
+	return p.starExpressionRest()
+}
+
+// starExpressionRest is starExpression once simpleAtom has refused the position.
+func (p *parser) starExpressionRest() (ex, bool) {
 	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
@@ -321,7 +332,7 @@ func (p *parser) starExpression() (ex, bool) {
 		}
 		return starred(e), true
 	}
-	return p.expression()
+	return p.expressionRest()
 }
 
 // starred is *e: a target when e is one (and not itself starred).
