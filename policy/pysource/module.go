@@ -153,6 +153,12 @@ type moduleReader struct {
 // line reads one chunk from Scan: leading INDENT/DEDENT tokens, a logical
 // line and its NEWLINE; the last chunk ends with DEDENTs and EOF.
 func (m *moduleReader) line(toks []tok) error {
+	// The common chunk: no INDENT or DEDENT before the line, one NEWLINE
+	// after it (the kinds below Newline are those of a line's tokens).
+	// The general reading below does the same for it.
+	if n := len(toks); n >= 2 && toks[0].Kind < Newline && toks[n-1].Kind == Newline && toks[n-2].Kind < Newline {
+		return m.logicalLine(toks[:n-1])
+	}
 	i, err := m.blocks(toks)
 	if err != nil {
 		return err
