@@ -342,6 +342,12 @@ func mayBeCall(toks []tok) bool {
 // only before a def or class.
 func (m *moduleReader) sequence(k stmtKind, line int) error {
 	f := &m.frames[len(m.frames)-1]
+	// The common case, a simple statement where one may stand: what the
+	// general path below does for it.
+	if k == sSimple && !f.matchBlock && f.decorator == 0 && f.after != afterTry {
+		f.after = afterNothing
+		return nil
+	}
 	invalid := func() error { return &SyntaxError{Line: line, Msg: "invalid syntax"} }
 	if f.matchBlock != (k == sCase) {
 		return invalid()
