@@ -62,19 +62,14 @@ type Call struct {
 // block structure around it (indentation, else/elif/except/finally/case
 // clauses, decorators).
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	var calls []Call
 	// The reader and its statement buffer are reused from call to call:
 	// a checkout's files then cost one each per worker, not one each per file.
+	// The calls go to m.calls (no closure to allocate for onStmt).
 	m := readerPool.Get().(*moduleReader)
-	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, onStmt: func(stmt []Token) error {
-		c, ok, err := callStatement(stmt, want)
-		if ok {
-			calls = append(calls, c)
-		}
-		return err
-	}}
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want}
 	m.frames = m.frameBuf[:1]
 	err := m.read()
+	calls := m.calls
 	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
 	*m = moduleReader{stmt: m.stmt[:0]}
 	readerPool.Put(m)
@@ -135,8 +130,11 @@ type moduleReader struct {
 	src    string
 	onStmt func(stmt []Token) error
 	// callsOnly hands on only the statements that may be calls (see
-	// mayBeCall), for TopLevelCalls: the others cost no Tokens.
+	// mayBeCall), for TopLevelCalls: the others cost no Tokens. The calls
+	// of want are kept in calls, and onStmt is not used.
 	callsOnly bool
+	want      func(name string) bool
+	calls     []Call
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
 	stmt   []Token
@@ -323,6 +321,13 @@ func (m *moduleReader) statement(toks []tok) error {
 	for _, t := range toks {
 		m.stmt = append(m.stmt, t.token(m.src))
 	}
+	if m.callsOnly {
+		c, ok, err := callStatement(m.stmt, m.want)
+		if ok {
+			m.calls = append(m.calls, c)
+		}
+		return err
+	}
 	return m.onStmt(m.stmt)
 }
 
@@ -453,9 +458,12 @@ func splitTop(toks []Token, sep string) [][]Token {
 			}
 		}
 	}
-	parts := make([][]Token, 0, n)
-	start := 0
-	depth = 0
+	return appendSplitTop(make([][]Token, 0, n), toks, sep)
+}
+
+// appendSplitTop is splitTop appending the pieces to parts, which is empty.
+func appendSplitTop(parts [][]Token, toks []Token, sep string) [][]Token {
+	start, depth := 0, 0
 	for k, t := range toks {
 		if t.Kind != Op {
 			continue
@@ -601,7 +609,8 @@ func parseArgs(toks []Token) ([]Arg, error) {
 	if len(toks) == 0 {
 		return nil, nil
 	}
-	pieces := splitTop(toks, ",")
+	var piecesBuf [8][]Token // the pieces stay here: no allocation for a short call
+	pieces := appendSplitTop(piecesBuf[:0], toks, ",")
 	args := make([]Arg, 0, len(pieces))
 	seenKeyword, seenDoubleStar := false, false
 	for _, piece := range pieces {
