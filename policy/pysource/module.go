@@ -612,6 +612,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 	var piecesBuf [8][]Token // the pieces stay here: no allocation for a short call
 	pieces := appendSplitTop(piecesBuf[:0], toks, ",")
 	args := make([]Arg, 0, len(pieces))
+	consts := make(constArena, 0, len(pieces)) // most arguments are one constant
 	seenKeyword, seenDoubleStar := false, false
 	for _, piece := range pieces {
 		if len(piece) == 0 {
@@ -624,7 +625,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '**'"}
 			}
 			seenDoubleStar = true
-			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:]), Line: line})
+			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:], &consts), Line: line})
 		case piece[0].Kind == Op && piece[0].Text == "*":
 			if len(piece) == 1 {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '*'"}
@@ -632,13 +633,13 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "iterable argument unpacking follows keyword argument unpacking"}
 			}
-			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:]), Line: line})
+			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:], &consts), Line: line})
 		case len(piece) >= 2 && piece[0].Kind == Name && piece[1].Kind == Op && piece[1].Text == "=":
 			if len(piece) == 2 {
 				return nil, &SyntaxError{Line: line, Msg: "expected argument value expression"}
 			}
 			seenKeyword = true
-			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:]), Line: line})
+			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:], &consts), Line: line})
 		default:
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument unpacking"}
@@ -646,7 +647,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if seenKeyword {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument"}
 			}
-			v := classify(piece)
+			v := classify(piece, &consts)
 			if v.Node == "Invalid" {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
 			}
@@ -668,10 +669,24 @@ var binaryOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "//"
 
 var compareOps = map[string]bool{"<": true, ">": true, "==": true, "!=": true, "<=": true, ">=": true}
 
+// constArena hands out the Constants of one call's arguments from one
+// allocation, while it has room; a nil arena allocates each.
+type constArena []Constant
+
+func (a *constArena) new(c Constant) *Constant {
+	if a == nil || len(*a) == cap(*a) {
+		p := new(Constant) // not &c, which would put every c on the heap
+		*p = c
+		return p
+	}
+	*a = append(*a, c)
+	return &(*a)[len(*a)-1]
+}
+
 // classify names the ast node an expression parses to and reads its literal
 // value, if it is one. It recognises exactly the literal forms the registry
 // accepts; anything else is named as closely as needed for error messages.
-func classify(toks []Token) Expr {
+func classify(toks []Token, a *constArena) Expr {
 	toks = stripParens(toks)
 	if len(toks) == 0 {
 		return Expr{Node: "Invalid"}
@@ -684,26 +699,26 @@ func classify(toks []Token) Expr {
 			if err != nil {
 				return Expr{Node: "Invalid"}
 			}
-			c := &Constant{Num: n.Value, Overflow: n.Overflow}
+			c := a.new(Constant{Num: n.Value, Overflow: n.Overflow})
 			c.Type = [...]string{"int", "float", "complex"}[n.Kind]
 			return Expr{Node: "Constant", Const: c}
 		case Name:
 			switch first.Text {
 			case "True", "False":
-				return Expr{Node: "Constant", Const: &Constant{Type: "bool", Bool: first.Text == "True"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "bool", Bool: first.Text == "True"})}
 			case "None":
-				return Expr{Node: "Constant", Const: &Constant{Type: "NoneType"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "NoneType"})}
 			}
 			return Expr{Node: "Name"}
 		case Op:
 			if first.Text == "..." {
-				return Expr{Node: "Constant", Const: &Constant{Type: "ellipsis"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "ellipsis"})}
 			}
 			return Expr{Node: "Invalid"}
 		}
 	}
 	if allStrings(toks) {
-		return classifyStrings(toks)
+		return classifyStrings(toks, a)
 	}
 	if first.Kind == Op && (first.Text == "[" || first.Text == "(" || first.Text == "{") && matching(toks, 0) == len(toks)-1 {
 		inner := toks[1 : len(toks)-1]
@@ -715,7 +730,7 @@ func classify(toks []Token) Expr {
 			e := Expr{Node: "List"}
 			if len(inner) > 0 {
 				for _, p := range splitTop(inner, ",") {
-					el := classify(p)
+					el := classify(p, a)
 					if el.Node == "Invalid" {
 						return el
 					}
@@ -788,7 +803,7 @@ func hasFString(toks []Token) bool {
 }
 
 // classifyStrings joins adjacent string literals, as Python's parser does.
-func classifyStrings(toks []Token) Expr {
+func classifyStrings(toks []Token, a *constArena) Expr {
 	var value string
 	bytesSeen, textSeen, fstring := false, false, false
 	for _, t := range toks {
@@ -814,7 +829,7 @@ func classifyStrings(toks []Token) Expr {
 	if bytesSeen {
 		typ = "bytes"
 	}
-	return Expr{Node: "Constant", Const: &Constant{Type: typ, Str: value}}
+	return Expr{Node: "Constant", Const: a.new(Constant{Type: typ, Str: value})}
 }
 
 func containsTopName(toks []Token, name string) bool { return containsTop(toks, Name, name) }
