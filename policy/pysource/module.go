@@ -66,12 +66,12 @@ func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
 	// a checkout's files then cost one each per worker, not one each per file.
 	// The calls go to m.calls (no closure to allocate for onStmt).
 	m := readerPool.Get().(*moduleReader)
-	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want}
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, lineFn: m.lineFn, partialFn: m.partialFn}
 	m.frames = m.frameBuf[:1]
 	err := m.read()
 	calls := m.calls
 	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
-	*m = moduleReader{stmt: m.stmt[:0]}
+	*m = moduleReader{stmt: m.stmt[:0], lineFn: m.lineFn, partialFn: m.partialFn}
 	readerPool.Put(m)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,15 @@ func newModuleReader(src string, onStmt func(stmt []Token) error) *moduleReader 
 }
 
 // read checks the whole module, handing on its top-level statements.
-func (m *moduleReader) read() error { return scan(m.src, m.line, m.partial) }
+//
+// The method values m.line and m.partial are made once per reader and kept
+// across its reuses (they are bound to m): each costs an allocation.
+func (m *moduleReader) read() error {
+	if m.lineFn == nil {
+		m.lineFn, m.partialFn = m.line, m.partial
+	}
+	return scan(m.src, m.lineFn, m.partialFn)
+}
 
 // moduleReader follows the module's logical lines, checks each against the
 // grammar and the block structure, and hands on the top-level simple
@@ -135,6 +143,9 @@ type moduleReader struct {
 	callsOnly bool
 	want      func(name string) bool
 	calls     []Call
+	// lineFn and partialFn are m.line and m.partial (see read).
+	lineFn    func([]tok) error
+	partialFn func([]tok, *SyntaxError) *SyntaxError
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
 	stmt   []Token
