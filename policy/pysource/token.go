@@ -469,11 +469,12 @@ func (lx *lexer) run() error {
 }
 
 // fastTokens reads tokens from lx.pos while they are of the common kinds
-// (spaces between tokens, ASCII names, plain decimal integers, brackets
-// that open or close as they should, and operators of one character or of
-// one and '=') and the token buffers have room. It stops before anything
-// else: a newline, a string, a comment, a longer operator, a faulty
-// bracket or a full buffer, which run reads.
+// (spaces between tokens, ASCII names, plain decimal integers, strings on
+// one line with no prefix and no backslash, brackets that open or close as
+// they should, and operators of one character or of one and '=') and the
+// token buffers have room. It stops before anything else: a newline, any
+// other string, a comment, a longer operator, a faulty bracket or a full
+// buffer, which run reads.
 //
 // It makes no call, not even for the keyword look-up or a growth of the
 // buffers, so that Go keeps its state in registers across tokens.
@@ -534,6 +535,27 @@ func (lx *lexer) fastTokens() {
 			}
 			kind, code = Number, 0
 			pos = end
+		case cQuote:
+			// A string on one line with no backslash and no prefix, read
+			// as str reads it; str reads the others (a triple quote, an
+			// escape, a newline or the end of the source before the
+			// closing quote) from the opening quote.
+			if pos+2 < len(src) && src[pos+1] == c && src[pos+2] == c {
+				goto done
+			}
+			stop := &stopDouble
+			if c == '\'' {
+				stop = &stopSingle
+			}
+			end := pos + 1
+			for end < len(src) && !stop[src[end]] {
+				end++
+			}
+			if end >= len(src) || src[end] != c {
+				goto done
+			}
+			kind, code = String, 0
+			pos = end + 1
 		case cOpen:
 			if len(opens) == cap(opens) || len(opens) >= maxNesting {
 				goto done // run grows the buffer, or refuses the bracket
