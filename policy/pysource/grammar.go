@@ -602,9 +602,9 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		var prec, width int
 		if t := p.next(); t.Kind == Op {
 			prec, width = int(opPrecedence[t.code]), 1 // infix, for an operator
-		} else {
+		} else if t.Kind == Name && infixKeyword[t.code] {
 			prec, width = p.infix()
-		}
+		} // else none: infix's answer for any other token
 		if prec == 0 || prec < min {
 			return e, true
 		}
@@ -669,6 +669,13 @@ func (p *parser) infix() (int, int) {
 	}
 	return int(opPrecedence[t.code]), 1
 }
+
+// infixKeyword marks the codes of the keywords infix reads: or, and, in,
+// is, not (in).
+var infixKeyword = func() (t [256]bool) {
+	t[kwOr], t[kwAnd], t[kwIn], t[kwIs], t[kwNot] = true, true, true, true, true
+	return t
+}()
 
 // opPrecedence is the precedence of each binary operator's code, 0 for a
 // code that is none.
