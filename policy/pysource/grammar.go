@@ -1239,6 +1239,15 @@ func (p *parser) starTargets() (ex, bool) {
 
 // starTarget: '*' (!'*' star_target) | target_with_star_atom.
 func (p *parser) starTarget() (ex, bool) {
+	// A name followed by no trailer ('.', '(' or '['): the rule's answer
+	// (a star_atom NAME, tPrimaryTarget having refused it), taken when
+	// the guard below would let the rule run; far moves as there.
+	if t := p.next(); t.Kind == Name && !t.reserved() && p.depth < maxDepth {
+		if n := p.peekAt(p.pos + 1); n.code != '.' && n.code != '(' && n.code != '[' {
+			p.pos++
+			return ex{k: kName, single: true}, true
+		}
+	}
 	if !p.enter() {
 		return ex{}, false
 	}
