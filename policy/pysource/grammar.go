@@ -457,21 +457,30 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	var e ex
-	switch {
-	case t.Kind == Name && !t.reserved():
-		e = ex{k: kName, single: true}
-	case t.Kind == Name && t.code == kwTrue:
-		e = leaf(kTrueConst)
-	case t.Kind == Name && t.code == kwFalse:
-		e = leaf(kFalseConst)
-	case t.Kind == Name && t.code == kwNone:
-		e = leaf(kNoneConst)
-	case t.Kind == Number:
+	switch t.Kind {
+	case Name:
+		switch {
+		case !t.reserved():
+			e = ex{k: kName, single: true}
+		case t.code == kwTrue:
+			e = leaf(kTrueConst)
+		case t.code == kwFalse:
+			e = leaf(kFalseConst)
+		case t.code == kwNone:
+			e = leaf(kNoneConst)
+		default:
+			return ex{}, false
+		}
+	case Number:
 		if checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
 		}
 		e = leaf(kLiteral)
-	case t.Kind == String:
+	case String:
+		if q := p.src[t.start]; (q == '"' || q == '\'') && t.code != strBackslash {
+			e = leaf(kLiteral) // checkStrings' answer for a plain literal, without the call
+			break
+		}
 		k, err := checkStrings(p.src, p.toks[p.pos:p.pos+1])
 		if err != nil {
 			return ex{}, false
