@@ -65,9 +65,21 @@ func (f fstringChecker) parse(i, level int) (int, *SyntaxError) {
 func (f fstringChecker) literal(i, level int) (next int, more bool, err *SyntaxError) {
 	start := i
 	end := len(f.s)
+	backslash := false // checkEscapes has nothing to check without one
 	for i < len(f.s) {
+		if !literalStop[f.s[i]] {
+			// A run of plain characters: the loop would take them one
+			// by one, moving end along.
+			j := i + 1
+			for j < len(f.s) && !literalStop[f.s[j]] {
+				j++
+			}
+			i, end = j, j
+			continue
+		}
 		ch := f.s[i]
 		i++
+		backslash = backslash || ch == '\\'
 		if !f.raw && ch == '\\' && i < len(f.s) {
 			ch = f.s[i]
 			i++
@@ -105,13 +117,19 @@ func (f fstringChecker) literal(i, level int) (next int, more bool, err *SyntaxE
 		}
 		end = i
 	}
-	if !f.raw && start < end {
+	if !f.raw && start < end && backslash {
 		if err := checkEscapes(f.s[start:end], false, f.line); err != nil {
 			return i, false, err
 		}
 	}
 	return i, more, nil
 }
+
+// literalStop marks the characters literal looks at: braces and the backslash.
+var literalStop = func() (t [256]bool) {
+	t['{'], t['}'], t['\\'] = true, true, true
+	return t
+}()
 
 // field reads one replacement field, from its '{' to its '}'.
 func (f fstringChecker) field(i, level int) (int, *SyntaxError) {
