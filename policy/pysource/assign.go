@@ -172,7 +172,7 @@ func parseOne(toks []Token) (Value, error) {
 	first := toks[0]
 	line := first.Line
 	if allStrings(toks) {
-		e := classifyStrings(toks)
+		e := classifyStrings(toks, nil)
 		if e.Node != "Constant" {
 			return Value{}, fmt.Errorf("line %d: %s is not a plain string literal", line, tokenText(toks))
 		}

@@ -44,8 +44,14 @@ func isAugAssign(code byte) bool {
 
 // Keyword codes of Name tokens: Python 3.11's reserved words first (isKw),
 // then names that are keywords only in some places. They start at 0xa0,
-// above every operator code, and no other token has a code (0): a token's
-// code alone then tells an operator or a keyword, one compare (isOp, isKw).
+// above every operator code, and no other token has a code (0) but a
+// String with a backslash (strBackslash, a control character, which is no
+// operator's): a token's code alone then tells an operator or a keyword,
+// one compare (isOp, isKw).
+// strBackslash is the code of a String token with a backslash in it: the
+// lexer meets every one, so checkStrings need not look for them again.
+const strBackslash = 0x01
+
 const (
 	kwNone0 = 0 // a plain identifier
 	kwFalse = 0xa0 + iota - 1

@@ -65,9 +65,21 @@ func (f fstringChecker) parse(i, level int) (int, *SyntaxError) {
 func (f fstringChecker) literal(i, level int) (next int, more bool, err *SyntaxError) {
 	start := i
 	end := len(f.s)
+	backslash := false // checkEscapes has nothing to check without one
 	for i < len(f.s) {
+		if !literalStop[f.s[i]] {
+			// A run of plain characters: the loop would take them one
+			// by one, moving end along.
+			j := i + 1
+			for j < len(f.s) && !literalStop[f.s[j]] {
+				j++
+			}
+			i, end = j, j
+			continue
+		}
 		ch := f.s[i]
 		i++
+		backslash = backslash || ch == '\\'
 		if !f.raw && ch == '\\' && i < len(f.s) {
 			ch = f.s[i]
 			i++
@@ -105,7 +117,7 @@ func (f fstringChecker) literal(i, level int) (next int, more bool, err *SyntaxE
 		}
 		end = i
 	}
-	if !f.raw && start < end {
+	if !f.raw && start < end && backslash {
 		if err := checkEscapes(f.s[start:end], false, f.line); err != nil {
 			return i, false, err
 		}
@@ -113,12 +125,21 @@ func (f fstringChecker) literal(i, level int) (next int, more bool, err *SyntaxE
 	return i, more, nil
 }
 
+// literalStop marks the characters literal looks at: braces and the backslash.
+var literalStop = func() (t [256]bool) {
+	t['{'], t['}'], t['\\'] = true, true, true
+	return t
+}()
+
 // field reads one replacement field, from its '{' to its '}'.
 func (f fstringChecker) field(i, level int) (int, *SyntaxError) {
 	if level >= 2 {
 		return i, f.errf("f-string: expressions nested too deeply")
 	}
 	i++ // {
+	if end, ok := f.nameField(i); ok {
+		return end, nil
+	}
 	start := i
 	var quote byte
 	triple := false
@@ -229,6 +250,33 @@ scan:
 	}
 	i++
 	return i, nil
+}
+
+// nameField is the common field {name} or {name!r} (or !s, !a), the
+// expression an ASCII name that is no keyword and the field read from i,
+// after its '{': it returns the index after the '}'. For these the full
+// reading of field finds the same end and no error (the name is a dotted
+// name, which expression accepts); ok is false for any other field.
+func (f fstringChecker) nameField(i int) (int, bool) {
+	start := i
+	for i < len(f.s) && identByte[f.s[i]] {
+		i++
+	}
+	if i == start || isDigit(f.s[start]) || i >= len(f.s) || isKeyword(f.s[start:i]) {
+		return 0, false
+	}
+	switch f.s[i] {
+	case '}':
+		i++
+	case '!':
+		if i+2 >= len(f.s) || f.s[i+2] != '}' || f.s[i+1] != 's' && f.s[i+1] != 'r' && f.s[i+1] != 'a' {
+			return 0, false
+		}
+		i += 3
+	default:
+		return 0, false
+	}
+	return i, true
 }
 
 func isASCIISpace(c byte) bool {

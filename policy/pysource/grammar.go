@@ -262,7 +262,10 @@ func (p *parser) fail(msg string) bool {
 // starExpressions: star_expression (',' star_expression)* [','], a tuple when
 // there is a comma.
 func (p *parser) starExpressions() (ex, bool) {
-	first, ok := p.starExpression()
+	first, ok := p.simpleAtom() // starExpression's answer for a simple atom
+	if !ok {
+		first, ok = p.starExpressionRest()
+	}
 	if !ok {
 		return ex{}, false
 	}
@@ -311,6 +314,14 @@ func (t ex) add(e ex) ex {
 
 // starExpression: '*' bitwise_or | expression.
 func (p *parser) starExpression() (ex, bool) {
+	if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
+		return e, true
+	}
+	return p.starExpressionRest()
+}
+
+// starExpressionRest is starExpression once simpleAtom has refused the position.
+func (p *parser) starExpressionRest() (ex, bool) {
 	if p.isOp('*') {
 		mark := p.pos
 		p.pos++
@@ -321,7 +332,7 @@ func (p *parser) starExpression() (ex, bool) {
 		}
 		return starred(e), true
 	}
-	return p.expression()
+	return p.expressionRest()
 }
 
 // starred is *e: a target when e is one (and not itself starred).
@@ -335,10 +346,14 @@ func starred(e ex) ex {
 
 // starNamedExpression: '*' bitwise_or | named_expression.
 func (p *parser) starNamedExpression() (ex, bool) {
+	// A simple atom is named_expression's answer (see namedExpression).
+	if e, ok := p.simpleAtom(); ok {
+		return e, true
+	}
 	if p.isOp('*') {
 		return p.starExpression()
 	}
-	return p.namedExpression()
+	return p.namedExpressionRest()
 }
 
 // walrusAt reports an unparenthesized assignment expression (NAME :=) at token i.
@@ -348,6 +363,18 @@ func (p *parser) walrusAt(i int) bool {
 
 // namedExpression: NAME ':=' expression | expression !':='.
 func (p *parser) namedExpression() (ex, bool) {
+	// A simple atom is followed by none of ':=' (simpleAtom checks the
+	// next token), so the rule's answer is expression's, which is
+	// simpleAtom's; the look-ahead below would move far no further.
+	if e, ok := p.simpleAtom(); ok {
+		return e, true
+	}
+	return p.namedExpressionRest()
+}
+
+// namedExpressionRest is namedExpression once simpleAtom has refused the
+// position (it has no side effect then, so it is not tried again).
+func (p *parser) namedExpressionRest() (ex, bool) {
 	if t := p.peek(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
 		mark := p.pos
 		p.pos += 2
@@ -357,7 +384,7 @@ func (p *parser) namedExpression() (ex, bool) {
 		p.pos = mark
 		return ex{}, false
 	}
-	e, ok := p.expression()
+	e, ok := p.expressionRest()
 	if !ok {
 		return ex{}, false
 	}
@@ -372,6 +399,11 @@ func (p *parser) expression() (ex, bool) {
 	if e, ok := p.simpleAtom(); ok {
 		return e, true
 	}
+	return p.expressionRest()
+}
+
+// expressionRest is expression once simpleAtom has refused the position.
+func (p *parser) expressionRest() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
@@ -425,15 +457,30 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	var e ex
-	switch {
-	case t.Kind == Name && !t.reserved():
-		e = ex{k: kName, single: true}
-	case t.Kind == Number:
+	switch t.Kind {
+	case Name:
+		switch {
+		case !t.reserved():
+			e = ex{k: kName, single: true}
+		case t.code == kwTrue:
+			e = leaf(kTrueConst)
+		case t.code == kwFalse:
+			e = leaf(kFalseConst)
+		case t.code == kwNone:
+			e = leaf(kNoneConst)
+		default:
+			return ex{}, false
+		}
+	case Number:
 		if checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
 		}
 		e = leaf(kLiteral)
-	case t.Kind == String:
+	case String:
+		if q := p.src[t.start]; (q == '"' || q == '\'') && t.code != strBackslash {
+			e = leaf(kLiteral) // checkStrings' answer for a plain literal, without the call
+			break
+		}
 		k, err := checkStrings(p.src, p.toks[p.pos:p.pos+1])
 		if err != nil {
 			return ex{}, false
@@ -449,11 +496,20 @@ func (p *parser) simpleAtom() (ex, bool) {
 	return e, true
 }
 
-// endsSimpleAtom marks the codes of the operators that no expression rule
-// continues with: , ) ] } : = ; (only operators have these codes).
+// endsSimpleAtom marks the codes of the tokens that no expression rule
+// continues with: the operators , ) ] } : = ; and the keywords but if, or,
+// and, in, is and not (only operators and keywords have these codes; a
+// name's or literal's code 0 is not marked, so "a" "b" stays one atom).
 var endsSimpleAtom = func() (t [256]bool) {
 	for _, c := range ",)]}:=;" {
 		t[c] = true
+	}
+	for c := kwFalse; c <= kwExec; c++ {
+		switch c {
+		case kwIf, kwOr, kwAnd, kwIn, kwIs, kwNot:
+		default:
+			t[c] = true
+		}
 	}
 	return t
 }()
@@ -555,14 +611,26 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		var prec, width int
 		if t := p.next(); t.Kind == Op {
 			prec, width = int(opPrecedence[t.code]), 1 // infix, for an operator
-		} else {
+		} else if t.Kind == Name && infixKeyword[t.code] {
 			prec, width = p.infix()
-		}
+		} // else none: infix's answer for any other token
 		if prec == 0 || prec < min {
 			return e, true
 		}
 		mark := p.pos
 		p.pos += width
+		// An operand that is a simple atom is climbIn(prec + 1)'s answer
+		// (no unary operator, primary or binary operator follows it),
+		// taken when the guard below would let the rule run.
+		if p.depth < maxDepth {
+			if _, ok := p.simpleAtom(); ok {
+				e = leaf(kOperator)
+				if prec == precCompare {
+					e = leaf(kCompare)
+				}
+				continue
+			}
+		}
 		// climb(prec + 1), its guard taken here.
 		if !p.enter() {
 			p.pos = mark
@@ -610,6 +678,13 @@ func (p *parser) infix() (int, int) {
 	}
 	return int(opPrecedence[t.code]), 1
 }
+
+// infixKeyword marks the codes of the keywords infix reads: or, and, in,
+// is, not (in).
+var infixKeyword = func() (t [256]bool) {
+	t[kwOr], t[kwAnd], t[kwIn], t[kwIs], t[kwNot] = true, true, true, true, true
+	return t
+}()
 
 // opPrecedence is the precedence of each binary operator's code, 0 for a
 // code that is none.
@@ -1047,8 +1122,11 @@ func (p *parser) arguments(genexp bool) bool {
 	// Positional items, then keywords and *x, then keywords and **x.
 	seenKeyword, seenDoubleStar := false, false
 	for {
+		// One look at the next token for the tests below (isOp and
+		// peek are the same read of it).
+		t := p.next()
 		switch {
-		case p.isOp(opPow):
+		case t.code == opPow:
 			mark := p.pos
 			p.pos++
 			if _, ok := p.expression(); !ok {
@@ -1056,7 +1134,7 @@ func (p *parser) arguments(genexp bool) bool {
 				return false
 			}
 			seenDoubleStar = true
-		case p.isOp('*'):
+		case t.code == '*':
 			if seenDoubleStar {
 				return p.fail("iterable argument unpacking follows keyword argument unpacking")
 			}
@@ -1066,8 +1144,8 @@ func (p *parser) arguments(genexp bool) bool {
 				p.pos = mark
 				return false
 			}
-		case p.peek().Kind == Name && p.peekAt(p.pos+1).isOp('='):
-			if p.peek().reserved() {
+		case t.Kind == Name && p.peekAt(p.pos+1).isOp('='):
+			if t.reserved() {
 				return false
 			}
 			p.pos += 2
@@ -1170,6 +1248,15 @@ func (p *parser) starTargets() (ex, bool) {
 
 // starTarget: '*' (!'*' star_target) | target_with_star_atom.
 func (p *parser) starTarget() (ex, bool) {
+	// A name followed by no trailer ('.', '(' or '['): the rule's answer
+	// (a star_atom NAME, tPrimaryTarget having refused it), taken when
+	// the guard below would let the rule run; far moves as there.
+	if t := p.next(); t.Kind == Name && !t.reserved() && p.depth < maxDepth {
+		if n := p.peekAt(p.pos + 1); n.code != '.' && n.code != '(' && n.code != '[' {
+			p.pos++
+			return ex{k: kName, single: true}, true
+		}
+	}
 	if !p.enter() {
 		return ex{}, false
 	}

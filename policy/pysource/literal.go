@@ -49,6 +49,14 @@ func validUnderscores(s string, isDigit func(byte) bool) bool {
 
 // ParseNumber parses a Python number literal (int, float or imaginary).
 func ParseNumber(text string) (NumberLit, error) {
+	if n, ok := shortDecimal(text); ok {
+		return NumberLit{Kind: Int, Value: float64(n)}, nil
+	}
+	return parseNumber(text)
+}
+
+// parseNumber is ParseNumber for every literal (math/big for the ints).
+func parseNumber(text string) (NumberLit, error) {
 	s := strings.ToLower(text)
 	if s == "" {
 		return NumberLit{}, errBadNumber
@@ -111,6 +119,25 @@ func ParseNumber(text string) (NumberLit, error) {
 	return NumberLit{Kind: Float, Value: f}, nil
 }
 
+// shortDecimal reads the common int literal, 1 to 15 decimal digits with no
+// '_' and no leading zero (or a lone "0"), without math/big: the general
+// path accepts exactly these as ints, and below 10^15 < 2^53 the value is
+// exact in a float64, as big.Float's conversion would give it.
+func shortDecimal(text string) (uint64, bool) {
+	if len(text) == 0 || len(text) > 15 || text[0] == '0' && len(text) > 1 {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
 func intLit(n *big.Int) NumberLit {
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return NumberLit{Kind: Int, Value: f, Overflow: math.IsInf(f, 0)}
@@ -126,14 +153,19 @@ type StringLit struct {
 
 // DecodeString decodes one string token (prefix, quotes and escapes).
 func DecodeString(tok string) (StringLit, error) {
-	i := strings.IndexAny(tok, `'"`)
-	if i < 0 {
+	i := 0
+	for i < len(tok) && tok[i] != '\'' && tok[i] != '"' {
+		i++
+	}
+	if i == len(tok) {
 		return StringLit{}, fmt.Errorf("not a string literal: %s", tok)
 	}
-	prefix := strings.ToLower(tok[:i])
+	prefix := tok[:i]
+	if i > 0 {
+		prefix = strings.ToLower(prefix)
+	}
 	body := tok[i:]
-	q := body[:1]
-	if strings.HasPrefix(body, strings.Repeat(q, 3)) && len(body) >= 6 {
+	if q := body[0]; len(body) >= 6 && body[1] == q && body[2] == q {
 		body = body[3 : len(body)-3]
 	} else {
 		body = body[1 : len(body)-1]

@@ -62,21 +62,16 @@ type Call struct {
 // block structure around it (indentation, else/elif/except/finally/case
 // clauses, decorators).
 func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
-	var calls []Call
 	// The reader and its statement buffer are reused from call to call:
 	// a checkout's files then cost one each per worker, not one each per file.
+	// The calls go to m.calls (no closure to allocate for onStmt).
 	m := readerPool.Get().(*moduleReader)
-	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, onStmt: func(stmt []Token) error {
-		c, ok, err := callStatement(stmt, want)
-		if ok {
-			calls = append(calls, c)
-		}
-		return err
-	}}
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, lineFn: m.lineFn, partialFn: m.partialFn}
 	m.frames = m.frameBuf[:1]
 	err := m.read()
+	calls := m.calls
 	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
-	*m = moduleReader{stmt: m.stmt[:0]}
+	*m = moduleReader{stmt: m.stmt[:0], lineFn: m.lineFn, partialFn: m.partialFn}
 	readerPool.Put(m)
 	if err != nil {
 		return nil, err
@@ -125,7 +120,15 @@ func newModuleReader(src string, onStmt func(stmt []Token) error) *moduleReader 
 }
 
 // read checks the whole module, handing on its top-level statements.
-func (m *moduleReader) read() error { return scan(m.src, m.line, m.partial) }
+//
+// The method values m.line and m.partial are made once per reader and kept
+// across its reuses (they are bound to m): each costs an allocation.
+func (m *moduleReader) read() error {
+	if m.lineFn == nil {
+		m.lineFn, m.partialFn = m.line, m.partial
+	}
+	return scan(m.src, m.lineFn, m.partialFn)
+}
 
 // moduleReader follows the module's logical lines, checks each against the
 // grammar and the block structure, and hands on the top-level simple
@@ -135,8 +138,14 @@ type moduleReader struct {
 	src    string
 	onStmt func(stmt []Token) error
 	// callsOnly hands on only the statements that may be calls (see
-	// mayBeCall), for TopLevelCalls: the others cost no Tokens.
+	// mayBeCall), for TopLevelCalls: the others cost no Tokens. The calls
+	// of want are kept in calls, and onStmt is not used.
 	callsOnly bool
+	want      func(name string) bool
+	calls     []Call
+	// lineFn and partialFn are m.line and m.partial (see read).
+	lineFn    func([]tok) error
+	partialFn func([]tok, *SyntaxError) *SyntaxError
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
 	stmt   []Token
@@ -153,6 +162,12 @@ type moduleReader struct {
 // line reads one chunk from Scan: leading INDENT/DEDENT tokens, a logical
 // line and its NEWLINE; the last chunk ends with DEDENTs and EOF.
 func (m *moduleReader) line(toks []tok) error {
+	// The common chunk: no INDENT or DEDENT before the line, one NEWLINE
+	// after it (the kinds below Newline are those of a line's tokens).
+	// The general reading below does the same for it.
+	if n := len(toks); n >= 2 && toks[0].Kind < Newline && toks[n-1].Kind == Newline && toks[n-2].Kind < Newline {
+		return m.logicalLine(toks[:n-1])
+	}
 	i, err := m.blocks(toks)
 	if err != nil {
 		return err
@@ -317,6 +332,13 @@ func (m *moduleReader) statement(toks []tok) error {
 	for _, t := range toks {
 		m.stmt = append(m.stmt, t.token(m.src))
 	}
+	if m.callsOnly {
+		c, ok, err := callStatement(m.stmt, m.want)
+		if ok {
+			m.calls = append(m.calls, c)
+		}
+		return err
+	}
 	return m.onStmt(m.stmt)
 }
 
@@ -336,6 +358,12 @@ func mayBeCall(toks []tok) bool {
 // only before a def or class.
 func (m *moduleReader) sequence(k stmtKind, line int) error {
 	f := &m.frames[len(m.frames)-1]
+	// The common case, a simple statement where one may stand: what the
+	// general path below does for it.
+	if k == sSimple && !f.matchBlock && f.decorator == 0 && f.after != afterTry {
+		f.after = afterNothing
+		return nil
+	}
 	invalid := func() error { return &SyntaxError{Line: line, Msg: "invalid syntax"} }
 	if f.matchBlock != (k == sCase) {
 		return invalid()
@@ -424,15 +452,45 @@ func eachTop(toks []Token, fn func(k int, t Token) bool) {
 // splitTop splits tokens on an operator outside brackets. An empty trailing
 // piece (after a final separator) is dropped.
 func splitTop(toks []Token, sep string) [][]Token {
-	var parts [][]Token
-	start := 0
-	eachTop(toks, func(k int, t Token) bool {
-		if t.Kind == Op && t.Text == sep {
-			parts = append(parts, toks[start:k])
-			start = k + 1
+	// One loop (eachTop's, inline) counts the pieces, so parts is allocated once.
+	n, depth := 1, 0
+	for _, t := range toks {
+		if t.Kind != Op {
+			continue
 		}
-		return true
-	})
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		default:
+			if depth == 0 && t.Text == sep {
+				n++
+			}
+		}
+	}
+	return appendSplitTop(make([][]Token, 0, n), toks, sep)
+}
+
+// appendSplitTop is splitTop appending the pieces to parts, which is empty.
+func appendSplitTop(parts [][]Token, toks []Token, sep string) [][]Token {
+	start, depth := 0, 0
+	for k, t := range toks {
+		if t.Kind != Op {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		default:
+			if depth == 0 && t.Text == sep {
+				parts = append(parts, toks[start:k])
+				start = k + 1
+			}
+		}
+	}
 	if start < len(toks) || len(parts) == 0 {
 		parts = append(parts, toks[start:])
 	}
@@ -562,9 +620,12 @@ func parseArgs(toks []Token) ([]Arg, error) {
 	if len(toks) == 0 {
 		return nil, nil
 	}
-	var args []Arg
+	var piecesBuf [8][]Token // the pieces stay here: no allocation for a short call
+	pieces := appendSplitTop(piecesBuf[:0], toks, ",")
+	args := make([]Arg, 0, len(pieces))
+	consts := make(constArena, 0, len(pieces)) // most arguments are one constant
 	seenKeyword, seenDoubleStar := false, false
-	for _, piece := range splitTop(toks, ",") {
+	for _, piece := range pieces {
 		if len(piece) == 0 {
 			return nil, &SyntaxError{Line: toks[0].Line, Msg: "invalid syntax: empty argument"}
 		}
@@ -575,7 +636,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '**'"}
 			}
 			seenDoubleStar = true
-			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:]), Line: line})
+			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:], &consts), Line: line})
 		case piece[0].Kind == Op && piece[0].Text == "*":
 			if len(piece) == 1 {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '*'"}
@@ -583,13 +644,13 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "iterable argument unpacking follows keyword argument unpacking"}
 			}
-			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:]), Line: line})
+			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:], &consts), Line: line})
 		case len(piece) >= 2 && piece[0].Kind == Name && piece[1].Kind == Op && piece[1].Text == "=":
 			if len(piece) == 2 {
 				return nil, &SyntaxError{Line: line, Msg: "expected argument value expression"}
 			}
 			seenKeyword = true
-			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:]), Line: line})
+			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:], &consts), Line: line})
 		default:
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument unpacking"}
@@ -597,7 +658,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if seenKeyword {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument"}
 			}
-			v := classify(piece)
+			v := classify(piece, &consts)
 			if v.Node == "Invalid" {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
 			}
@@ -619,10 +680,24 @@ var binaryOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "//"
 
 var compareOps = map[string]bool{"<": true, ">": true, "==": true, "!=": true, "<=": true, ">=": true}
 
+// constArena hands out the Constants of one call's arguments from one
+// allocation, while it has room; a nil arena allocates each.
+type constArena []Constant
+
+func (a *constArena) new(c Constant) *Constant {
+	if a == nil || len(*a) == cap(*a) {
+		p := new(Constant) // not &c, which would put every c on the heap
+		*p = c
+		return p
+	}
+	*a = append(*a, c)
+	return &(*a)[len(*a)-1]
+}
+
 // classify names the ast node an expression parses to and reads its literal
 // value, if it is one. It recognises exactly the literal forms the registry
 // accepts; anything else is named as closely as needed for error messages.
-func classify(toks []Token) Expr {
+func classify(toks []Token, a *constArena) Expr {
 	toks = stripParens(toks)
 	if len(toks) == 0 {
 		return Expr{Node: "Invalid"}
@@ -635,26 +710,26 @@ func classify(toks []Token) Expr {
 			if err != nil {
 				return Expr{Node: "Invalid"}
 			}
-			c := &Constant{Num: n.Value, Overflow: n.Overflow}
+			c := a.new(Constant{Num: n.Value, Overflow: n.Overflow})
 			c.Type = [...]string{"int", "float", "complex"}[n.Kind]
 			return Expr{Node: "Constant", Const: c}
 		case Name:
 			switch first.Text {
 			case "True", "False":
-				return Expr{Node: "Constant", Const: &Constant{Type: "bool", Bool: first.Text == "True"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "bool", Bool: first.Text == "True"})}
 			case "None":
-				return Expr{Node: "Constant", Const: &Constant{Type: "NoneType"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "NoneType"})}
 			}
 			return Expr{Node: "Name"}
 		case Op:
 			if first.Text == "..." {
-				return Expr{Node: "Constant", Const: &Constant{Type: "ellipsis"}}
+				return Expr{Node: "Constant", Const: a.new(Constant{Type: "ellipsis"})}
 			}
 			return Expr{Node: "Invalid"}
 		}
 	}
 	if allStrings(toks) {
-		return classifyStrings(toks)
+		return classifyStrings(toks, a)
 	}
 	if first.Kind == Op && (first.Text == "[" || first.Text == "(" || first.Text == "{") && matching(toks, 0) == len(toks)-1 {
 		inner := toks[1 : len(toks)-1]
@@ -666,7 +741,7 @@ func classify(toks []Token) Expr {
 			e := Expr{Node: "List"}
 			if len(inner) > 0 {
 				for _, p := range splitTop(inner, ",") {
-					el := classify(p)
+					el := classify(p, a)
 					if el.Node == "Invalid" {
 						return el
 					}
@@ -739,7 +814,7 @@ func hasFString(toks []Token) bool {
 }
 
 // classifyStrings joins adjacent string literals, as Python's parser does.
-func classifyStrings(toks []Token) Expr {
+func classifyStrings(toks []Token, a *constArena) Expr {
 	var value string
 	bytesSeen, textSeen, fstring := false, false, false
 	for _, t := range toks {
@@ -765,7 +840,7 @@ func classifyStrings(toks []Token) Expr {
 	if bytesSeen {
 		typ = "bytes"
 	}
-	return Expr{Node: "Constant", Const: &Constant{Type: typ, Str: value}}
+	return Expr{Node: "Constant", Const: a.new(Constant{Type: typ, Str: value})}
 }
 
 func containsTopName(toks []Token, name string) bool { return containsTop(toks, Name, name) }

@@ -62,15 +62,16 @@ func stringParts(tok string) (prefix, body string) {
 func checkStrings(src string, toks []tok) (kind, *SyntaxError) {
 	if len(toks) == 1 {
 		// The common single literal without a prefix: only its escapes
-		// are checked, and only where it has a backslash.
+		// are checked, and only where it has a backslash (the lexer
+		// marks those).
 		t := toks[0]
 		if q := src[t.start]; q == '"' || q == '\'' {
+			if t.code != strBackslash {
+				return kLiteral, nil
+			}
 			body := src[t.start+1 : t.end-1]
 			if t.end-t.start >= 6 && src[t.start+1] == q && src[t.start+2] == q {
 				body = src[t.start+3 : t.end-3]
-			}
-			if strings.IndexByte(body, '\\') < 0 {
-				return kLiteral, nil
 			}
 			return kLiteral, checkEscapes(body, false, t.Line())
 		}

@@ -8,6 +8,7 @@ package pysource
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -468,11 +469,12 @@ func (lx *lexer) run() error {
 }
 
 // fastTokens reads tokens from lx.pos while they are of the common kinds
-// (spaces between tokens, ASCII names, plain decimal integers, brackets
-// that open or close as they should, and operators of one character or of
-// one and '=') and the token buffers have room. It stops before anything
-// else: a newline, a string, a comment, a longer operator, a faulty
-// bracket or a full buffer, which run reads.
+// (spaces between tokens, ASCII names, plain decimal integers, strings on
+// one line with no prefix and no backslash, brackets that open or close as
+// they should, and operators of one character or of one and '=') and the
+// token buffers have room. It stops before anything else: a newline, any
+// other string, a comment, a longer operator, a faulty bracket or a full
+// buffer, which run reads.
 //
 // It makes no call, not even for the keyword look-up or a growth of the
 // buffers, so that Go keeps its state in registers across tokens.
@@ -533,6 +535,27 @@ func (lx *lexer) fastTokens() {
 			}
 			kind, code = Number, 0
 			pos = end
+		case cQuote:
+			// A string on one line with no backslash and no prefix, read
+			// as str reads it; str reads the others (a triple quote, an
+			// escape, a newline or the end of the source before the
+			// closing quote) from the opening quote.
+			if pos+2 < len(src) && src[pos+1] == c && src[pos+2] == c {
+				goto done
+			}
+			stop := &stopDouble
+			if c == '\'' {
+				stop = &stopSingle
+			}
+			end := pos + 1
+			for end < len(src) && !stop[src[end]] {
+				end++
+			}
+			if end >= len(src) || src[end] != c {
+				goto done
+			}
+			kind, code = String, 0
+			pos = end + 1
 		case cOpen:
 			if len(opens) == cap(opens) || len(opens) >= maxNesting {
 				goto done // run grows the buffer, or refuses the bracket
@@ -571,6 +594,11 @@ func (lx *lexer) fastTokens() {
 		toks = toks[:len(toks)+1]
 		t := &toks[len(toks)-1]
 		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
+		// Most tokens are followed by one space: skip it here rather
+		// than in a trip round the loop (cSpace would skip it too).
+		if pos < len(src) && src[pos] == ' ' {
+			pos++
+		}
 	}
 done:
 	// Only the lengths change: the buffers are the lexer's own.
@@ -712,8 +740,22 @@ func (lx *lexer) skipComment() {
 func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-// stringPrefixes are the prefixes Python accepts before a string's quote, lowercased.
-var stringPrefixes = map[string]bool{"r": true, "u": true, "b": true, "br": true, "rb": true, "f": true, "fr": true, "rf": true}
+// isStringPrefix reports the prefixes Python accepts before a string's
+// quote, in any case: r u b f, br rb fr rf. A switch, not a map of the
+// lowercased text: every f-string's prefix comes here.
+func isStringPrefix(p string) bool {
+	switch len(p) {
+	case 1:
+		switch p[0] | 0x20 {
+		case 'r', 'u', 'b', 'f':
+			return true
+		}
+	case 2:
+		a, b := p[0]|0x20, p[1]|0x20
+		return a == 'r' && (b == 'b' || b == 'f') || b == 'r' && (a == 'b' || a == 'f')
+	}
+	return false
+}
 
 // name scans an identifier (or a string prefix). Like CPython's tokenizer,
 // it takes every ASCII letter, digit and '_' and every non-ASCII character,
@@ -738,8 +780,7 @@ func (lx *lexer) name() error {
 		i += size
 	}
 	lx.pos = i
-	if i < len(src) && (src[i] == '"' || src[i] == '\'') && i-start <= 2 &&
-		stringPrefixes[strings.ToLower(src[start:i])] {
+	if i < len(src) && (src[i] == '"' || src[i] == '\'') && isStringPrefix(src[start:i]) {
 		return lx.str(start)
 	}
 	lx.toks = append(lx.toks, tok{start: int32(start), end: int32(lx.pos), line: int32(lx.line), Kind: Name, code: keywordCode(lx.src[start:lx.pos])})
@@ -762,11 +803,9 @@ func (lx *lexer) str(start int) error {
 	if q == '\'' {
 		stop = &stopSingle
 	}
+	code := byte(0) // strBackslash once a backslash is met
 	for {
-		// Skip the plain characters in one tight loop.
-		for i < len(src) && !stop[src[i]] {
-			i++
-		}
+		i = skipPlain(src, i, q, stop)
 		if i >= len(src) {
 			lx.pos = i
 			detected := lx.line
@@ -783,6 +822,7 @@ func (lx *lexer) str(start int) error {
 		case '\\':
 			// Even in a raw string a backslash keeps the next character
 			// (a quote or a newline) inside the literal.
+			code = strBackslash
 			i++
 			if i < len(src) {
 				if src[i] == '\n' {
@@ -807,12 +847,50 @@ func (lx *lexer) str(start int) error {
 					i++
 				}
 				lx.pos = i
-				lx.toks = append(lx.toks, tok{start: int32(start), end: int32(i), line: int32(startLine), Kind: String})
+				lx.toks = append(lx.toks, tok{start: int32(start), end: int32(i), line: int32(startLine), Kind: String, code: code})
 				return nil
 			}
 			i++
 		}
 	}
+}
+
+// skipPlain returns the index of the first byte from i on that a string's
+// scan stops at (stop: its quote q, a backslash, a newline), len(src) for
+// none: the byte loop's answer, eight bytes at a time while a word holds
+// none of the three.
+func skipPlain(src string, i int, q byte, stop *[256]bool) int {
+	quotes := uint64(q) * lowBytes
+	for i+8 <= len(src) {
+		b := src[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes) | zeroBytes(w^newlines); m != 0 {
+			// The lowest marked byte is the first stop byte.
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(src) && !stop[src[i]] {
+		i++
+	}
+	return i
+}
+
+// lowBytes has a 1 in each byte; backslashes and newlines are eight of
+// each, for zeroBytes.
+const (
+	lowBytes    = 0x0101010101010101
+	backslashes = '\\' * lowBytes
+	newlines    = '\n' * lowBytes
+)
+
+// zeroBytes marks the bytes of w that are 0 with their high bit. It may
+// also mark a byte above a zero one (the borrow runs on), never one below
+// the lowest zero byte, so the lowest mark is exact and a word with no
+// zero byte has none (^w keeps out bytes of 0x80 and up).
+func zeroBytes(w uint64) uint64 {
+	return (w - lowBytes) &^ w & (lowBytes << 7)
 }
 
 // number scans a number literal as CPython 3.11's tokenizer does, with its
