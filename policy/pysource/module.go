@@ -2,6 +2,7 @@ package pysource
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -452,45 +453,22 @@ func eachTop(toks []Token, fn func(k int, t Token) bool) {
 // splitTop splits tokens on an operator outside brackets. An empty trailing
 // piece (after a final separator) is dropped.
 func splitTop(toks []Token, sep string) [][]Token {
-	// One loop (eachTop's, inline) counts the pieces, so parts is allocated once.
-	n, depth := 1, 0
-	for _, t := range toks {
-		if t.Kind != Op {
-			continue
-		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		default:
-			if depth == 0 && t.Text == sep {
-				n++
-			}
-		}
-	}
-	return appendSplitTop(make([][]Token, 0, n), toks, sep)
+	// The pieces go to a buffer on the stack first, so the result is
+	// allocated once, at its size.
+	var buf [8][]Token
+	return slices.Clone(appendSplitTop(buf[:0], toks, sep))
 }
 
 // appendSplitTop is splitTop appending the pieces to parts, which is empty.
 func appendSplitTop(parts [][]Token, toks []Token, sep string) [][]Token {
-	start, depth := 0, 0
-	for k, t := range toks {
-		if t.Kind != Op {
-			continue
+	start := 0
+	eachTop(toks, func(k int, t Token) bool {
+		if t.Kind == Op && t.Text == sep {
+			parts = append(parts, toks[start:k])
+			start = k + 1
 		}
-		switch t.Text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		default:
-			if depth == 0 && t.Text == sep {
-				parts = append(parts, toks[start:k])
-				start = k + 1
-			}
-		}
-	}
+		return true
+	})
 	if start < len(toks) || len(parts) == 0 {
 		parts = append(parts, toks[start:])
 	}
