@@ -15,7 +15,7 @@ import (
 // plan, and one note says why.
 func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "miles")
-	copyTree(t, filepath.Join("..", "testdata", "miles"), tree)
+	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), tree)
 	testfiles.Write(t, tree, "tests/ci/ci_register.py",
 		"def register_cuda_ci(est_time, suite, *, labels=None, nightly=False, disabled=None):\n    return None\n")
 	testfiles.Write(t, tree, "tests/e2e/older/test_no_labels.py",
@@ -60,7 +60,7 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 func TestFileOfCheckoutAheadOfMilesCI(t *testing.T) {
 	needPython(t)
 	tree := filepath.Join(t.TempDir(), "miles")
-	copyTree(t, filepath.Join("..", "testdata", "miles"), tree)
+	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), tree)
 	testfiles.Write(t, tree, "tests/ci/ci_register.py",
 		"def register_cuda_ci(est_time, suite, *, labels=None, nightly=False, disabled=None):\n    return None\n")
 	testfiles.Write(t, tree, "tests/e2e/older/test_no_labels.py",

@@ -3,7 +3,6 @@ package usecase
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,28 +22,6 @@ func needPython(t *testing.T) {
 	}
 }
 
-// copyTree copies the folder src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // verifyTree is testdata/miles with a resolve-ci-policy step and a file_run
 // of miles-ci's own (testdata/verify/shims, answered by testdata/oracle), so
 // that all three of verify's commands run against Python written from the
@@ -52,7 +29,7 @@ func copyTree(t *testing.T, src, dst string) {
 func verifyTree(t *testing.T) string {
 	t.Helper()
 	tree := filepath.Join(t.TempDir(), "miles")
-	copyTree(t, filepath.Join("..", "testdata", "miles"), tree)
+	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), tree)
 	read := func(p string) string {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -1,10 +1,12 @@
 // Package testfiles holds the file helpers every package's tests share:
-// writing a tree of files below a test's temporary folder, and comparing an
-// output with its golden file under testdata/. Only tests import it.
+// writing a tree of files below a test's temporary folder, copying one, and
+// comparing an output with its golden file under testdata/. Only tests
+// import it.
 package testfiles
 
 import (
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +25,29 @@ func Write(tb testing.TB, root, rel, content string) {
 		tb.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// CopyTree copies the folder src to dst (created where missing), following
+// links to files as a reader of the tree would.
+func CopyTree(tb testing.TB, src, dst string) {
+	tb.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
 		tb.Fatal(err)
 	}
 }

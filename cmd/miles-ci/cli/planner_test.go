@@ -2,12 +2,13 @@ package cli
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
 // checkoutTree is testdata/miles with a ci_policy main and a file_run of
@@ -20,23 +21,7 @@ func checkoutTree(t *testing.T) string {
 		t.Skipf("no python3 >= 3.10 on PATH: %v", err)
 	}
 	tree := filepath.Join(t.TempDir(), "miles")
-	err = filepath.WalkDir(milesRepo(), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(milesRepo(), p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(tree, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(tree, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testfiles.CopyTree(t, milesRepo(), tree)
 	read := func(p string) []byte {
 		data, err := os.ReadFile(p)
 		if err != nil {
