@@ -114,24 +114,12 @@ func (r VerifyReport) Text() string {
 			total += c.Cases
 			continue
 		}
+		// The agreement line: of every case, or of those miles-ci answered.
 		if c.NotAnswered > 0 {
 			fmt.Fprintf(&b, "%-10s %d/%d of the other cases agree", "", c.Agree, c.Cases-c.NotAnswered)
-			if c.OnPurpose > 0 {
-				fmt.Fprintf(&b, " (%d differ on purpose: %s)", c.OnPurpose, c.Purpose)
-			}
-			b.WriteString("\n")
-			total += c.Cases - c.Agree
-			for i, d := range c.Differences {
-				if i == maxShownDifferences {
-					fmt.Fprintf(&b, "  ... and %d more (--json lists every one)\n", len(c.Differences)-i)
-					break
-				}
-				fmt.Fprintf(&b, "  - %s\n", d.Case)
-				fmt.Fprintf(&b, "%s", indentDiff(d.MilesCI, d.Checkout))
-			}
-			continue
+		} else {
+			fmt.Fprintf(&b, "%-10s %d/%d agree", c.Command, c.Agree, c.Cases)
 		}
-		fmt.Fprintf(&b, "%-10s %d/%d agree", c.Command, c.Agree, c.Cases)
 		if c.OnPurpose > 0 {
 			fmt.Fprintf(&b, " (%d differ on purpose: %s)", c.OnPurpose, c.Purpose)
 		}
