@@ -90,20 +90,7 @@ func runExplain(args []string, env Env) int {
 	fmt.Fprintf(env.Stdout, "%s under cadence=%s include_labels=%s:\n", fe.File, rp.Cadence, pysource.ReprList(rp.IncludeLabels))
 	for _, e := range fe.Registrations {
 		r := e.Registration
-		desc := fmt.Sprintf("register_%s_ci(est_time=%s, suite=%q", r.Backend, pysource.FloatRepr(r.EstTime), r.Suite)
-		if len(r.Labels) > 0 {
-			desc += ", labels=" + pysource.ReprList(r.Labels)
-		}
-		if len(r.Hardware) > 0 {
-			desc += ", hardware=" + pysource.ReprList(r.Hardware)
-		}
-		if r.Nightly {
-			desc += ", nightly=True"
-		}
-		if r.Disabled != nil {
-			desc += ", disabled=" + pysource.Repr(*r.Disabled)
-		}
-		desc += ")"
+		desc := registrationCall(r)
 		where := "line " + fmt.Sprint(r.Line)
 		if r.Implicit {
 			desc, where = "implicit registration (tests/fast/, no call)", "stage-a-cpu, est_time=1.0"
@@ -169,4 +156,23 @@ func runStages(args []string, env Env) int {
 // regular/nightly/weekly/release, e.g. 1/2/2/2.
 func cadenceCounts(m map[policy.Cadence]int) string {
 	return fmt.Sprintf("%d/%d/%d/%d", m[policy.Regular], m[policy.Nightly], m[policy.Weekly], m[policy.Release])
+}
+
+// registrationCall is the register_*_ci call that makes r, as the test file
+// would write it (the arguments left at their defaults omitted).
+func registrationCall(r policy.Registration) string {
+	desc := fmt.Sprintf("register_%s_ci(est_time=%s, suite=%q", r.Backend, pysource.FloatRepr(r.EstTime), r.Suite)
+	if len(r.Labels) > 0 {
+		desc += ", labels=" + pysource.ReprList(r.Labels)
+	}
+	if len(r.Hardware) > 0 {
+		desc += ", hardware=" + pysource.ReprList(r.Hardware)
+	}
+	if r.Nightly {
+		desc += ", nightly=True"
+	}
+	if r.Disabled != nil {
+		desc += ", disabled=" + pysource.Repr(*r.Disabled)
+	}
+	return desc + ")"
 }

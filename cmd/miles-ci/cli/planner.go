@@ -9,7 +9,6 @@ import (
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/policy"
-	"github.com/radixark/miles-ci/policy/pysource"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -150,17 +149,8 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, orRegularCadence(base.Cadence), strings.Join(base.Labels, " "))
 	for _, v := range verdicts {
 		r := v.Registration
-		desc := fmt.Sprintf("register_%s_ci(est_time=%s, suite=%q", strings.ToLower(r.Backend), pysource.FloatRepr(r.EstTime), r.Suite)
-		if len(r.Labels) > 0 {
-			desc += ", labels=" + pysource.ReprList(r.Labels)
-		}
-		if r.Nightly {
-			desc += ", nightly=True"
-		}
-		if r.Disabled != nil {
-			desc += ", disabled=" + pysource.Repr(*r.Disabled)
-		}
-		desc += ")"
+		desc := registrationCall(policy.Registration{Backend: policy.Backend(strings.ToLower(r.Backend)), EstTime: r.EstTime,
+			Suite: r.Suite, Labels: r.Labels, Nightly: r.Nightly, Disabled: r.Disabled})
 		if r.Implicit {
 			desc = "implicit registration (tests/fast/, no call)"
 		}
