@@ -99,13 +99,15 @@ type Answer struct {
 	Registrations []PyRegistration `json:"registrations"`
 }
 
-// PyRegistration is one CIRegistry of the checkout's collect_tests.
+// PyRegistration is one CIRegistry of the checkout's collect_tests. Hardware
+// is a GPU-generation checkout's hardware=[...] (rules §11); older rows have none.
 type PyRegistration struct {
 	Backend  string   `json:"backend"`
 	File     string   `json:"filename"`
 	EstTime  float64  `json:"est_time"`
 	Suite    string   `json:"suite"`
 	Labels   []string `json:"labels"`
+	Hardware []string `json:"hardware,omitempty"`
 	Nightly  bool     `json:"nightly"`
 	Disabled *string  `json:"disabled"`
 	Implicit bool     `json:"implicit"`

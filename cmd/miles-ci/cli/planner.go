@@ -150,7 +150,7 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 	for _, v := range verdicts {
 		r := v.Registration
 		desc := registrationCall(policy.Registration{Backend: policy.Backend(strings.ToLower(r.Backend)), EstTime: r.EstTime,
-			Suite: r.Suite, Labels: r.Labels, Nightly: r.Nightly, Disabled: r.Disabled})
+			Suite: r.Suite, Labels: r.Labels, Hardware: r.Hardware, Nightly: r.Nightly, Disabled: r.Disabled})
 		if r.Implicit {
 			desc = "implicit registration (tests/fast/, no call)"
 		}
