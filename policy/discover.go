@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -249,6 +250,7 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	if err := olderDiscovery(root); err != nil {
 		return &registryScan{err: err}
 	}
+	cache := openCallCache(root)
 	w := &walk{}
 	w.more.L = &w.mu
 	work := func() {
@@ -262,7 +264,7 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 				return
 			}
 			f := lf.scan
-			text, calls, err := readCalls(root, lf.rel, lf.typ, &buf)
+			text, calls, owned, err := readCalls(root, lf.rel, lf.typ, &buf, cache)
 			if err != nil {
 				f.err = err
 				continue
@@ -272,7 +274,10 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 				f.checked = true
 				continue
 			}
-			f.calls, f.mentions = cloneCalls(calls), mentionsIn(lf.rel, text, calls)
+			if !owned {
+				calls = cloneCalls(calls)
+			}
+			f.calls, f.mentions = calls, mentionsIn(lf.rel, text, calls)
 		}
 	}
 	var wg sync.WaitGroup
@@ -283,6 +288,9 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	w.end()
 	work()
 	wg.Wait()
+	if cache != nil && err == nil {
+		cache.Done()
+	}
 	if err != nil {
 		return &registryScan{err: err}
 	}
@@ -359,10 +367,11 @@ func (s *registryScan) registry(t *Tables) (*Registry, error) {
 // readCalls reads one repo-relative test file below root (of the type its
 // folder listing gave it, fsinput.ReadListedInto; fs.ModeIrregular when
 // unknown) into *buf, which it may grow and which the caller may reuse, and
-// returns its text and its top-level registration calls, which point into
-// *buf; registrations made from them copy what they keep (fileRegistrations
-// applies the collection rules of rules §2).
-func readCalls(root, rel string, listed fs.FileMode, buf *[]byte) (string, []pysource.Call, error) {
+// returns its text and its top-level registration calls. The calls point
+// into *buf unless owned (they came from cache, or were copied out to be
+// kept there); registrations made from them copy what they keep
+// (fileRegistrations applies the collection rules of rules §2).
+func readCalls(root, rel string, listed fs.FileMode, buf *[]byte, cache CallCache) (text string, calls []pysource.Call, owned bool, err error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := fsinput.ReadListedInto(filepath.Join(root, filepath.FromSlash(rel)), listed, fsinput.TestFile, buf)
 	if err != nil {
@@ -371,16 +380,27 @@ func readCalls(root, rel string, listed fs.FileMode, buf *[]byte) (string, []pys
 		if errors.As(err, &fe) {
 			problem = fe.Problem
 		}
-		return "", nil, &RegistryError{File: rel, Msg: "the test file " + problem,
+		return "", nil, false, &RegistryError{File: rel, Msg: "the test file " + problem,
 			Fix: "make it a readable Python file of at most 4 MiB, or remove it"}
 	}
 	// The parser reads the buffer in place; registrations copy what they keep.
-	text := ""
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	calls, err := registrationCalls(rel, text)
-	return text, calls, err
+	if cache == nil {
+		calls, err = registrationCalls(rel, text)
+		return text, calls, false, err
+	}
+	sum := sha256.Sum256(src)
+	if calls, ok := cache.Calls(sum); ok {
+		return text, calls, true, nil
+	}
+	if calls, err = registrationCalls(rel, text); err != nil {
+		return text, nil, false, err // not kept: the next scan fails the same way
+	}
+	calls = cloneCalls(calls)
+	cache.Keep(sum, calls)
+	return text, calls, true, nil
 }
 
 // mentionsIn is whether the text of the test file rel, whose top-level
