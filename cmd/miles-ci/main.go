@@ -6,8 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/cli"
-	"github.com/radixark/miles-ci/policy/callcache"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/callcache"
 )
 
 func main() {
