@@ -140,11 +140,16 @@ type parser struct {
 	src  string
 	toks []tok
 	pos  int
-	// far is the furthest token looked at, where "invalid syntax" points;
-	// it is kept only when track is set (a second parse of a failed line),
-	// which keeps the common path fast.
-	far   int
-	track bool
+	// far is the furthest index past the end of toks looked at (reading
+	// there finds the end of the line), else what it was set to. Reads
+	// inside toks are not recorded, which keeps the common path to one
+	// bounds check: reach finds the furthest token looked at, where
+	// "invalid syntax" points, by parsing a failed line again on shorter
+	// token slices.
+	far int
+	// cut is set when toks is only the start of the line (see reach): the
+	// end of toks is not the end of the line there.
+	cut bool
 	// hint and hintLine are CPython's message for a recognised mistake.
 	hint     string
 	hintLine int
@@ -171,11 +176,8 @@ func (p *parser) lineOf(i int) int {
 func (p *parser) text(t tok) string { return p.src[t.start:t.end] }
 
 func (p *parser) peekAt(i int) tok {
-	if p.track && i > p.far {
-		p.far = i
-	}
 	if i >= len(p.toks) {
-		return tok{Kind: Newline}
+		return *p.pastEnd(i)
 	}
 	return p.toks[i]
 }
@@ -185,13 +187,50 @@ func (p *parser) peek() tok { return *p.next() }
 // next is the next token, without a copy; endOfLine at the end of the
 // line, so that callers need no check for none. Callers only read it.
 func (p *parser) next() *tok {
-	if p.track && p.pos > p.far {
-		p.far = p.pos
-	}
 	if uint(p.pos) < uint(len(p.toks)) {
 		return &p.toks[p.pos]
 	}
+	return p.pastEnd(p.pos)
+}
+
+// pastEnd is the token at index i, past the end of the line: it records
+// i in far (see reach).
+func (p *parser) pastEnd(i int) *tok {
+	if i > p.far {
+		p.far = i
+	}
 	return &endOfLine
+}
+
+// reach is the furthest token index rule looks at when it runs on toks from
+// position from (an index past the end when it reads the end of the line).
+//
+// The parse records only its reads past the end of its tokens. A parse of
+// toks[:k] goes exactly as the parse of toks until it first reads an index
+// of k or more (where it finds the end of the line instead), so it records
+// such a read if and only if the full parse reads that far; the furthest
+// index is then found by bisection, each step a parse of the failed line.
+func reach(src string, toks []tok, endLine, from int, rule func(*parser)) int {
+	run := func(k int) int {
+		q := parser{src: src, toks: toks[:k], endLine: endLine, pos: from, far: -1, cut: k < len(toks)}
+		rule(&q)
+		return q.far
+	}
+	n := len(toks)
+	if far := run(n); far >= n || from >= n {
+		return max(far, from)
+	}
+	// Every rule reads the token at from first: the furthest is at least there.
+	lo, hi := from, n-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if run(mid) >= mid {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // endOfLine is the token next returns past the last one.
@@ -449,12 +488,19 @@ func (p *parser) expressionIn() (ex, bool) {
 // or single string directly followed by a token that no expression rule can
 // continue with. It returns false (consuming nothing) otherwise.
 func (p *parser) simpleAtom() (ex, bool) {
+	// Its reads count for far only when it succeeds (the full rule reads
+	// the next token too, after the atom); when it fails, the full rule
+	// that follows reads what it reads.
 	if p.pos >= len(p.toks) {
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
-	if p.pos+1 < len(p.toks) && !endsSimpleAtom[p.toks[p.pos+1].code] {
-		return ex{}, false
+	if p.pos+1 < len(p.toks) {
+		if !endsSimpleAtom[p.toks[p.pos+1].code] {
+			return ex{}, false
+		}
+	} else if p.cut {
+		return ex{}, false // the next token may be any: the full rule reads it
 	}
 	var e ex
 	switch t.Kind {
@@ -490,8 +536,8 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	p.pos++
-	if p.track && p.pos > p.far {
-		p.far = p.pos
+	if p.pos >= len(p.toks) {
+		p.pastEnd(p.pos)
 	}
 	return e, true
 }
@@ -1513,10 +1559,12 @@ func checkStatement(src string, toks []tok, endLine int) (stmtKind, bool, *Synta
 	if ok && !p.failed() {
 		return k, block, nil
 	}
-	q := parser{src: src, toks: toks, endLine: endLine, track: true}
-	q.statement()
-	return k, block, q.explain()
+	p.far = reach(src, toks, endLine, 0, statementRule)
+	return k, block, p.explain()
 }
+
+// statementRule is statement as a rule for reach.
+func statementRule(p *parser) { p.statement() }
 
 // statement checks one logical line. It returns the line's kind and whether
 // it is a block header whose block follows on the next lines.
@@ -2231,9 +2279,7 @@ func (p *parser) juxtaposedReach() int {
 	if p.hard != nil || !p.juxtaposed() {
 		return -1
 	}
-	q := &parser{src: p.src, toks: p.toks, pos: p.far, far: p.far, track: true}
-	q.expression()
-	return q.far
+	return reach(p.src, p.toks, p.endLine, p.far, func(q *parser) { q.expression() })
 }
 
 // bracketDepth is the bracket nesting before token i.

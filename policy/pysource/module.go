@@ -235,8 +235,12 @@ func (m *moduleReader) partial(toks []tok, lexErr *SyntaxError) *SyntaxError {
 	if m.expectBlock {
 		return rank(m.expectedBlock(rest[0].Line()), lexErr)
 	}
-	p := parser{src: m.src, toks: rest, track: true}
-	if _, _, ok := p.statement(); ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
+	p := parser{src: m.src, toks: rest}
+	_, _, ok := p.statement()
+	if !(ok && !p.failed()) {
+		p.far = reach(m.src, rest, 0, 0, statementRule)
+	}
+	if ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
 		return lexErr // the parser needed the refused token
 	}
 	return rank(p.explain(), lexErr)
