@@ -123,7 +123,9 @@ var charClass = func() (t [256]uint8) {
 			t[c] = cDigit
 		case c == '.':
 			t[c] = cDot
-		case c >= utf8.RuneSelf || c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z':
+		case c >= utf8.RuneSelf:
+			t[c] = cNonASCII
+		case c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z':
 			t[c] = cName
 		case c < ' ' || c == 0x7f:
 			t[c] = cControl
@@ -147,9 +149,12 @@ const (
 	cComment
 	cBackslash
 	cQuote
+	// cDigit to cNonASCII are the bytes that may continue a number's
+	// text (a letter or a '.' after digits): one range test.
 	cDigit
 	cDot
-	cName
+	cName     // an ASCII letter or '_'
+	cNonASCII // the start of a non-ASCII character: a name's, or an error
 	cControl
 	cOpen  // ( [ {
 	cClose // ) ] }
@@ -170,6 +175,23 @@ var identByte = func() (t [256]bool) {
 	for c := 0; c < utf8.RuneSelf; c++ {
 		t[c] = c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 	}
+	return t
+}()
+
+// closer is closerOf as a table, for fastTokens.
+var closer = func() (t [256]byte) {
+	t['('], t['['], t['{'] = ')', ']', '}'
+	return t
+}()
+
+// nameStop marks the bytes after an ASCII name's letters that fastTokens
+// leaves to name: a non-ASCII character (the name goes on, or is an error)
+// and a quote (the name is a string's prefix).
+var nameStop = func() (t [256]bool) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\''] = true, true
 	return t
 }()
 
@@ -199,7 +221,9 @@ type lexer struct {
 	altIndent []int
 	// Backing arrays for the common depths, so a file costs no growth.
 	indentBuf, altIndentBuf [8]int
-	opensBuf                [8]tok
+	// opensBuf backs opens at every depth (the tokenizer allows no more),
+	// so that fastTokens keeps only a depth in a register.
+	opensBuf [maxNesting]tok
 	// onLine takes each logical line; nil drops them (the scan after a
 	// parser error only looks for tokenizer errors).
 	onLine func([]tok) error
@@ -379,7 +403,7 @@ func (lx *lexer) run() error {
 		}
 		c := src[pos]
 		switch charClass[c] {
-		case cName:
+		case cName, cNonASCII:
 			if err := lx.name(); err != nil {
 				return err
 			}
@@ -480,7 +504,7 @@ func (lx *lexer) run() error {
 // buffers, so that Go keeps its state in registers across tokens.
 func (lx *lexer) fastTokens() {
 	src, pos, line := lx.src, lx.pos, int32(lx.line)
-	toks, opens := lx.toks, lx.opens
+	toks, opens, depth := lx.toks, &lx.opensBuf, len(lx.opens)
 	for pos < len(src) && len(toks) < cap(toks) {
 		c := src[pos]
 		start := pos
@@ -494,7 +518,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && identByte[src[end]] {
 				end++
 			}
-			if c >= utf8.RuneSelf || end < len(src) && (src[end] >= utf8.RuneSelf || src[end] == '"' || src[end] == '\'') {
+			if end < len(src) && nameStop[src[end]] {
 				goto done // a non-ASCII name or a string prefix: name reads it
 			}
 			kind, code = Name, kwNone0
@@ -530,7 +554,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && isDigit(src[end]) {
 				end++
 			}
-			if end < len(src) && (charClass[src[end]] == cName || charClass[src[end]] == cDot || charClass[src[end]] == cDigit) {
+			if end < len(src) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
 				goto done
 			}
 			kind, code = Number, 0
@@ -557,18 +581,18 @@ func (lx *lexer) fastTokens() {
 			kind, code = String, 0
 			pos = end + 1
 		case cOpen:
-			if len(opens) == cap(opens) || len(opens) >= maxNesting {
-				goto done // run grows the buffer, or refuses the bracket
+			if depth >= maxNesting {
+				goto done // run refuses the bracket
 			}
-			opens = opens[:len(opens)+1]
-			o := &opens[len(opens)-1]
+			o := &opens[depth]
 			o.start, o.end, o.line, o.Kind, o.code = int32(pos), int32(pos+1), line, Op, c
+			depth++
 			pos++
 		case cClose:
-			if n := len(opens); n == 0 || closerOf(opens[n-1].code) != c {
+			if depth == 0 || closer[opens[depth-1].code] != c {
 				goto done
 			}
-			opens = opens[:len(opens)-1]
+			depth--
 			pos++
 		case cAlone:
 			pos++
@@ -602,7 +626,7 @@ func (lx *lexer) fastTokens() {
 	}
 done:
 	// Only the lengths change: the buffers are the lexer's own.
-	lx.pos, lx.toks, lx.opens = pos, lx.toks[:len(toks)], lx.opens[:len(opens)]
+	lx.pos, lx.toks, lx.opens = pos, lx.toks[:len(toks)], lx.opensBuf[:depth]
 }
 
 // opAlone marks the operator characters that are an operator on their own
@@ -907,7 +931,7 @@ func (lx *lexer) number() error {
 		for i < len(src) && isDigit(src[i]) {
 			i++
 		}
-		if i >= len(src) || charClass[src[i]] != cName && charClass[src[i]] != cDot && charClass[src[i]] != cDigit {
+		if i >= len(src) || charClass[src[i]]-cDigit > cNonASCII-cDigit {
 			lx.pos = i
 			lx.emit(Number, start)
 			return nil
