@@ -654,12 +654,28 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	// of the first backslash (if not 0) is the line's indentation.
 	contCol := 0
 	src, i := lx.src, lx.pos
-	// Most indentation is spaces only: count them in one tight loop, and
+	// Most indentation is spaces only: count them eight at a time, and
 	// leave tabs, form feeds and continuations to the loop below.
-	for i < len(src) && src[i] == ' ' {
-		i++
+	for {
+		if i+8 > len(src) {
+			for i < len(src) && src[i] == ' ' {
+				i++
+			}
+			break
+		}
+		if x := load64(src, i) ^ 0x2020202020202020; x != 0 {
+			i += bits.TrailingZeros64(x) / 8
+			break
+		}
+		i += 8
 	}
 	col, altcol = i-lx.pos, i-lx.pos
+	// The common line: spaces only, as deep as the line before, and then
+	// a token. The code below finds the same.
+	if i < len(src) && !indentGoesOn[src[i]] && col == lx.indent[len(lx.indent)-1] && col == lx.altIndent[len(lx.altIndent)-1] {
+		lx.pos = i
+		return false, nil
+	}
 	for i < len(src) {
 		switch src[i] {
 		case ' ':
@@ -733,6 +749,21 @@ done:
 		}
 	}
 	return false, nil
+}
+
+// indentGoesOn marks the bytes after leading spaces that indentation reads
+// on: more indentation (a tab, a form feed, a continuation), a comment or
+// the end of a blank line.
+var indentGoesOn = func() (t [256]bool) {
+	t[' '], t['\t'], t['\f'], t['\\'], t['#'], t['\n'] = true, true, true, true, true, true
+	return t
+}()
+
+// load64 is the 8 bytes of s at i as a little-endian word (one load).
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // continuation reads a backslash that must end its physical line: the
