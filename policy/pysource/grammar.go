@@ -301,7 +301,11 @@ func (p *parser) fail(msg string) bool {
 // starExpressions: star_expression (',' star_expression)* [','], a tuple when
 // there is a comma.
 func (p *parser) starExpressions() (ex, bool) {
-	first, ok := p.simpleAtom() // starExpression's answer for a simple atom
+	var first ex
+	ok := false
+	if p.mayEndAtom() {
+		first, ok = p.simpleAtom() // starExpression's answer for a simple atom
+	}
 	if !ok {
 		first, ok = p.starExpressionRest()
 	}
@@ -353,8 +357,10 @@ func (t ex) add(e ex) ex {
 
 // starExpression: '*' bitwise_or | expression.
 func (p *parser) starExpression() (ex, bool) {
-	if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
+			return e, true
+		}
 	}
 	return p.starExpressionRest()
 }
@@ -386,8 +392,10 @@ func starred(e ex) ex {
 // starNamedExpression: '*' bitwise_or | named_expression.
 func (p *parser) starNamedExpression() (ex, bool) {
 	// A simple atom is named_expression's answer (see namedExpression).
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	if p.isOp('*') {
 		return p.starExpression()
@@ -405,8 +413,10 @@ func (p *parser) namedExpression() (ex, bool) {
 	// A simple atom is followed by none of ':=' (simpleAtom checks the
 	// next token), so the rule's answer is expression's, which is
 	// simpleAtom's; the look-ahead below would move far no further.
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	return p.namedExpressionRest()
 }
@@ -435,8 +445,10 @@ func (p *parser) namedExpressionRest() (ex, bool) {
 
 // expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef.
 func (p *parser) expression() (ex, bool) {
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	return p.expressionRest()
 }
@@ -487,19 +499,17 @@ func (p *parser) expressionIn() (ex, bool) {
 // simpleAtom is a fast path for the most common expression: a name, number
 // or single string directly followed by a token that no expression rule can
 // continue with. It returns false (consuming nothing) otherwise.
+// Callers test mayEndAtom first.
+//
+// Its reads count for far only when it succeeds (the full rule reads the
+// next token too, after the atom); when it fails, the full rule that follows
+// reads what it reads.
 func (p *parser) simpleAtom() (ex, bool) {
-	// Its reads count for far only when it succeeds (the full rule reads
-	// the next token too, after the atom); when it fails, the full rule
-	// that follows reads what it reads.
 	if p.pos >= len(p.toks) {
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
-	if p.pos+1 < len(p.toks) {
-		if !endsSimpleAtom[p.toks[p.pos+1].code] {
-			return ex{}, false
-		}
-	} else if p.cut {
+	if p.pos+1 >= len(p.toks) && p.cut {
 		return ex{}, false // the next token may be any: the full rule reads it
 	}
 	var e ex
@@ -540,6 +550,15 @@ func (p *parser) simpleAtom() (ex, bool) {
 		p.pastEnd(p.pos)
 	}
 	return e, true
+}
+
+// mayEndAtom reports whether the token after the position ends a simple
+// atom, or is past the end of the tokens. simpleAtom refuses the position
+// otherwise, and most of the atoms it refuses are refused for this: the
+// test is inlined in its callers, where the call would cost more.
+func (p *parser) mayEndAtom() bool {
+	i := p.pos + 1
+	return i >= len(p.toks) || endsSimpleAtom[p.toks[i].code]
 }
 
 // endsSimpleAtom marks the codes of the tokens that no expression rule
@@ -668,7 +687,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		// An operand that is a simple atom is climbIn(prec + 1)'s answer
 		// (no unary operator, primary or binary operator follows it),
 		// taken when the guard below would let the rule run.
-		if p.depth < maxDepth {
+		if p.depth < maxDepth && p.mayEndAtom() {
 			if _, ok := p.simpleAtom(); ok {
 				e = leaf(kOperator)
 				if prec == precCompare {
