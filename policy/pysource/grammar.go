@@ -454,45 +454,46 @@ func (p *parser) expression() (ex, bool) {
 }
 
 // expressionRest is expression once simpleAtom has refused the position.
+// disjunction's recursion guard is taken here too: one call less on the
+// path every expression takes, where a call costs more than the rules.
 func (p *parser) expressionRest() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	e, ok := p.expressionIn()
+	var e ex
+	ok := false
+	switch {
+	case p.isKw(kwLambda):
+		e, ok = p.lambdef()
+	case !p.enter():
+		p.depth-- // as when the guard fails in a rule of its own
+		return ex{}, false
+	default:
+		e, ok = p.climbIn(precOr)
+		p.depth--
+		if ok && p.isKw(kwIf) {
+			e, ok = p.conditional(e)
+		}
+	}
 	p.depth--
 	return e, ok
 }
 
-// expressionIn is expression inside the recursion guard.
-func (p *parser) expressionIn() (ex, bool) {
-	if p.isKw(kwLambda) {
-		return p.lambdef()
+// conditional reads 'if' disjunction 'else' expression after e, a
+// disjunction: the conditional expression, or e alone when it does not
+// follow.
+func (p *parser) conditional(e ex) (ex, bool) {
+	save := p.pos
+	p.pos++
+	if _, ok := p.disjunction(); ok && p.kw(kwElse) {
+		if _, ok := p.expression(); ok {
+			return leaf(kIfExp), true
+		}
 	}
-	mark := p.pos
-	// disjunction, with climb's recursion guard taken here: one call less
-	// on the path every expression takes.
-	if !p.enter() {
+	if p.failed() {
 		return ex{}, false
 	}
-	e, ok := p.climbIn(precOr)
-	p.depth--
-	if !ok {
-		return ex{}, false
-	}
-	if p.isKw(kwIf) {
-		save := p.pos
-		p.pos++
-		if _, ok := p.disjunction(); ok && p.kw(kwElse) {
-			if _, ok := p.expression(); ok {
-				return leaf(kIfExp), true
-			}
-		}
-		if p.failed() {
-			return ex{}, false
-		}
-		p.pos = save
-	}
-	_ = mark
+	p.pos = save
 	return e, true
 }
 
@@ -781,9 +782,16 @@ func (p *parser) awaitPrimary() (ex, bool) {
 
 // primary: atom followed by trailers: '.' NAME, a call, a genexp call, a subscript.
 func (p *parser) primary() (ex, bool) {
-	e, ok := p.atom()
-	if !ok {
-		return ex{}, false
+	var e ex
+	if t := p.next(); t.Kind == Name && !t.reserved() {
+		// atom's answer for a name, the most common atom, without the call.
+		p.pos++
+		e = ex{k: kName, single: true}
+	} else {
+		var ok bool
+		if e, ok = p.atom(); !ok {
+			return ex{}, false
+		}
 	}
 	for {
 		t := p.next()
