@@ -227,6 +227,9 @@ type lexer struct {
 	// onLine takes each logical line; nil drops them (the scan after a
 	// parser error only looks for tokenizer errors).
 	onLine func([]tok) error
+	// lineDone is set by fastTokens when it has ended the logical line
+	// with its NEWLINE: run hands it to onLine.
+	lineDone bool
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -397,6 +400,13 @@ func (lx *lexer) run() error {
 		// The common tokens are read by fastTokens, which makes no call;
 		// the others, and those it leaves when a buffer is full, here.
 		lx.fastTokens()
+		if lx.lineDone {
+			lx.lineDone = false
+			if err := lx.flush(); err != nil {
+				return err
+			}
+			continue
+		}
 		src, pos := lx.src, lx.pos
 		if pos >= len(src) {
 			break
@@ -513,6 +523,8 @@ func (lx *lexer) fastTokens() {
 		case cSpace:
 			pos++
 			continue
+		case cNewline:
+			goto newline
 		case cName:
 			end := pos + 1
 			for end < len(src) && identByte[src[end]] {
@@ -624,9 +636,22 @@ func (lx *lexer) fastTokens() {
 			pos++
 		}
 	}
+	goto done
+newline:
+	// The end of a logical line with tokens, as run ends it: a NEWLINE,
+	// and run hands the line on and reads the next line's indentation.
+	// run reads the others: a newline in brackets, or after no token.
+	if depth == 0 && len(toks) > 0 && toks[len(toks)-1].Kind < Newline {
+		toks = toks[:len(toks)+1]
+		t := &toks[len(toks)-1]
+		t.start, t.end, t.line, t.Kind, t.code = int32(pos), int32(pos), line, Newline, 0
+		pos++
+		line++
+		lx.lineDone, lx.atLineStart = true, true
+	}
 done:
 	// Only the lengths change: the buffers are the lexer's own.
-	lx.pos, lx.toks, lx.opens = pos, lx.toks[:len(toks)], lx.opensBuf[:depth]
+	lx.pos, lx.line, lx.toks, lx.opens = pos, int(line), lx.toks[:len(toks)], lx.opensBuf[:depth]
 }
 
 // opAlone marks the operator characters that are an operator on their own
