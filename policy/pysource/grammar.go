@@ -315,15 +315,34 @@ func (p *parser) starExpressions() (ex, bool) {
 	if !p.isOp(',') {
 		return first, true
 	}
-	return p.tupleRest(first, p.starExpression), true
+	return p.tupleRest(first, starItems), true
 }
 
+// itemRule names the rule of a sequence's items for tupleRest: a direct
+// call costs less than a method value's.
+type itemRule uint8
+
+const (
+	starNamedItems itemRule = iota // starNamedExpression
+	starItems                      // starExpression
+	targetItems                    // starTarget
+)
+
 // tupleRest reads ", item"* [","] after a first item and returns the tuple.
-func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
+func (p *parser) tupleRest(first ex, item itemRule) ex {
 	t := tupleOf(first)
 	for p.op(',') {
 		mark := p.pos
-		e, ok := item()
+		var e ex
+		var ok bool
+		switch item {
+		case starNamedItems:
+			e, ok = p.starNamedExpression()
+		case starItems:
+			e, ok = p.starExpression()
+		default:
+			e, ok = p.starTarget()
+		}
 		if !ok {
 			p.pos = mark
 			break
@@ -988,7 +1007,7 @@ func (p *parser) parenAtomIn() (ex, bool) {
 	case !ok:
 	case p.isOp(','):
 		// tuple: '(' star_named_expression ',' [star_named_expressions] ')'
-		t := p.tupleRest(first, p.starNamedExpression)
+		t := p.tupleRest(first, starNamedItems)
 		if p.op(')') {
 			return t, true
 		}
@@ -1044,7 +1063,7 @@ func (p *parser) listAtomIn() (ex, bool) {
 	l := tupleOf(first)
 	l.k = kList
 	if p.isOp(',') {
-		l = p.tupleRest(first, p.starNamedExpression)
+		l = p.tupleRest(first, starNamedItems)
 		l.k = kList
 	}
 	if !p.op(']') {
@@ -1091,7 +1110,7 @@ func (p *parser) braceAtomIn() (ex, bool) {
 				return ex{}, false
 			}
 			if p.isOp(',') {
-				p.tupleRest(first, p.starNamedExpression)
+				p.tupleRest(first, starNamedItems)
 			}
 			if !p.op('}') {
 				p.pos = mark
@@ -1316,7 +1335,7 @@ func (p *parser) starTargets() (ex, bool) {
 	if !p.isOp(',') {
 		return first, true
 	}
-	return p.tupleRest(first, p.starTarget), true
+	return p.tupleRest(first, targetItems), true
 }
 
 // starTarget: '*' (!'*' star_target) | target_with_star_atom.
@@ -2001,7 +2020,7 @@ func (p *parser) matchHeader() (stmtKind, bool, bool) {
 	// subject_expr: star_named_expression ',' star_named_expressions? | named_expression
 	first, ok := p.starNamedExpression()
 	if ok && p.isOp(',') {
-		p.tupleRest(first, p.starNamedExpression)
+		p.tupleRest(first, starNamedItems)
 	} else if ok && first.k == kStarred {
 		ok = false
 	}
@@ -2442,7 +2461,7 @@ func (p *parser) missingColon() (string, bool) {
 		_, ok = q.starNamedExpression()
 		if ok && q.isOp(',') {
 			q.pos++
-			q.tupleRest(ex{}, q.starNamedExpression)
+			q.tupleRest(ex{}, starNamedItems)
 		}
 	case kwCase:
 		ok = q.patterns()
