@@ -67,12 +67,12 @@ func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
 	// a checkout's files then cost one each per worker, not one each per file.
 	// The calls go to m.calls (no closure to allocate for onStmt).
 	m := readerPool.Get().(*moduleReader)
-	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, lineFn: m.lineFn, partialFn: m.partialFn}
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, partialFn: m.partialFn}
 	m.frames = m.frameBuf[:1]
 	err := m.read()
 	calls := m.calls
 	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
-	*m = moduleReader{stmt: m.stmt[:0], lineFn: m.lineFn, partialFn: m.partialFn}
+	*m = moduleReader{stmt: m.stmt[:0], partialFn: m.partialFn}
 	readerPool.Put(m)
 	if err != nil {
 		return nil, err
@@ -122,13 +122,14 @@ func newModuleReader(src string, onStmt func(stmt []Token) error) *moduleReader 
 
 // read checks the whole module, handing on its top-level statements.
 //
-// The method values m.line and m.partial are made once per reader and kept
-// across its reuses (they are bound to m): each costs an allocation.
+// The method value m.partial is made once per reader and kept across its
+// reuses (it is bound to m): it costs an allocation. The lines go to m.line
+// by a direct call.
 func (m *moduleReader) read() error {
-	if m.lineFn == nil {
-		m.lineFn, m.partialFn = m.line, m.partial
+	if m.partialFn == nil {
+		m.partialFn = m.partial
 	}
-	return scan(m.src, m.lineFn, m.partialFn)
+	return scanInto(m.src, m, nil, m.partialFn)
 }
 
 // moduleReader follows the module's logical lines, checks each against the
@@ -144,8 +145,7 @@ type moduleReader struct {
 	callsOnly bool
 	want      func(name string) bool
 	calls     []Call
-	// lineFn and partialFn are m.line and m.partial (see read).
-	lineFn    func([]tok) error
+	// partialFn is m.partial (see read).
 	partialFn func([]tok, *SyntaxError) *SyntaxError
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
@@ -291,7 +291,10 @@ func (m *moduleReader) logicalLine(line []tok) error {
 	if err != nil {
 		return err
 	}
-	if err := m.sequence(k, line[0].Line()); err != nil {
+	// sequence's common case, without the call.
+	if f := &m.frames[len(m.frames)-1]; k == sSimple && !f.matchBlock && f.decorator == 0 && f.after != afterTry {
+		f.after = afterNothing
+	} else if err := m.sequence(k, line[0].Line()); err != nil {
 		return err
 	}
 	if block {

@@ -227,6 +227,9 @@ type lexer struct {
 	// onLine takes each logical line; nil drops them (the scan after a
 	// parser error only looks for tokenizer errors).
 	onLine func([]tok) error
+	// module, when set, takes the lines instead of onLine: a direct call,
+	// where the method value m.line cost a wrapper's call per line.
+	module *moduleReader
 	// lineDone is set by fastTokens when it has ended the logical line
 	// with its NEWLINE: run hands it to onLine.
 	lineDone bool
@@ -268,6 +271,11 @@ func Scan(src string, onLine func([]Token) error) error {
 // error CPython raises at once replaces it, and an unclosed bracket does when
 // it opened on an earlier line.
 func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxError) *SyntaxError) error {
+	return scanInto(src, nil, onLine, onPartial)
+}
+
+// scanInto is scan handing the lines to module, when it is set, instead of onLine.
+func scanInto(src string, module *moduleReader, onLine func([]tok) error, onPartial func([]tok, *SyntaxError) *SyntaxError) error {
 	if len(src) > maxSource {
 		return &SyntaxError{Line: 1, Msg: "source too large to parse", class: tokErr}
 	}
@@ -279,7 +287,7 @@ func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxErr
 	}
 	lx := lexers.Get().(*lexer)
 	defer lx.release()
-	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: lx.toks[:0]}
+	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, module: module, toks: lx.toks[:0]}
 	lx.indent, lx.altIndent, lx.opens = lx.indentBuf[:1], lx.altIndentBuf[:1], lx.opensBuf[:0]
 	err := lx.run()
 	if err == nil {
@@ -317,7 +325,7 @@ func (lx *lexer) release() {
 // override tokenizes the rest of the source after a parser error, as CPython
 // does, and returns the error CPython reports.
 func (lx *lexer) override(first *SyntaxError) *SyntaxError {
-	lx.onLine = nil
+	lx.onLine, lx.module = nil, nil
 	lx.toks = lx.toks[:0]
 	for {
 		err := lx.run()
@@ -349,7 +357,9 @@ func (lx *lexer) lineOpen() bool {
 // flush hands the current logical line to onLine and empties the buffer.
 func (lx *lexer) flush() error {
 	var err error
-	if lx.onLine != nil {
+	if lx.module != nil {
+		err = lx.module.line(lx.toks)
+	} else if lx.onLine != nil {
 		err = lx.onLine(lx.toks)
 	}
 	lx.toks = lx.toks[:0]
