@@ -174,6 +174,11 @@ func (m *moduleReader) line(toks []tok) error {
 		return err
 	}
 	line := toks[i:]
+	// The next most common: INDENT or DEDENT tokens, then a line and one
+	// NEWLINE.
+	if n := len(line); n >= 2 && line[n-1].Kind == Newline && line[n-2].Kind < Newline {
+		return m.logicalLine(line[:n-1])
+	}
 	n := len(line)
 	for n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF) {
 		n--
