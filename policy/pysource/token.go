@@ -392,6 +392,13 @@ func (lx *lexer) newline() { lx.line++ }
 func (lx *lexer) run() error {
 	for {
 		if lx.atLineStart && len(lx.opens) == 0 {
+			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' {
+				// An empty line: indentation's answer (blank) and
+				// the reading of it below, without the call.
+				lx.pos++
+				lx.newline()
+				continue
+			}
 			lx.atLineStart = false
 			blank, err := lx.indentation()
 			if err != nil {
