@@ -1256,7 +1256,10 @@ func (p *parser) arguments(genexp bool) bool {
 			if _, ok := p.namedExpression(); !ok {
 				return false
 			}
-			if p.isKw(kwFor) || p.isKw(kwAsync) {
+			// One read of the next token for the tests (isKw and isOp
+			// compare its code).
+			switch p.next().code {
+			case kwFor, kwAsync:
 				// A bare generator expression must be the only argument.
 				if genexp && first && p.forIfClauses() && p.isOp(')') {
 					return true
@@ -1265,14 +1268,14 @@ func (p *parser) arguments(genexp bool) bool {
 					return false // a class statement takes no generator expression
 				}
 				return p.fail("Generator expression must be parenthesized")
-			}
-			if p.isOp('=') {
+			case '=':
 				return p.fail(`expression cannot contain assignment, perhaps you meant "=="?`)
 			}
 		}
-		if !p.op(',') {
-			return p.isOp(')')
+		if c := p.next().code; c != ',' {
+			return c == ')'
 		}
+		p.pos++
 		if p.isOp(')') {
 			return true
 		}
