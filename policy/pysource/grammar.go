@@ -175,14 +175,17 @@ func (p *parser) lineOf(i int) int {
 // text is the source text of a token.
 func (p *parser) text(t tok) string { return p.src[t.start:t.end] }
 
-func (p *parser) peekAt(i int) tok {
-	if i >= len(p.toks) {
-		return *p.pastEnd(i)
+// peekAt is token i, without a copy (a tok has too many fields to live in
+// registers: a copy goes through memory); callers only read it.
+func (p *parser) peekAt(i int) *tok {
+	if uint(i) < uint(len(p.toks)) {
+		return &p.toks[i]
 	}
-	return p.toks[i]
+	return p.pastEnd(i)
 }
 
-func (p *parser) peek() tok { return *p.next() }
+// peek is next, the token at the position.
+func (p *parser) peek() *tok { return p.next() }
 
 // next is the next token, without a copy; endOfLine at the end of the
 // line, so that callers need no check for none. Callers only read it.
@@ -1282,7 +1285,7 @@ func (p *parser) arguments(genexp bool) bool {
 	}
 }
 
-func (t tok) isOp(c byte) bool { return t.code == c } // only an operator has an operator's code
+func (t *tok) isOp(c byte) bool { return t.code == c } // only an operator has an operator's code
 
 // yieldExpr: 'yield' 'from' expression | 'yield' [star_expressions].
 func (p *parser) yieldExpr() bool {
@@ -2204,18 +2207,18 @@ func (p *parser) numberPattern() bool {
 	if t.Kind != Number {
 		return false
 	}
-	if err := checkNumber(p.text(t), t.Line()); err != nil {
+	if err := checkNumber(p.text(*t), t.Line()); err != nil {
 		p.hard = err
 		return false
 	}
 	p.pos++
 	if p.isOp('+') || p.isOp('-') {
-		if isImaginary(p.text(t)) {
+		if isImaginary(p.text(*t)) {
 			return false
 		}
 		p.pos++
 		im := p.peek()
-		if im.Kind != Number || !isImaginary(p.text(im)) {
+		if im.Kind != Number || !isImaginary(p.text(*im)) {
 			return false
 		}
 		p.pos++
