@@ -696,12 +696,12 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		}
 	}
 	for {
-		var prec, width int
-		if t := p.next(); t.Kind == Op {
-			prec, width = int(opPrecedence[t.code]), 1 // infix, for an operator
-		} else if t.Kind == Name && infixKeyword[t.code] {
+		// infix's answer from one look-up of the code, but for is and
+		// not, which may take two tokens.
+		prec, width := int(infixPrec[p.next().code]), 1
+		if prec == precTwoTokens {
 			prec, width = p.infix()
-		} // else none: infix's answer for any other token
+		}
 		if prec == 0 || prec < min {
 			return e, true
 		}
@@ -767,12 +767,18 @@ func (p *parser) infix() (int, int) {
 	return int(opPrecedence[t.code]), 1
 }
 
-// infixKeyword marks the codes of the keywords infix reads: or, and, in,
-// is, not (in).
-var infixKeyword = func() (t [256]bool) {
-	t[kwOr], t[kwAnd], t[kwIn], t[kwIs], t[kwNot] = true, true, true, true, true
+// infixPrec is infix's precedence for each code, operators' and keywords'
+// (only they have their codes), or precTwoTokens for is and not: infix
+// reads the token after them.
+var infixPrec = func() (t [256]uint8) {
+	t = opPrecedence
+	t[kwOr], t[kwAnd], t[kwIn] = 1, 2, precCompare
+	t[kwIs], t[kwNot] = precTwoTokens, precTwoTokens
 	return t
 }()
+
+// precTwoTokens marks is and not in infixPrec.
+const precTwoTokens = 0xff
 
 // opPrecedence is the precedence of each binary operator's code, 0 for a
 // code that is none.
