@@ -654,9 +654,10 @@ func (p *parser) climb(min int) (ex, bool) {
 // defer, which costs more than the rule on the common path.
 func (p *parser) climbIn(min int) (ex, bool) {
 	var e ex
-	t := p.next()
+	// The code alone tells an operator or a keyword (see codes.go).
+	c := p.next().code
 	switch {
-	case min <= precNot && t.Kind == Name && t.code == kwNot:
+	case c == kwNot && min <= precNot:
 		// inversion: 'not' inversion
 		mark := p.pos
 		p.pos++
@@ -665,7 +666,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			return ex{}, false
 		}
 		e = leaf(kOperator)
-	case min <= precUnary && t.Kind == Op && (t.code == '-' || t.code == '+' || t.code == '~'):
+	case (c == '-' || c == '+' || c == '~') && min <= precUnary:
 		// factor: ('+' | '-' | '~') factor
 		mark := p.pos
 		p.pos++
@@ -677,7 +678,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
-		if t.Kind == Name && t.code == kwAwait {
+		if c == kwAwait {
 			e, ok = p.awaitPrimary()
 		} else {
 			e, ok = p.primary()
@@ -822,11 +823,7 @@ func (p *parser) primary() (ex, bool) {
 		}
 	}
 	for {
-		t := p.next()
-		if t.Kind != Op {
-			return e, true
-		}
-		switch t.code {
+		switch p.next().code { // only an operator has these codes
 		case '.':
 			mark := p.pos
 			p.pos++
