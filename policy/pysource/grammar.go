@@ -1604,18 +1604,12 @@ func (p *parser) kwds(lambda bool, closer byte) bool {
 
 // ---- statements ----
 
-// checkStatement checks one logical line: its kind, whether it is a block
-// header whose block follows, or CPython's error. A line that fails is
-// parsed again keeping track of the furthest token, which errors need and
-// the common path does without.
-func checkStatement(src string, toks []tok, endLine int) (stmtKind, bool, *SyntaxError) {
-	p := parser{src: src, toks: toks, endLine: endLine}
-	k, block, ok := p.statement()
-	if ok && !p.failed() {
-		return k, block, nil
-	}
-	p.far = reach(src, toks, endLine, 0, statementRule)
-	return k, block, p.explain()
+// statementError is CPython's error for a logical line that statement
+// refused: the line is parsed again to find the furthest token looked at
+// (see reach), which errors need and the common path does without.
+func (p *parser) statementError() *SyntaxError {
+	p.far = reach(p.src, p.toks, p.endLine, 0, statementRule)
+	return p.explain()
 }
 
 // statementRule is statement as a rule for reach.

@@ -292,9 +292,13 @@ func (m *moduleReader) logicalLine(line []tok) error {
 	if m.expectBlock {
 		return m.expectedBlock(line[0].Line())
 	}
-	k, block, err := checkStatement(m.src, line, 0)
-	if err != nil {
-		return err
+	// The line's kind, whether it is a block header whose block follows,
+	// or CPython's error: the parser is here, as a call per line would
+	// cost more than it.
+	p := parser{src: m.src, toks: line}
+	k, block, ok := p.statement()
+	if !ok || p.failed() {
+		return p.statementError()
 	}
 	// sequence's common case, without the call.
 	if f := &m.frames[len(m.frames)-1]; k == sSimple && !f.matchBlock && f.decorator == 0 && f.after != afterTry {
