@@ -419,6 +419,16 @@ func (lx *lexer) run() error {
 		lx.fastTokens()
 		if lx.lineDone {
 			lx.lineDone = false
+			// flush, for the module reader's lines without the call.
+			if m := lx.module; m != nil {
+				err := m.line(lx.toks)
+				lx.toks = lx.toks[:0]
+				if err != nil {
+					lx.lineErr = true
+					return err
+				}
+				continue
+			}
 			if err := lx.flush(); err != nil {
 				return err
 			}
