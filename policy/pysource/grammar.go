@@ -1716,6 +1716,25 @@ func (p *parser) statement() (stmtKind, bool, bool) {
 			p.pos = 0
 		}
 	}
+	// simpleStatements, its first statement inline, and for a plain name
+	// or no name first, simpleStatement's answer without its look at the
+	// keywords: the common line costs no call for these rules.
+	var ok bool
+	if t.Kind != Name || t.code == kwNone0 {
+		ok = p.assignmentOrExpression()
+	} else {
+		ok = p.simpleStatement()
+	}
+	switch {
+	case !ok:
+		return sSimple, false, false
+	case p.atEnd():
+		return sSimple, false, true
+	case !p.op(';'):
+		return sSimple, false, false
+	case p.atEnd():
+		return sSimple, false, true
+	}
 	return sSimple, false, p.simpleStatements()
 }
 
