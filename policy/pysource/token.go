@@ -219,6 +219,9 @@ type lexer struct {
 	// altIndent is each level's indentation with a tab counting as one
 	// column: CPython compares both measures to catch inconsistent tabs.
 	altIndent []int
+	// plainTop is the top level's column when both measures agree on it
+	// (spaces only), else -1: indentation's one test for a common line.
+	plainTop int
 	// Backing arrays for the common depths, so a file costs no growth.
 	indentBuf, altIndentBuf [8]int
 	// opensBuf backs opens at every depth (the tokenizer allows no more),
@@ -724,7 +727,7 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	col, altcol = i-lx.pos, i-lx.pos
 	// The common line: spaces only, as deep as the line before, and then
 	// a token. The code below finds the same.
-	if i < len(src) && !indentGoesOn[src[i]] && col == lx.indent[len(lx.indent)-1] && col == lx.altIndent[len(lx.altIndent)-1] {
+	if i < len(src) && !indentGoesOn[src[i]] && col == lx.plainTop {
 		lx.pos = i
 		return false, nil
 	}
@@ -799,6 +802,11 @@ done:
 		if altcol != lx.altIndent[len(lx.altIndent)-1] {
 			return false, lx.quietf(tabError)
 		}
+	}
+	// The level is now (col, altcol).
+	lx.plainTop = -1
+	if col == altcol {
+		lx.plainTop = col
 	}
 	return false, nil
 }
