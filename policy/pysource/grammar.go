@@ -953,12 +953,25 @@ func (p *parser) atom() (ex, bool) {
 		return p.strings()
 	case Op:
 		switch t.code {
-		case '(':
-			return p.parenAtom()
-		case '[':
-			return p.listAtom()
-		case '{':
-			return p.braceAtom()
+		case '(', '[', '{':
+			// A tuple, group or genexp, a list or listcomp, a dict, set or
+			// their comprehensions, inside one recursion guard (the three
+			// rules take it here: a call less per bracket).
+			if !p.enter() {
+				return ex{}, false
+			}
+			var e ex
+			var ok bool
+			switch t.code {
+			case '(':
+				e, ok = p.parenAtomIn()
+			case '[':
+				e, ok = p.listAtomIn()
+			default:
+				e, ok = p.braceAtomIn()
+			}
+			p.depth--
+			return e, ok
 		case opEllipsis:
 			p.pos++
 			return leaf(kEllipsis), true
@@ -981,19 +994,9 @@ func (p *parser) strings() (ex, bool) {
 	return leaf(k), true
 }
 
-// parenAtom: a tuple, a group or a generator expression; the first item is
+// parenAtomIn: a tuple, a group or a generator expression; the first item is
 // parsed once and what follows it decides which.
-func (p *parser) parenAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.parenAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// parenAtomIn is parenAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// It runs inside the recursion guard atom takes.
 func (p *parser) parenAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++ // (
@@ -1036,18 +1039,8 @@ func (p *parser) parenAtomIn() (ex, bool) {
 	return ex{}, false
 }
 
-// listAtom: '[' [star_named_expressions] ']' | '[' named_expression for_if_clauses ']'.
-func (p *parser) listAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.listAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// listAtomIn is listAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// listAtomIn: '[' [star_named_expressions] ']' | '[' named_expression for_if_clauses ']'.
+// It runs inside the recursion guard atom takes.
 func (p *parser) listAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
@@ -1079,19 +1072,9 @@ func (p *parser) listAtomIn() (ex, bool) {
 	return l, true
 }
 
-// braceAtom: a dict, set, dict comprehension or set comprehension; the
+// braceAtomIn: a dict, set, dict comprehension or set comprehension; the
 // first item is parsed once and what follows it decides which.
-func (p *parser) braceAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.braceAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// braceAtomIn is braceAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// It runs inside the recursion guard atom takes.
 func (p *parser) braceAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
