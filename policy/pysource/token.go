@@ -444,6 +444,15 @@ func (lx *lexer) run() error {
 		c := src[pos]
 		switch charClass[c] {
 		case cName, cNonASCII:
+			// A one-letter prefix and its string (most are f-strings):
+			// name's reading of them, without its scan.
+			if pos+1 < len(src) && (src[pos+1] == '"' || src[pos+1] == '\'') && isStringPrefix(src[pos:pos+1]) {
+				lx.pos = pos + 1
+				if err := lx.str(pos); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := lx.name(); err != nil {
 				return err
 			}
