@@ -458,12 +458,16 @@ func (lx *lexer) run() error {
 			}
 		case cSpace:
 			lx.pos++
-		case cComment:
-			lx.skipComment()
 		case cBackslash:
 			if err := lx.continuation(); err != nil {
 				return err
 			}
+		case cComment:
+			lx.skipComment()
+			if lx.pos >= len(lx.src) {
+				continue
+			}
+			fallthrough // to the newline that ends the comment
 		case cNewline:
 			if len(lx.opens) == 0 {
 				// A logical line with no token (e.g. a lone continuation) ends nothing.
