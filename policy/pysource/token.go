@@ -693,8 +693,10 @@ newline:
 		lx.lineDone, lx.atLineStart = true, true
 	}
 done:
-	// Only the lengths change: the buffers are the lexer's own.
-	lx.pos, lx.line, lx.toks, lx.opens = pos, int(line), lx.toks[:len(toks)], lx.opensBuf[:depth]
+	// Only the lengths change: the buffers are the lexer's own (opens is
+	// always opensBuf, whose length it never reaches), and a slice cut from
+	// itself costs no write barrier.
+	lx.pos, lx.line, lx.toks, lx.opens = pos, int(line), lx.toks[:len(toks)], lx.opens[:depth]
 }
 
 // opAlone marks the operator characters that are an operator on their own
