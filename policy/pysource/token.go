@@ -804,6 +804,7 @@ done:
 		}
 		lx.indent = append(lx.indent, col)
 		lx.altIndent = append(lx.altIndent, altcol)
+		lx.setPlainTop()
 		lx.mark(Indent, lx.line)
 	default:
 		for col < lx.indent[len(lx.indent)-1] {
@@ -811,6 +812,9 @@ done:
 			lx.altIndent = lx.altIndent[:len(lx.altIndent)-1]
 			lx.mark(Dedent, lx.line)
 		}
+		// Before the checks below: after their errors the scan may go on
+		// (see override) with the levels as they are now.
+		lx.setPlainTop()
 		if col != lx.indent[len(lx.indent)-1] {
 			return false, lx.quietf("unindent does not match any outer indentation level")
 		}
@@ -818,12 +822,16 @@ done:
 			return false, lx.quietf(tabError)
 		}
 	}
-	// The level is now (col, altcol).
-	lx.plainTop = -1
-	if col == altcol {
-		lx.plainTop = col
-	}
 	return false, nil
+}
+
+// setPlainTop sets plainTop for the levels as they are: it is called
+// wherever they change.
+func (lx *lexer) setPlainTop() {
+	lx.plainTop = -1
+	if top := lx.indent[len(lx.indent)-1]; top == lx.altIndent[len(lx.altIndent)-1] {
+		lx.plainTop = top
+	}
 }
 
 // indentGoesOn marks the bytes after leading spaces that indentation reads
