@@ -804,7 +804,10 @@ done:
 		}
 		lx.indent = append(lx.indent, col)
 		lx.altIndent = append(lx.altIndent, altcol)
-		lx.setPlainTop()
+		lx.plainTop = -1 // setPlainTop, from the level just pushed
+		if col == altcol {
+			lx.plainTop = col
+		}
 		lx.mark(Indent, lx.line)
 	default:
 		for col < lx.indent[len(lx.indent)-1] {
