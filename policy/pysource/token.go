@@ -485,6 +485,18 @@ func (lx *lexer) run() error {
 			if err := lx.str(lx.pos); err != nil {
 				return err
 			}
+			// A docstring, mostly, which ends its line outside brackets:
+			// the newline's reading below (cNewline), rather than after
+			// a trip through fastTokens.
+			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' && len(lx.opens) == 0 {
+				lx.emit(Newline, lx.pos)
+				if err := lx.flush(); err != nil {
+					return err
+				}
+				lx.atLineStart = true
+				lx.pos++
+				lx.newline()
+			}
 		case cDigit:
 			if err := lx.number(); err != nil {
 				return err
