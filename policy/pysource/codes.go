@@ -163,4 +163,4 @@ var keywordTable = func() (t [keywordSlots]keywordEntry) {
 }()
 
 // reserved reports a Name token that is one of Python's reserved words.
-func (t tok) reserved() bool { return t.code >= kwFalse && t.code <= kwLastReserved }
+func (t *tok) reserved() bool { return t.code >= kwFalse && t.code <= kwLastReserved }

@@ -329,8 +329,7 @@ func (f fstringChecker) expression(text string, stop byte) *SyntaxError {
 	if p.hard != nil {
 		return p.hard
 	}
-	p = &parser{src: src, toks: toks, endLine: f.line, track: true}
-	p.starExpressions()
+	p.far = reach(src, toks, f.line, 0, func(q *parser) { q.starExpressions() })
 	e := p.explain()
 	e.Msg = "f-string: " + e.Msg
 	return e

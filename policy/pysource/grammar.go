@@ -140,11 +140,16 @@ type parser struct {
 	src  string
 	toks []tok
 	pos  int
-	// far is the furthest token looked at, where "invalid syntax" points;
-	// it is kept only when track is set (a second parse of a failed line),
-	// which keeps the common path fast.
-	far   int
-	track bool
+	// far is the furthest index past the end of toks looked at (reading
+	// there finds the end of the line), else what it was set to. Reads
+	// inside toks are not recorded, which keeps the common path to one
+	// bounds check: reach finds the furthest token looked at, where
+	// "invalid syntax" points, by parsing a failed line again on shorter
+	// token slices.
+	far int
+	// cut is set when toks is only the start of the line (see reach): the
+	// end of toks is not the end of the line there.
+	cut bool
 	// hint and hintLine are CPython's message for a recognised mistake.
 	hint     string
 	hintLine int
@@ -170,28 +175,65 @@ func (p *parser) lineOf(i int) int {
 // text is the source text of a token.
 func (p *parser) text(t tok) string { return p.src[t.start:t.end] }
 
-func (p *parser) peekAt(i int) tok {
-	if p.track && i > p.far {
-		p.far = i
+// peekAt is token i, without a copy (a tok has too many fields to live in
+// registers: a copy goes through memory); callers only read it.
+func (p *parser) peekAt(i int) *tok {
+	if uint(i) < uint(len(p.toks)) {
+		return &p.toks[i]
 	}
-	if i >= len(p.toks) {
-		return tok{Kind: Newline}
-	}
-	return p.toks[i]
+	return p.pastEnd(i)
 }
 
-func (p *parser) peek() tok { return *p.next() }
+// peek is next, the token at the position.
+func (p *parser) peek() *tok { return p.next() }
 
 // next is the next token, without a copy; endOfLine at the end of the
 // line, so that callers need no check for none. Callers only read it.
 func (p *parser) next() *tok {
-	if p.track && p.pos > p.far {
-		p.far = p.pos
-	}
 	if uint(p.pos) < uint(len(p.toks)) {
 		return &p.toks[p.pos]
 	}
+	return p.pastEnd(p.pos)
+}
+
+// pastEnd is the token at index i, past the end of the line: it records
+// i in far (see reach).
+func (p *parser) pastEnd(i int) *tok {
+	if i > p.far {
+		p.far = i
+	}
 	return &endOfLine
+}
+
+// reach is the furthest token index rule looks at when it runs on toks from
+// position from (an index past the end when it reads the end of the line).
+//
+// The parse records only its reads past the end of its tokens. A parse of
+// toks[:k] goes exactly as the parse of toks until it first reads an index
+// of k or more (where it finds the end of the line instead), so it records
+// such a read if and only if the full parse reads that far; the furthest
+// index is then found by bisection, each step a parse of the failed line.
+func reach(src string, toks []tok, endLine, from int, rule func(*parser)) int {
+	run := func(k int) int {
+		q := parser{src: src, toks: toks[:k], endLine: endLine, pos: from, far: -1, cut: k < len(toks)}
+		rule(&q)
+		return q.far
+	}
+	n := len(toks)
+	if far := run(n); far >= n || from >= n {
+		return max(far, from)
+	}
+	// Every rule reads the token at from first: the furthest is at least there.
+	lo, hi := from, n-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if run(mid) >= mid {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // endOfLine is the token next returns past the last one.
@@ -262,7 +304,11 @@ func (p *parser) fail(msg string) bool {
 // starExpressions: star_expression (',' star_expression)* [','], a tuple when
 // there is a comma.
 func (p *parser) starExpressions() (ex, bool) {
-	first, ok := p.simpleAtom() // starExpression's answer for a simple atom
+	var first ex
+	ok := false
+	if p.mayEndAtom() {
+		first, ok = p.simpleAtom() // starExpression's answer for a simple atom
+	}
 	if !ok {
 		first, ok = p.starExpressionRest()
 	}
@@ -272,15 +318,34 @@ func (p *parser) starExpressions() (ex, bool) {
 	if !p.isOp(',') {
 		return first, true
 	}
-	return p.tupleRest(first, p.starExpression), true
+	return p.tupleRest(first, starItems), true
 }
 
+// itemRule names the rule of a sequence's items for tupleRest: a direct
+// call costs less than a method value's.
+type itemRule uint8
+
+const (
+	starNamedItems itemRule = iota // starNamedExpression
+	starItems                      // starExpression
+	targetItems                    // starTarget
+)
+
 // tupleRest reads ", item"* [","] after a first item and returns the tuple.
-func (p *parser) tupleRest(first ex, item func() (ex, bool)) ex {
+func (p *parser) tupleRest(first ex, item itemRule) ex {
 	t := tupleOf(first)
 	for p.op(',') {
 		mark := p.pos
-		e, ok := item()
+		var e ex
+		var ok bool
+		switch item {
+		case starNamedItems:
+			e, ok = p.starNamedExpression()
+		case starItems:
+			e, ok = p.starExpression()
+		default:
+			e, ok = p.starTarget()
+		}
 		if !ok {
 			p.pos = mark
 			break
@@ -314,8 +379,10 @@ func (t ex) add(e ex) ex {
 
 // starExpression: '*' bitwise_or | expression.
 func (p *parser) starExpression() (ex, bool) {
-	if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok { // expression's fast path, before '*' (no atom)
+			return e, true
+		}
 	}
 	return p.starExpressionRest()
 }
@@ -347,8 +414,10 @@ func starred(e ex) ex {
 // starNamedExpression: '*' bitwise_or | named_expression.
 func (p *parser) starNamedExpression() (ex, bool) {
 	// A simple atom is named_expression's answer (see namedExpression).
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	if p.isOp('*') {
 		return p.starExpression()
@@ -366,8 +435,10 @@ func (p *parser) namedExpression() (ex, bool) {
 	// A simple atom is followed by none of ':=' (simpleAtom checks the
 	// next token), so the rule's answer is expression's, which is
 	// simpleAtom's; the look-ahead below would move far no further.
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	return p.namedExpressionRest()
 }
@@ -396,65 +467,73 @@ func (p *parser) namedExpressionRest() (ex, bool) {
 
 // expression: disjunction 'if' disjunction 'else' expression | disjunction | lambdef.
 func (p *parser) expression() (ex, bool) {
-	if e, ok := p.simpleAtom(); ok {
-		return e, true
+	if p.mayEndAtom() {
+		if e, ok := p.simpleAtom(); ok {
+			return e, true
+		}
 	}
 	return p.expressionRest()
 }
 
 // expressionRest is expression once simpleAtom has refused the position.
+// disjunction's recursion guard is taken here too: one call less on the
+// path every expression takes, where a call costs more than the rules.
 func (p *parser) expressionRest() (ex, bool) {
 	if !p.enter() {
 		return ex{}, false
 	}
-	e, ok := p.expressionIn()
+	var e ex
+	ok := false
+	switch {
+	case p.isKw(kwLambda):
+		e, ok = p.lambdef()
+	case !p.enter():
+		p.depth-- // as when the guard fails in a rule of its own
+		return ex{}, false
+	default:
+		e, ok = p.climbIn(precOr)
+		p.depth--
+		if ok && p.isKw(kwIf) {
+			e, ok = p.conditional(e)
+		}
+	}
 	p.depth--
 	return e, ok
 }
 
-// expressionIn is expression inside the recursion guard.
-func (p *parser) expressionIn() (ex, bool) {
-	if p.isKw(kwLambda) {
-		return p.lambdef()
+// conditional reads 'if' disjunction 'else' expression after e, a
+// disjunction: the conditional expression, or e alone when it does not
+// follow.
+func (p *parser) conditional(e ex) (ex, bool) {
+	save := p.pos
+	p.pos++
+	if _, ok := p.disjunction(); ok && p.kw(kwElse) {
+		if _, ok := p.expression(); ok {
+			return leaf(kIfExp), true
+		}
 	}
-	mark := p.pos
-	// disjunction, with climb's recursion guard taken here: one call less
-	// on the path every expression takes.
-	if !p.enter() {
+	if p.failed() {
 		return ex{}, false
 	}
-	e, ok := p.climbIn(precOr)
-	p.depth--
-	if !ok {
-		return ex{}, false
-	}
-	if p.isKw(kwIf) {
-		save := p.pos
-		p.pos++
-		if _, ok := p.disjunction(); ok && p.kw(kwElse) {
-			if _, ok := p.expression(); ok {
-				return leaf(kIfExp), true
-			}
-		}
-		if p.failed() {
-			return ex{}, false
-		}
-		p.pos = save
-	}
-	_ = mark
+	p.pos = save
 	return e, true
 }
 
 // simpleAtom is a fast path for the most common expression: a name, number
 // or single string directly followed by a token that no expression rule can
 // continue with. It returns false (consuming nothing) otherwise.
+// Callers test mayEndAtom first.
+//
+// Its reads count for far only when it succeeds (the full rule reads the
+// next token too, after the atom); when it fails, the full rule that follows
+// reads what it reads.
 func (p *parser) simpleAtom() (ex, bool) {
 	if p.pos >= len(p.toks) {
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
-	if p.pos+1 < len(p.toks) && !endsSimpleAtom[p.toks[p.pos+1].code] {
-		return ex{}, false
+	if p.pos+1 >= len(p.toks) && p.cut {
+		return ex{}, false // the next token may be any: the full rule reads it
 	}
 	var e ex
 	switch t.Kind {
@@ -490,10 +569,19 @@ func (p *parser) simpleAtom() (ex, bool) {
 		return ex{}, false
 	}
 	p.pos++
-	if p.track && p.pos > p.far {
-		p.far = p.pos
+	if p.pos >= len(p.toks) {
+		p.pastEnd(p.pos)
 	}
 	return e, true
+}
+
+// mayEndAtom reports whether the token after the position ends a simple
+// atom, or is past the end of the tokens. simpleAtom refuses the position
+// otherwise, and most of the atoms it refuses are refused for this: the
+// test is inlined in its callers, where the call would cost more.
+func (p *parser) mayEndAtom() bool {
+	i := p.pos + 1
+	return i >= len(p.toks) || endsSimpleAtom[p.toks[i].code]
 }
 
 // endsSimpleAtom marks the codes of the tokens that no expression rule
@@ -566,9 +654,10 @@ func (p *parser) climb(min int) (ex, bool) {
 // defer, which costs more than the rule on the common path.
 func (p *parser) climbIn(min int) (ex, bool) {
 	var e ex
-	t := p.next()
+	// The code alone tells an operator or a keyword (see codes.go).
+	c := p.next().code
 	switch {
-	case min <= precNot && t.Kind == Name && t.code == kwNot:
+	case c == kwNot && min <= precNot:
 		// inversion: 'not' inversion
 		mark := p.pos
 		p.pos++
@@ -577,7 +666,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			return ex{}, false
 		}
 		e = leaf(kOperator)
-	case min <= precUnary && t.Kind == Op && (t.code == '-' || t.code == '+' || t.code == '~'):
+	case (c == '-' || c == '+' || c == '~') && min <= precUnary:
 		// factor: ('+' | '-' | '~') factor
 		mark := p.pos
 		p.pos++
@@ -589,7 +678,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
-		if t.Kind == Name && t.code == kwAwait {
+		if c == kwAwait {
 			e, ok = p.awaitPrimary()
 		} else {
 			e, ok = p.primary()
@@ -608,12 +697,12 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		}
 	}
 	for {
-		var prec, width int
-		if t := p.next(); t.Kind == Op {
-			prec, width = int(opPrecedence[t.code]), 1 // infix, for an operator
-		} else if t.Kind == Name && infixKeyword[t.code] {
+		// infix's answer from one look-up of the code, but for is and
+		// not, which may take two tokens.
+		prec, width := int(infixPrec[p.next().code]), 1
+		if prec == precTwoTokens {
 			prec, width = p.infix()
-		} // else none: infix's answer for any other token
+		}
 		if prec == 0 || prec < min {
 			return e, true
 		}
@@ -622,7 +711,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		// An operand that is a simple atom is climbIn(prec + 1)'s answer
 		// (no unary operator, primary or binary operator follows it),
 		// taken when the guard below would let the rule run.
-		if p.depth < maxDepth {
+		if p.depth < maxDepth && p.mayEndAtom() {
 			if _, ok := p.simpleAtom(); ok {
 				e = leaf(kOperator)
 				if prec == precCompare {
@@ -679,12 +768,18 @@ func (p *parser) infix() (int, int) {
 	return int(opPrecedence[t.code]), 1
 }
 
-// infixKeyword marks the codes of the keywords infix reads: or, and, in,
-// is, not (in).
-var infixKeyword = func() (t [256]bool) {
-	t[kwOr], t[kwAnd], t[kwIn], t[kwIs], t[kwNot] = true, true, true, true, true
+// infixPrec is infix's precedence for each code, operators' and keywords'
+// (only they have their codes), or precTwoTokens for is and not: infix
+// reads the token after them.
+var infixPrec = func() (t [256]uint8) {
+	t = opPrecedence
+	t[kwOr], t[kwAnd], t[kwIn] = 1, 2, precCompare
+	t[kwIs], t[kwNot] = precTwoTokens, precTwoTokens
 	return t
 }()
+
+// precTwoTokens marks is and not in infixPrec.
+const precTwoTokens = 0xff
 
 // opPrecedence is the precedence of each binary operator's code, 0 for a
 // code that is none.
@@ -716,16 +811,19 @@ func (p *parser) awaitPrimary() (ex, bool) {
 
 // primary: atom followed by trailers: '.' NAME, a call, a genexp call, a subscript.
 func (p *parser) primary() (ex, bool) {
-	e, ok := p.atom()
-	if !ok {
-		return ex{}, false
+	var e ex
+	if t := p.next(); t.Kind == Name && !t.reserved() {
+		// atom's answer for a name, the most common atom, without the call.
+		p.pos++
+		e = ex{k: kName, single: true}
+	} else {
+		var ok bool
+		if e, ok = p.atom(); !ok {
+			return ex{}, false
+		}
 	}
 	for {
-		t := p.next()
-		if t.Kind != Op {
-			return e, true
-		}
-		switch t.code {
+		switch p.next().code { // only an operator has these codes
 		case '.':
 			mark := p.pos
 			p.pos++
@@ -855,12 +953,25 @@ func (p *parser) atom() (ex, bool) {
 		return p.strings()
 	case Op:
 		switch t.code {
-		case '(':
-			return p.parenAtom()
-		case '[':
-			return p.listAtom()
-		case '{':
-			return p.braceAtom()
+		case '(', '[', '{':
+			// A tuple, group or genexp, a list or listcomp, a dict, set or
+			// their comprehensions, inside one recursion guard (the three
+			// rules take it here: a call less per bracket).
+			if !p.enter() {
+				return ex{}, false
+			}
+			var e ex
+			var ok bool
+			switch t.code {
+			case '(':
+				e, ok = p.parenAtomIn()
+			case '[':
+				e, ok = p.listAtomIn()
+			default:
+				e, ok = p.braceAtomIn()
+			}
+			p.depth--
+			return e, ok
 		case opEllipsis:
 			p.pos++
 			return leaf(kEllipsis), true
@@ -883,19 +994,9 @@ func (p *parser) strings() (ex, bool) {
 	return leaf(k), true
 }
 
-// parenAtom: a tuple, a group or a generator expression; the first item is
+// parenAtomIn: a tuple, a group or a generator expression; the first item is
 // parsed once and what follows it decides which.
-func (p *parser) parenAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.parenAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// parenAtomIn is parenAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// It runs inside the recursion guard atom takes.
 func (p *parser) parenAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++ // (
@@ -915,7 +1016,7 @@ func (p *parser) parenAtomIn() (ex, bool) {
 	case !ok:
 	case p.isOp(','):
 		// tuple: '(' star_named_expression ',' [star_named_expressions] ')'
-		t := p.tupleRest(first, p.starNamedExpression)
+		t := p.tupleRest(first, starNamedItems)
 		if p.op(')') {
 			return t, true
 		}
@@ -938,18 +1039,8 @@ func (p *parser) parenAtomIn() (ex, bool) {
 	return ex{}, false
 }
 
-// listAtom: '[' [star_named_expressions] ']' | '[' named_expression for_if_clauses ']'.
-func (p *parser) listAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.listAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// listAtomIn is listAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// listAtomIn: '[' [star_named_expressions] ']' | '[' named_expression for_if_clauses ']'.
+// It runs inside the recursion guard atom takes.
 func (p *parser) listAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
@@ -971,7 +1062,7 @@ func (p *parser) listAtomIn() (ex, bool) {
 	l := tupleOf(first)
 	l.k = kList
 	if p.isOp(',') {
-		l = p.tupleRest(first, p.starNamedExpression)
+		l = p.tupleRest(first, starNamedItems)
 		l.k = kList
 	}
 	if !p.op(']') {
@@ -981,19 +1072,9 @@ func (p *parser) listAtomIn() (ex, bool) {
 	return l, true
 }
 
-// braceAtom: a dict, set, dict comprehension or set comprehension; the
+// braceAtomIn: a dict, set, dict comprehension or set comprehension; the
 // first item is parsed once and what follows it decides which.
-func (p *parser) braceAtom() (ex, bool) {
-	if !p.enter() {
-		return ex{}, false
-	}
-	e, ok := p.braceAtomIn()
-	p.depth--
-	return e, ok
-}
-
-// braceAtomIn is braceAtom inside the recursion guard; the guard is left without a
-// defer, which costs more than the rule on the common path.
+// It runs inside the recursion guard atom takes.
 func (p *parser) braceAtomIn() (ex, bool) {
 	mark := p.pos
 	p.pos++
@@ -1018,7 +1099,7 @@ func (p *parser) braceAtomIn() (ex, bool) {
 				return ex{}, false
 			}
 			if p.isOp(',') {
-				p.tupleRest(first, p.starNamedExpression)
+				p.tupleRest(first, starNamedItems)
 			}
 			if !p.op('}') {
 				p.pos = mark
@@ -1164,7 +1245,10 @@ func (p *parser) arguments(genexp bool) bool {
 			if _, ok := p.namedExpression(); !ok {
 				return false
 			}
-			if p.isKw(kwFor) || p.isKw(kwAsync) {
+			// One read of the next token for the tests (isKw and isOp
+			// compare its code).
+			switch p.next().code {
+			case kwFor, kwAsync:
 				// A bare generator expression must be the only argument.
 				if genexp && first && p.forIfClauses() && p.isOp(')') {
 					return true
@@ -1173,21 +1257,21 @@ func (p *parser) arguments(genexp bool) bool {
 					return false // a class statement takes no generator expression
 				}
 				return p.fail("Generator expression must be parenthesized")
-			}
-			if p.isOp('=') {
+			case '=':
 				return p.fail(`expression cannot contain assignment, perhaps you meant "=="?`)
 			}
 		}
-		if !p.op(',') {
-			return p.isOp(')')
+		if c := p.next().code; c != ',' {
+			return c == ')'
 		}
+		p.pos++
 		if p.isOp(')') {
 			return true
 		}
 	}
 }
 
-func (t tok) isOp(c byte) bool { return t.code == c } // only an operator has an operator's code
+func (t *tok) isOp(c byte) bool { return t.code == c } // only an operator has an operator's code
 
 // yieldExpr: 'yield' 'from' expression | 'yield' [star_expressions].
 func (p *parser) yieldExpr() bool {
@@ -1243,7 +1327,7 @@ func (p *parser) starTargets() (ex, bool) {
 	if !p.isOp(',') {
 		return first, true
 	}
-	return p.tupleRest(first, p.starTarget), true
+	return p.tupleRest(first, targetItems), true
 }
 
 // starTarget: '*' (!'*' star_target) | target_with_star_atom.
@@ -1503,20 +1587,16 @@ func (p *parser) kwds(lambda bool, closer byte) bool {
 
 // ---- statements ----
 
-// checkStatement checks one logical line: its kind, whether it is a block
-// header whose block follows, or CPython's error. A line that fails is
-// parsed again keeping track of the furthest token, which errors need and
-// the common path does without.
-func checkStatement(src string, toks []tok, endLine int) (stmtKind, bool, *SyntaxError) {
-	p := parser{src: src, toks: toks, endLine: endLine}
-	k, block, ok := p.statement()
-	if ok && !p.failed() {
-		return k, block, nil
-	}
-	q := parser{src: src, toks: toks, endLine: endLine, track: true}
-	q.statement()
-	return k, block, q.explain()
+// statementError is CPython's error for a logical line that statement
+// refused: the line is parsed again to find the furthest token looked at
+// (see reach), which errors need and the common path does without.
+func (p *parser) statementError() *SyntaxError {
+	p.far = reach(p.src, p.toks, p.endLine, 0, statementRule)
+	return p.explain()
 }
+
+// statementRule is statement as a rule for reach.
+func statementRule(p *parser) { p.statement() }
 
 // statement checks one logical line. It returns the line's kind and whether
 // it is a block header whose block follows on the next lines.
@@ -1618,6 +1698,25 @@ func (p *parser) statement() (stmtKind, bool, bool) {
 			}
 			p.pos = 0
 		}
+	}
+	// simpleStatements, its first statement inline, and for a plain name
+	// or no name first, simpleStatement's answer without its look at the
+	// keywords: the common line costs no call for these rules.
+	var ok bool
+	if t.Kind != Name || t.code == kwNone0 {
+		ok = p.assignmentOrExpression()
+	} else {
+		ok = p.simpleStatement()
+	}
+	switch {
+	case !ok:
+		return sSimple, false, false
+	case p.atEnd():
+		return sSimple, false, true
+	case !p.op(';'):
+		return sSimple, false, false
+	case p.atEnd():
+		return sSimple, false, true
 	}
 	return sSimple, false, p.simpleStatements()
 }
@@ -1926,7 +2025,7 @@ func (p *parser) matchHeader() (stmtKind, bool, bool) {
 	// subject_expr: star_named_expression ',' star_named_expressions? | named_expression
 	first, ok := p.starNamedExpression()
 	if ok && p.isOp(',') {
-		p.tupleRest(first, p.starNamedExpression)
+		p.tupleRest(first, starNamedItems)
 	} else if ok && first.k == kStarred {
 		ok = false
 	}
@@ -2107,18 +2206,18 @@ func (p *parser) numberPattern() bool {
 	if t.Kind != Number {
 		return false
 	}
-	if err := checkNumber(p.text(t), t.Line()); err != nil {
+	if err := checkNumber(p.text(*t), t.Line()); err != nil {
 		p.hard = err
 		return false
 	}
 	p.pos++
 	if p.isOp('+') || p.isOp('-') {
-		if isImaginary(p.text(t)) {
+		if isImaginary(p.text(*t)) {
 			return false
 		}
 		p.pos++
 		im := p.peek()
-		if im.Kind != Number || !isImaginary(p.text(im)) {
+		if im.Kind != Number || !isImaginary(p.text(*im)) {
 			return false
 		}
 		p.pos++
@@ -2231,9 +2330,7 @@ func (p *parser) juxtaposedReach() int {
 	if p.hard != nil || !p.juxtaposed() {
 		return -1
 	}
-	q := &parser{src: p.src, toks: p.toks, pos: p.far, far: p.far, track: true}
-	q.expression()
-	return q.far
+	return reach(p.src, p.toks, p.endLine, p.far, func(q *parser) { q.expression() })
 }
 
 // bracketDepth is the bracket nesting before token i.
@@ -2369,7 +2466,7 @@ func (p *parser) missingColon() (string, bool) {
 		_, ok = q.starNamedExpression()
 		if ok && q.isOp(',') {
 			q.pos++
-			q.tupleRest(ex{}, q.starNamedExpression)
+			q.tupleRest(ex{}, starNamedItems)
 		}
 	case kwCase:
 		ok = q.patterns()

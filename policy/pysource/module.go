@@ -67,12 +67,12 @@ func TopLevelCalls(src string, want func(name string) bool) ([]Call, error) {
 	// a checkout's files then cost one each per worker, not one each per file.
 	// The calls go to m.calls (no closure to allocate for onStmt).
 	m := readerPool.Get().(*moduleReader)
-	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, lineFn: m.lineFn, partialFn: m.partialFn}
+	*m = moduleReader{src: Normalize(src), stmt: m.stmt[:0], callsOnly: true, want: want, partialFn: m.partialFn}
 	m.frames = m.frameBuf[:1]
 	err := m.read()
 	calls := m.calls
 	clear(m.stmt[:cap(m.stmt)]) // keep no text of this source alive
-	*m = moduleReader{stmt: m.stmt[:0], lineFn: m.lineFn, partialFn: m.partialFn}
+	*m = moduleReader{stmt: m.stmt[:0], partialFn: m.partialFn}
 	readerPool.Put(m)
 	if err != nil {
 		return nil, err
@@ -122,13 +122,14 @@ func newModuleReader(src string, onStmt func(stmt []Token) error) *moduleReader 
 
 // read checks the whole module, handing on its top-level statements.
 //
-// The method values m.line and m.partial are made once per reader and kept
-// across its reuses (they are bound to m): each costs an allocation.
+// The method value m.partial is made once per reader and kept across its
+// reuses (it is bound to m): it costs an allocation. The lines go to m.line
+// by a direct call.
 func (m *moduleReader) read() error {
-	if m.lineFn == nil {
-		m.lineFn, m.partialFn = m.line, m.partial
+	if m.partialFn == nil {
+		m.partialFn = m.partial
 	}
-	return scan(m.src, m.lineFn, m.partialFn)
+	return scanInto(m.src, m, nil, m.partialFn)
 }
 
 // moduleReader follows the module's logical lines, checks each against the
@@ -144,8 +145,7 @@ type moduleReader struct {
 	callsOnly bool
 	want      func(name string) bool
 	calls     []Call
-	// lineFn and partialFn are m.line and m.partial (see read).
-	lineFn    func([]tok) error
+	// partialFn is m.partial (see read).
 	partialFn func([]tok, *SyntaxError) *SyntaxError
 	// stmt holds the tokens of the top-level statement handed to onStmt,
 	// reused from one to the next.
@@ -174,6 +174,11 @@ func (m *moduleReader) line(toks []tok) error {
 		return err
 	}
 	line := toks[i:]
+	// The next most common: INDENT or DEDENT tokens, then a line and one
+	// NEWLINE.
+	if n := len(line); n >= 2 && line[n-1].Kind == Newline && line[n-2].Kind < Newline {
+		return m.logicalLine(line[:n-1])
+	}
 	n := len(line)
 	for n > 0 && (line[n-1].Kind == Newline || line[n-1].Kind == Dedent || line[n-1].Kind == EOF) {
 		n--
@@ -235,8 +240,12 @@ func (m *moduleReader) partial(toks []tok, lexErr *SyntaxError) *SyntaxError {
 	if m.expectBlock {
 		return rank(m.expectedBlock(rest[0].Line()), lexErr)
 	}
-	p := parser{src: m.src, toks: rest, track: true}
-	if _, _, ok := p.statement(); ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
+	p := parser{src: m.src, toks: rest}
+	_, _, ok := p.statement()
+	if !(ok && !p.failed()) {
+		p.far = reach(m.src, rest, 0, 0, statementRule)
+	}
+	if ok && !p.failed() || p.far >= len(rest) && !p.failed() || p.juxtaposedReach() >= len(rest) {
 		return lexErr // the parser needed the refused token
 	}
 	return rank(p.explain(), lexErr)
@@ -283,11 +292,18 @@ func (m *moduleReader) logicalLine(line []tok) error {
 	if m.expectBlock {
 		return m.expectedBlock(line[0].Line())
 	}
-	k, block, err := checkStatement(m.src, line, 0)
-	if err != nil {
-		return err
+	// The line's kind, whether it is a block header whose block follows,
+	// or CPython's error: the parser is here, as a call per line would
+	// cost more than it.
+	p := parser{src: m.src, toks: line}
+	k, block, ok := p.statement()
+	if !ok || p.failed() {
+		return p.statementError()
 	}
-	if err := m.sequence(k, line[0].Line()); err != nil {
+	// sequence's common case, without the call.
+	if f := &m.frames[len(m.frames)-1]; k == sSimple && !f.matchBlock && f.decorator == 0 && f.after != afterTry {
+		f.after = afterNothing
+	} else if err := m.sequence(k, line[0].Line()); err != nil {
 		return err
 	}
 	if block {

@@ -75,6 +75,18 @@ func checkStrings(src string, toks []tok) (kind, *SyntaxError) {
 			}
 			return kLiteral, checkEscapes(body, false, t.Line())
 		}
+		// The common f-string: prefix f alone, no backslash, and fields
+		// that are names (plainFString), which checkFString accepts.
+		if q := src[t.start+1]; src[t.start]|0x20 == 'f' && (q == '"' || q == '\'') && t.code != strBackslash {
+			b := src[t.start+1 : t.end] // as stringParts splits it
+			body := b[1 : len(b)-1]
+			if len(b) >= 6 && b[1] == q && b[2] == q {
+				body = b[3 : len(b)-3]
+			}
+			if plainFString(body) {
+				return kFString, nil
+			}
+		}
 	}
 	k := kLiteral
 	bytesSeen, textSeen := false, false
@@ -319,4 +331,35 @@ func hangulName(name string) (rune, bool) {
 		return 0, false
 	}
 	return rune(0xAC00 + (l*21+v)*28 + t), true
+}
+
+// plainFString reports an f-string body (not raw) that checkFString accepts
+// at once: text with no backslash and only doubled braces, and fields that
+// nameField reads (a name, with a !s, !r or !a conversion or none). It
+// returns false for anything else, which checkFString then reads.
+func plainFString(s string) bool {
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '\\':
+			return false
+		case '}':
+			if i+1 >= len(s) || s[i+1] != '}' {
+				return false
+			}
+			i += 2
+		case '{':
+			if i+1 < len(s) && s[i+1] == '{' {
+				i += 2
+				continue
+			}
+			end, ok := fstringChecker{s: s}.nameField(i + 1)
+			if !ok {
+				return false
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return true
 }

@@ -123,7 +123,9 @@ var charClass = func() (t [256]uint8) {
 			t[c] = cDigit
 		case c == '.':
 			t[c] = cDot
-		case c >= utf8.RuneSelf || c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z':
+		case c >= utf8.RuneSelf:
+			t[c] = cNonASCII
+		case c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z':
 			t[c] = cName
 		case c < ' ' || c == 0x7f:
 			t[c] = cControl
@@ -147,9 +149,12 @@ const (
 	cComment
 	cBackslash
 	cQuote
+	// cDigit to cNonASCII are the bytes that may continue a number's
+	// text (a letter or a '.' after digits): one range test.
 	cDigit
 	cDot
-	cName
+	cName     // an ASCII letter or '_'
+	cNonASCII // the start of a non-ASCII character: a name's, or an error
 	cControl
 	cOpen  // ( [ {
 	cClose // ) ] }
@@ -170,6 +175,23 @@ var identByte = func() (t [256]bool) {
 	for c := 0; c < utf8.RuneSelf; c++ {
 		t[c] = c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 	}
+	return t
+}()
+
+// closer is closerOf as a table, for fastTokens.
+var closer = func() (t [256]byte) {
+	t['('], t['['], t['{'] = ')', ']', '}'
+	return t
+}()
+
+// nameStop marks the bytes after an ASCII name's letters that fastTokens
+// leaves to name: a non-ASCII character (the name goes on, or is an error)
+// and a quote (the name is a string's prefix).
+var nameStop = func() (t [256]bool) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\''] = true, true
 	return t
 }()
 
@@ -197,12 +219,23 @@ type lexer struct {
 	// altIndent is each level's indentation with a tab counting as one
 	// column: CPython compares both measures to catch inconsistent tabs.
 	altIndent []int
+	// plainTop is the top level's column when both measures agree on it
+	// (spaces only), else -1: indentation's one test for a common line.
+	plainTop int
 	// Backing arrays for the common depths, so a file costs no growth.
 	indentBuf, altIndentBuf [8]int
-	opensBuf                [8]tok
+	// opensBuf backs opens at every depth (the tokenizer allows no more),
+	// so that fastTokens keeps only a depth in a register.
+	opensBuf [maxNesting]tok
 	// onLine takes each logical line; nil drops them (the scan after a
 	// parser error only looks for tokenizer errors).
 	onLine func([]tok) error
+	// module, when set, takes the lines instead of onLine: a direct call,
+	// where the method value m.line cost a wrapper's call per line.
+	module *moduleReader
+	// lineDone is set by fastTokens when it has ended the logical line
+	// with its NEWLINE: run hands it to onLine.
+	lineDone bool
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -241,6 +274,11 @@ func Scan(src string, onLine func([]Token) error) error {
 // error CPython raises at once replaces it, and an unclosed bracket does when
 // it opened on an earlier line.
 func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxError) *SyntaxError) error {
+	return scanInto(src, nil, onLine, onPartial)
+}
+
+// scanInto is scan handing the lines to module, when it is set, instead of onLine.
+func scanInto(src string, module *moduleReader, onLine func([]tok) error, onPartial func([]tok, *SyntaxError) *SyntaxError) error {
 	if len(src) > maxSource {
 		return &SyntaxError{Line: 1, Msg: "source too large to parse", class: tokErr}
 	}
@@ -252,7 +290,7 @@ func scan(src string, onLine func([]tok) error, onPartial func([]tok, *SyntaxErr
 	}
 	lx := lexers.Get().(*lexer)
 	defer lx.release()
-	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, toks: lx.toks[:0]}
+	*lx = lexer{src: src, line: 1, atLineStart: true, onLine: onLine, module: module, toks: lx.toks[:0]}
 	lx.indent, lx.altIndent, lx.opens = lx.indentBuf[:1], lx.altIndentBuf[:1], lx.opensBuf[:0]
 	err := lx.run()
 	if err == nil {
@@ -290,7 +328,7 @@ func (lx *lexer) release() {
 // override tokenizes the rest of the source after a parser error, as CPython
 // does, and returns the error CPython reports.
 func (lx *lexer) override(first *SyntaxError) *SyntaxError {
-	lx.onLine = nil
+	lx.onLine, lx.module = nil, nil
 	lx.toks = lx.toks[:0]
 	for {
 		err := lx.run()
@@ -322,7 +360,9 @@ func (lx *lexer) lineOpen() bool {
 // flush hands the current logical line to onLine and empties the buffer.
 func (lx *lexer) flush() error {
 	var err error
-	if lx.onLine != nil {
+	if lx.module != nil {
+		err = lx.module.line(lx.toks)
+	} else if lx.onLine != nil {
 		err = lx.onLine(lx.toks)
 	}
 	lx.toks = lx.toks[:0]
@@ -355,6 +395,13 @@ func (lx *lexer) newline() { lx.line++ }
 func (lx *lexer) run() error {
 	for {
 		if lx.atLineStart && len(lx.opens) == 0 {
+			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' {
+				// An empty line: indentation's answer (blank) and
+				// the reading of it below, without the call.
+				lx.pos++
+				lx.newline()
+				continue
+			}
 			lx.atLineStart = false
 			blank, err := lx.indentation()
 			if err != nil {
@@ -373,24 +420,54 @@ func (lx *lexer) run() error {
 		// The common tokens are read by fastTokens, which makes no call;
 		// the others, and those it leaves when a buffer is full, here.
 		lx.fastTokens()
+		if lx.lineDone {
+			lx.lineDone = false
+			// flush, for the module reader's lines without the call.
+			if m := lx.module; m != nil {
+				err := m.line(lx.toks)
+				lx.toks = lx.toks[:0]
+				if err != nil {
+					lx.lineErr = true
+					return err
+				}
+				continue
+			}
+			if err := lx.flush(); err != nil {
+				return err
+			}
+			continue
+		}
 		src, pos := lx.src, lx.pos
 		if pos >= len(src) {
 			break
 		}
 		c := src[pos]
 		switch charClass[c] {
-		case cName:
+		case cName, cNonASCII:
+			// A one-letter prefix and its string (most are f-strings):
+			// name's reading of them, without its scan.
+			if pos+1 < len(src) && (src[pos+1] == '"' || src[pos+1] == '\'') && isStringPrefix(src[pos:pos+1]) {
+				lx.pos = pos + 1
+				if err := lx.str(pos); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := lx.name(); err != nil {
 				return err
 			}
 		case cSpace:
 			lx.pos++
-		case cComment:
-			lx.skipComment()
 		case cBackslash:
 			if err := lx.continuation(); err != nil {
 				return err
 			}
+		case cComment:
+			lx.skipComment()
+			if lx.pos >= len(lx.src) {
+				continue
+			}
+			fallthrough // to the newline that ends the comment
 		case cNewline:
 			if len(lx.opens) == 0 {
 				// A logical line with no token (e.g. a lone continuation) ends nothing.
@@ -407,6 +484,18 @@ func (lx *lexer) run() error {
 		case cQuote:
 			if err := lx.str(lx.pos); err != nil {
 				return err
+			}
+			// A docstring, mostly, which ends its line outside brackets:
+			// the newline's reading below (cNewline), rather than after
+			// a trip through fastTokens.
+			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' && len(lx.opens) == 0 {
+				lx.emit(Newline, lx.pos)
+				if err := lx.flush(); err != nil {
+					return err
+				}
+				lx.atLineStart = true
+				lx.pos++
+				lx.newline()
 			}
 		case cDigit:
 			if err := lx.number(); err != nil {
@@ -480,7 +569,7 @@ func (lx *lexer) run() error {
 // buffers, so that Go keeps its state in registers across tokens.
 func (lx *lexer) fastTokens() {
 	src, pos, line := lx.src, lx.pos, int32(lx.line)
-	toks, opens := lx.toks, lx.opens
+	toks, opens, depth := lx.toks, &lx.opensBuf, len(lx.opens)
 	for pos < len(src) && len(toks) < cap(toks) {
 		c := src[pos]
 		start := pos
@@ -489,12 +578,14 @@ func (lx *lexer) fastTokens() {
 		case cSpace:
 			pos++
 			continue
+		case cNewline:
+			goto newline
 		case cName:
 			end := pos + 1
 			for end < len(src) && identByte[src[end]] {
 				end++
 			}
-			if c >= utf8.RuneSelf || end < len(src) && (src[end] >= utf8.RuneSelf || src[end] == '"' || src[end] == '\'') {
+			if end < len(src) && nameStop[src[end]] {
 				goto done // a non-ASCII name or a string prefix: name reads it
 			}
 			kind, code = Name, kwNone0
@@ -530,7 +621,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && isDigit(src[end]) {
 				end++
 			}
-			if end < len(src) && (charClass[src[end]] == cName || charClass[src[end]] == cDot || charClass[src[end]] == cDigit) {
+			if end < len(src) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
 				goto done
 			}
 			kind, code = Number, 0
@@ -557,18 +648,18 @@ func (lx *lexer) fastTokens() {
 			kind, code = String, 0
 			pos = end + 1
 		case cOpen:
-			if len(opens) == cap(opens) || len(opens) >= maxNesting {
-				goto done // run grows the buffer, or refuses the bracket
+			if depth >= maxNesting {
+				goto done // run refuses the bracket
 			}
-			opens = opens[:len(opens)+1]
-			o := &opens[len(opens)-1]
+			o := &opens[depth]
 			o.start, o.end, o.line, o.Kind, o.code = int32(pos), int32(pos+1), line, Op, c
+			depth++
 			pos++
 		case cClose:
-			if n := len(opens); n == 0 || closerOf(opens[n-1].code) != c {
+			if depth == 0 || closer[opens[depth-1].code] != c {
 				goto done
 			}
-			opens = opens[:len(opens)-1]
+			depth--
 			pos++
 		case cAlone:
 			pos++
@@ -600,9 +691,24 @@ func (lx *lexer) fastTokens() {
 			pos++
 		}
 	}
+	goto done
+newline:
+	// The end of a logical line with tokens, as run ends it: a NEWLINE,
+	// and run hands the line on and reads the next line's indentation.
+	// run reads the others: a newline in brackets, or after no token.
+	if depth == 0 && len(toks) > 0 && toks[len(toks)-1].Kind < Newline {
+		toks = toks[:len(toks)+1]
+		t := &toks[len(toks)-1]
+		t.start, t.end, t.line, t.Kind, t.code = int32(pos), int32(pos), line, Newline, 0
+		pos++
+		line++
+		lx.lineDone, lx.atLineStart = true, true
+	}
 done:
-	// Only the lengths change: the buffers are the lexer's own.
-	lx.pos, lx.toks, lx.opens = pos, lx.toks[:len(toks)], lx.opens[:len(opens)]
+	// Only the lengths change: the buffers are the lexer's own (opens is
+	// always opensBuf, whose length it never reaches), and a slice cut from
+	// itself costs no write barrier.
+	lx.pos, lx.line, lx.toks, lx.opens = pos, int(line), lx.toks[:len(toks)], lx.opens[:depth]
 }
 
 // opAlone marks the operator characters that are an operator on their own
@@ -630,12 +736,28 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	// of the first backslash (if not 0) is the line's indentation.
 	contCol := 0
 	src, i := lx.src, lx.pos
-	// Most indentation is spaces only: count them in one tight loop, and
+	// Most indentation is spaces only: count them eight at a time, and
 	// leave tabs, form feeds and continuations to the loop below.
-	for i < len(src) && src[i] == ' ' {
-		i++
+	for {
+		if i+8 > len(src) {
+			for i < len(src) && src[i] == ' ' {
+				i++
+			}
+			break
+		}
+		if x := load64(src, i) ^ 0x2020202020202020; x != 0 {
+			i += bits.TrailingZeros64(x) / 8
+			break
+		}
+		i += 8
 	}
 	col, altcol = i-lx.pos, i-lx.pos
+	// The common line: spaces only, as deep as the line before, and then
+	// a token. The code below finds the same.
+	if i < len(src) && !indentGoesOn[src[i]] && col == lx.plainTop {
+		lx.pos = i
+		return false, nil
+	}
 	for i < len(src) {
 		switch src[i] {
 		case ' ':
@@ -694,6 +816,10 @@ done:
 		}
 		lx.indent = append(lx.indent, col)
 		lx.altIndent = append(lx.altIndent, altcol)
+		lx.plainTop = -1 // setPlainTop, from the level just pushed
+		if col == altcol {
+			lx.plainTop = col
+		}
 		lx.mark(Indent, lx.line)
 	default:
 		for col < lx.indent[len(lx.indent)-1] {
@@ -701,6 +827,9 @@ done:
 			lx.altIndent = lx.altIndent[:len(lx.altIndent)-1]
 			lx.mark(Dedent, lx.line)
 		}
+		// Before the checks below: after their errors the scan may go on
+		// (see override) with the levels as they are now.
+		lx.setPlainTop()
 		if col != lx.indent[len(lx.indent)-1] {
 			return false, lx.quietf("unindent does not match any outer indentation level")
 		}
@@ -709,6 +838,30 @@ done:
 		}
 	}
 	return false, nil
+}
+
+// setPlainTop sets plainTop for the levels as they are: it is called
+// wherever they change.
+func (lx *lexer) setPlainTop() {
+	lx.plainTop = -1
+	if top := lx.indent[len(lx.indent)-1]; top == lx.altIndent[len(lx.altIndent)-1] {
+		lx.plainTop = top
+	}
+}
+
+// indentGoesOn marks the bytes after leading spaces that indentation reads
+// on: more indentation (a tab, a form feed, a continuation), a comment or
+// the end of a blank line.
+var indentGoesOn = func() (t [256]bool) {
+	t[' '], t['\t'], t['\f'], t['\\'], t['#'], t['\n'] = true, true, true, true, true, true
+	return t
+}()
+
+// load64 is the 8 bytes of s at i as a little-endian word (one load).
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // continuation reads a backslash that must end its physical line: the
@@ -907,7 +1060,7 @@ func (lx *lexer) number() error {
 		for i < len(src) && isDigit(src[i]) {
 			i++
 		}
-		if i >= len(src) || charClass[src[i]] != cName && charClass[src[i]] != cDot && charClass[src[i]] != cDigit {
+		if i >= len(src) || charClass[src[i]]-cDigit > cNonASCII-cDigit {
 			lx.pos = i
 			lx.emit(Number, start)
 			return nil
