@@ -192,6 +192,9 @@ func (m *moduleReader) line(toks []tok) error {
 	for _, t := range line[n:] {
 		switch t.Kind {
 		case Dedent:
+			if m.expectBlock {
+				return m.expectedBlock(t.Line()) // as in blocks
+			}
 			if err := m.closeLevel(t.Line()); err != nil {
 				return err
 			}
@@ -211,6 +214,11 @@ func (m *moduleReader) blocks(toks []tok) (int, error) {
 	i := 0
 	for ; i < len(toks) && (toks[i].Kind == Indent || toks[i].Kind == Dedent); i++ {
 		if toks[i].Kind == Dedent {
+			// A header's block must start with INDENT: CPython's parser
+			// fails at the DEDENT before it closes anything.
+			if m.expectBlock {
+				return i, m.expectedBlock(toks[i].Line())
+			}
 			if err := m.closeLevel(toks[i].Line()); err != nil {
 				return i, err
 			}
@@ -381,6 +389,12 @@ func (m *moduleReader) sequence(k stmtKind, line int) error {
 		f.after = afterNothing
 		return nil
 	}
+	// After a try's block only except, except* or finally may stand (the
+	// look-ahead of CPython's invalid_try_stmt): an else, elif or case
+	// there is this error too, not "invalid syntax".
+	if f.after == afterTry && k != sExcept && k != sExceptStar && k != sFinally {
+		return &SyntaxError{Line: line, Msg: "expected 'except' or 'finally' block"}
+	}
 	invalid := func() error { return &SyntaxError{Line: line, Msg: "invalid syntax"} }
 	if f.matchBlock != (k == sCase) {
 		return invalid()
@@ -426,9 +440,6 @@ func (m *moduleReader) sequence(k stmtKind, line int) error {
 			return nil
 		}
 		return invalid()
-	}
-	if f.after == afterTry {
-		return &SyntaxError{Line: line, Msg: "expected 'except' or 'finally' block"}
 	}
 	f.after = afterNothing
 	f.decorator = 0

@@ -822,6 +822,7 @@ done:
 		}
 		lx.mark(Indent, lx.line)
 	default:
+		marked := len(lx.toks)
 		for col < lx.indent[len(lx.indent)-1] {
 			lx.indent = lx.indent[:len(lx.indent)-1]
 			lx.altIndent = lx.altIndent[:len(lx.altIndent)-1]
@@ -830,10 +831,15 @@ done:
 		// Before the checks below: after their errors the scan may go on
 		// (see override) with the levels as they are now.
 		lx.setPlainTop()
+		// CPython checks the new level before it hands on any DEDENT: the
+		// blocks the line would close are not closed (a try inside a try
+		// is not "expected 'except' or 'finally' block" here).
 		if col != lx.indent[len(lx.indent)-1] {
+			lx.toks = lx.toks[:marked]
 			return false, lx.quietf("unindent does not match any outer indentation level")
 		}
 		if altcol != lx.altIndent[len(lx.altIndent)-1] {
+			lx.toks = lx.toks[:marked]
 			return false, lx.quietf(tabError)
 		}
 	}
