@@ -241,7 +241,8 @@ type fileScan struct {
 // goroutine walks them and then reads files too, and one more worker per
 // core takes each file as soon as the walk has found it. Each worker checks
 // a file's calls at once when tables returns the tables, else keeps them
-// for registry.
+// for registry. With a call cache (UseCallCache) a file whose text the
+// cache knows by its hash is read but not parsed.
 func scanRegistry(root string, tables func() *Tables) *registryScan {
 	root, err := CheckCheckout(root)
 	if err != nil {
