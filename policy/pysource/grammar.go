@@ -551,7 +551,9 @@ func (p *parser) simpleAtom() (ex, bool) {
 			return ex{}, false
 		}
 	case Number:
-		if checkNumber(p.text(*t), t.Line()) != nil {
+		// checkNumber passes every literal of up to maxIntDigits bytes:
+		// the call and the token's text only for longer ones.
+		if t.end-t.start > maxIntDigits && checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
 		}
 		e = leaf(kLiteral)
