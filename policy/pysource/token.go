@@ -570,7 +570,9 @@ func (lx *lexer) run() error {
 func (lx *lexer) fastTokens() {
 	src, pos, line := lx.src, lx.pos, int32(lx.line)
 	toks, opens, depth := lx.toks, &lx.opensBuf, len(lx.opens)
-	for pos < len(src) && len(toks) < cap(toks) {
+	// The unsigned tests of pos against len(src) here prove the index in
+	// range as well (pos is never negative), which saves a bounds check.
+	for uint(pos) < uint(len(src)) && len(toks) < cap(toks) {
 		c := src[pos]
 		start := pos
 		kind, code := Op, c
@@ -585,7 +587,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && identByte[src[end]] {
 				end++
 			}
-			if end < len(src) && nameStop[src[end]] {
+			if uint(end) < uint(len(src)) && nameStop[src[end]] {
 				goto done // a non-ASCII name or a string prefix: name reads it
 			}
 			kind, code = Name, kwNone0
@@ -621,7 +623,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && isDigit(src[end]) {
 				end++
 			}
-			if end < len(src) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
+			if uint(end) < uint(len(src)) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
 				goto done
 			}
 			kind, code = Number, 0
@@ -642,7 +644,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && !stop[src[end]] {
 				end++
 			}
-			if end >= len(src) || src[end] != c {
+			if uint(end) >= uint(len(src)) || src[end] != c {
 				goto done
 			}
 			kind, code = String, 0
@@ -687,7 +689,7 @@ func (lx *lexer) fastTokens() {
 		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
 		// Most tokens are followed by one space: skip it here rather
 		// than in a trip round the loop (cSpace would skip it too).
-		if pos < len(src) && src[pos] == ' ' {
+		if uint(pos) < uint(len(src)) && src[pos] == ' ' {
 			pos++
 		}
 	}
