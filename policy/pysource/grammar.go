@@ -528,7 +528,7 @@ func (p *parser) conditional(e ex) (ex, bool) {
 // next token too, after the atom); when it fails, the full rule that follows
 // reads what it reads.
 func (p *parser) simpleAtom() (ex, bool) {
-	if p.pos >= len(p.toks) {
+	if uint(p.pos) >= uint(len(p.toks)) { // unsigned: proves the index below
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
@@ -583,7 +583,7 @@ func (p *parser) simpleAtom() (ex, bool) {
 // test is inlined in its callers, where the call would cost more.
 func (p *parser) mayEndAtom() bool {
 	i := p.pos + 1
-	return i >= len(p.toks) || endsSimpleAtom[p.toks[i].code]
+	return uint(i) >= uint(len(p.toks)) || endsSimpleAtom[p.toks[i].code] // unsigned: no bounds check
 }
 
 // endsSimpleAtom marks the codes of the tokens that no expression rule
