@@ -592,8 +592,14 @@ func (lx *lexer) fastTokens() {
 			}
 			kind, code = Name, kwNone0
 			// keywordCode, inline: most names share no slot with a
-			// keyword; the others are compared as one 8-byte word.
-			if n := end - pos; n <= 8 {
+			// keyword; the others are compared as one 8-byte word. Of
+			// the names of one letter (the most common length) only _
+			// is one, a soft keyword: no look-up for them.
+			if n := end - pos; n == 1 {
+				if c == '_' {
+					code = kwUnderscore
+				}
+			} else if n <= 8 {
 				if e := &keywordTable[keywordHash(c, src[end-1], n)]; int(e.n) == n {
 					var w uint64
 					if pos+8 <= len(src) {
