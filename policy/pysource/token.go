@@ -583,11 +583,16 @@ func (lx *lexer) fastTokens() {
 		case cNewline:
 			goto newline
 		case cName:
-			end := pos + 1
-			for end < len(src) && identByte[src[end]] {
+			// next is the byte after the name, or one of its own (no
+			// stop) at the end of the source: one read for both tests.
+			end, next := pos+1, byte(0)
+			for uint(end) < uint(len(src)) {
+				if next = src[end]; !identByte[next] {
+					break
+				}
 				end++
 			}
-			if uint(end) < uint(len(src)) && nameStop[src[end]] {
+			if nameStop[next] {
 				goto done // a non-ASCII name or a string prefix: name reads it
 			}
 			kind, code = Name, kwNone0
