@@ -667,7 +667,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		e = leaf(kOperator)
+		e, c = leaf(kOperator), p.next().code
 	case (c == '-' || c == '+' || c == '~') && min <= precUnary:
 		// factor: ('+' | '-' | '~') factor
 		mark := p.pos
@@ -676,7 +676,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		e = leaf(kOperator)
+		e, c = leaf(kOperator), p.next().code
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
@@ -688,7 +688,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		if !ok {
 			return ex{}, false
 		}
-		if p.isOp(opPow) {
+		if c = p.next().code; c == opPow {
 			mark := p.pos
 			p.pos++
 			if _, ok := p.climb(precUnary); ok {
@@ -696,12 +696,15 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			} else {
 				p.pos = mark
 			}
+			c = p.next().code
 		}
 	}
+	// c is the code of the token at the position from here on: one read
+	// of it for each test.
 	for {
 		// infix's answer from one look-up of the code, but for is and
 		// not, which may take two tokens.
-		prec, width := int(infixPrec[p.next().code]), 1
+		prec, width := int(infixPrec[c]), 1
 		if prec == precTwoTokens {
 			prec, width = p.infix()
 		}
@@ -719,6 +722,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 				if prec == precCompare {
 					e = leaf(kCompare)
 				}
+				c = p.next().code
 				continue
 			}
 		}
@@ -737,6 +741,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		if prec == precCompare {
 			e = leaf(kCompare)
 		}
+		c = p.next().code
 	}
 }
 
