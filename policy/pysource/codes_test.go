@@ -37,6 +37,22 @@ func TestKeywordTable(t *testing.T) {
 	}
 }
 
+// TestOneLetterNames checks the lexer's codes for the names of one letter,
+// which it gives without the keyword look-up: only _ has one.
+func TestOneLetterNames(t *testing.T) {
+	for c := 0; c < 128; c++ {
+		if !identByte[c] || isDigit(byte(c)) {
+			continue
+		}
+		name := string(rune(c))
+		for _, src := range []string{name, name + " + xxxxxxxxx", "x = " + name} {
+			if got, want := lexedCode(t, src, name), keywordCode(name); got != want {
+				t.Errorf("the lexer's code of %q in %q: wanted %d, got %d", name, src, want, got)
+			}
+		}
+	}
+}
+
 // lexedCode is the code the lexer gives the Name token name in src.
 func lexedCode(t *testing.T, src, name string) byte {
 	t.Helper()

@@ -528,7 +528,7 @@ func (p *parser) conditional(e ex) (ex, bool) {
 // next token too, after the atom); when it fails, the full rule that follows
 // reads what it reads.
 func (p *parser) simpleAtom() (ex, bool) {
-	if p.pos >= len(p.toks) {
+	if uint(p.pos) >= uint(len(p.toks)) { // unsigned: proves the index below
 		return ex{}, false
 	}
 	t := &p.toks[p.pos]
@@ -551,7 +551,9 @@ func (p *parser) simpleAtom() (ex, bool) {
 			return ex{}, false
 		}
 	case Number:
-		if checkNumber(p.text(*t), t.Line()) != nil {
+		// checkNumber passes every literal of up to maxIntDigits bytes:
+		// the call and the token's text only for longer ones.
+		if t.end-t.start > maxIntDigits && checkNumber(p.text(*t), t.Line()) != nil {
 			return ex{}, false
 		}
 		e = leaf(kLiteral)
@@ -581,7 +583,7 @@ func (p *parser) simpleAtom() (ex, bool) {
 // test is inlined in its callers, where the call would cost more.
 func (p *parser) mayEndAtom() bool {
 	i := p.pos + 1
-	return i >= len(p.toks) || endsSimpleAtom[p.toks[i].code]
+	return uint(i) >= uint(len(p.toks)) || endsSimpleAtom[p.toks[i].code] // unsigned: no bounds check
 }
 
 // endsSimpleAtom marks the codes of the tokens that no expression rule
@@ -665,7 +667,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		e = leaf(kOperator)
+		e, c = leaf(kOperator), p.next().code
 	case (c == '-' || c == '+' || c == '~') && min <= precUnary:
 		// factor: ('+' | '-' | '~') factor
 		mark := p.pos
@@ -674,7 +676,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			p.pos = mark
 			return ex{}, false
 		}
-		e = leaf(kOperator)
+		e, c = leaf(kOperator), p.next().code
 	default:
 		// power: await_primary ['**' factor]
 		var ok bool
@@ -686,7 +688,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		if !ok {
 			return ex{}, false
 		}
-		if p.isOp(opPow) {
+		if c = p.next().code; c == opPow {
 			mark := p.pos
 			p.pos++
 			if _, ok := p.climb(precUnary); ok {
@@ -694,12 +696,15 @@ func (p *parser) climbIn(min int) (ex, bool) {
 			} else {
 				p.pos = mark
 			}
+			c = p.next().code
 		}
 	}
+	// c is the code of the token at the position from here on: one read
+	// of it for each test.
 	for {
 		// infix's answer from one look-up of the code, but for is and
 		// not, which may take two tokens.
-		prec, width := int(infixPrec[p.next().code]), 1
+		prec, width := int(infixPrec[c]), 1
 		if prec == precTwoTokens {
 			prec, width = p.infix()
 		}
@@ -717,6 +722,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 				if prec == precCompare {
 					e = leaf(kCompare)
 				}
+				c = p.next().code
 				continue
 			}
 		}
@@ -735,6 +741,7 @@ func (p *parser) climbIn(min int) (ex, bool) {
 		if prec == precCompare {
 			e = leaf(kCompare)
 		}
+		c = p.next().code
 	}
 }
 

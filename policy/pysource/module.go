@@ -303,7 +303,9 @@ func (m *moduleReader) logicalLine(line []tok) error {
 	// The line's kind, whether it is a block header whose block follows,
 	// or CPython's error: the parser is here, as a call per line would
 	// cost more than it.
-	p := parser{src: m.src, toks: line}
+	// Field by field: a composite literal is built aside and copied.
+	var p parser
+	p.src, p.toks = m.src, line
 	k, block, ok := p.statement()
 	if !ok || p.failed() {
 		return p.statementError()

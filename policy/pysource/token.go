@@ -570,7 +570,9 @@ func (lx *lexer) run() error {
 func (lx *lexer) fastTokens() {
 	src, pos, line := lx.src, lx.pos, int32(lx.line)
 	toks, opens, depth := lx.toks, &lx.opensBuf, len(lx.opens)
-	for pos < len(src) && len(toks) < cap(toks) {
+	// The unsigned tests of pos against len(src) here prove the index in
+	// range as well (pos is never negative), which saves a bounds check.
+	for uint(pos) < uint(len(src)) && len(toks) < cap(toks) {
 		c := src[pos]
 		start := pos
 		kind, code := Op, c
@@ -581,17 +583,28 @@ func (lx *lexer) fastTokens() {
 		case cNewline:
 			goto newline
 		case cName:
-			end := pos + 1
-			for end < len(src) && identByte[src[end]] {
+			// next is the byte after the name, or one of its own (no
+			// stop) at the end of the source: one read for both tests.
+			end, next := pos+1, byte(0)
+			for uint(end) < uint(len(src)) {
+				if next = src[end]; !identByte[next] {
+					break
+				}
 				end++
 			}
-			if end < len(src) && nameStop[src[end]] {
+			if nameStop[next] {
 				goto done // a non-ASCII name or a string prefix: name reads it
 			}
 			kind, code = Name, kwNone0
 			// keywordCode, inline: most names share no slot with a
-			// keyword; the others are compared as one 8-byte word.
-			if n := end - pos; n <= 8 {
+			// keyword; the others are compared as one 8-byte word. Of
+			// the names of one letter (the most common length) only _
+			// is one, a soft keyword: no look-up for them.
+			if n := end - pos; n == 1 {
+				if c == '_' {
+					code = kwUnderscore
+				}
+			} else if n <= 8 {
 				if e := &keywordTable[keywordHash(c, src[end-1], n)]; int(e.n) == n {
 					var w uint64
 					if pos+8 <= len(src) {
@@ -621,7 +634,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && isDigit(src[end]) {
 				end++
 			}
-			if end < len(src) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
+			if uint(end) < uint(len(src)) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
 				goto done
 			}
 			kind, code = Number, 0
@@ -642,7 +655,7 @@ func (lx *lexer) fastTokens() {
 			for end < len(src) && !stop[src[end]] {
 				end++
 			}
-			if end >= len(src) || src[end] != c {
+			if uint(end) >= uint(len(src)) || src[end] != c {
 				goto done
 			}
 			kind, code = String, 0
@@ -687,7 +700,7 @@ func (lx *lexer) fastTokens() {
 		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
 		// Most tokens are followed by one space: skip it here rather
 		// than in a trip round the loop (cSpace would skip it too).
-		if pos < len(src) && src[pos] == ' ' {
+		if uint(pos) < uint(len(src)) && src[pos] == ' ' {
 			pos++
 		}
 	}
