@@ -392,6 +392,22 @@ func (lx *lexer) mark(k Kind, line int) {
 
 func (lx *lexer) newline() { lx.line++ }
 
+// endLine reads the newline at the position outside brackets: it ends the
+// logical line, handed on with its NEWLINE (a line with no token, e.g. a lone
+// continuation, ends nothing), and the next line starts.
+func (lx *lexer) endLine() error {
+	if lx.lineOpen() {
+		lx.emit(Newline, lx.pos)
+		if err := lx.flush(); err != nil {
+			return err
+		}
+	}
+	lx.atLineStart = true
+	lx.pos++
+	lx.newline()
+	return nil
+}
+
 func (lx *lexer) run() error {
 	for {
 		if lx.atLineStart && len(lx.opens) == 0 {
@@ -470,32 +486,24 @@ func (lx *lexer) run() error {
 			fallthrough // to the newline that ends the comment
 		case cNewline:
 			if len(lx.opens) == 0 {
-				// A logical line with no token (e.g. a lone continuation) ends nothing.
-				if lx.lineOpen() {
-					lx.emit(Newline, lx.pos)
-					if err := lx.flush(); err != nil {
-						return err
-					}
+				if err := lx.endLine(); err != nil {
+					return err
 				}
-				lx.atLineStart = true
+			} else {
+				lx.pos++ // inside brackets: no logical line ends
+				lx.newline()
 			}
-			lx.pos++
-			lx.newline()
 		case cQuote:
 			if err := lx.str(lx.pos); err != nil {
 				return err
 			}
 			// A docstring, mostly, which ends its line outside brackets:
-			// the newline's reading below (cNewline), rather than after
+			// the newline's reading (cNewline) at once, rather than after
 			// a trip through fastTokens.
 			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' && len(lx.opens) == 0 {
-				lx.emit(Newline, lx.pos)
-				if err := lx.flush(); err != nil {
+				if err := lx.endLine(); err != nil {
 					return err
 				}
-				lx.atLineStart = true
-				lx.pos++
-				lx.newline()
 			}
 		case cDigit:
 			if err := lx.number(); err != nil {
