@@ -16,6 +16,7 @@ package callcache
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 	"syscall"
 
@@ -144,20 +144,14 @@ func (c *Cache) Keep(sum Sum, calls []pysource.Call) {
 func (c *Cache) Done() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	used := 0
-	for _, e := range c.entries {
-		if e.used {
-			used++
-		}
-	}
-	if c.path == "" || (!c.added && used == c.loaded) {
-		return
-	}
-	sums := make([]Sum, 0, used)
+	var sums []Sum
 	for s, e := range c.entries {
 		if e.used {
 			sums = append(sums, s)
 		}
+	}
+	if c.path == "" || (!c.added && len(sums) == c.loaded) {
+		return
 	}
 	slices.SortFunc(sums, func(a, b Sum) int { return bytes.Compare(a[:], b[:]) })
 	records := make([]record, len(sums))
@@ -210,7 +204,7 @@ func trim(dir string) {
 			files = append(files, aged{de.Name(), info.ModTime().UnixNano()})
 		}
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+	slices.SortFunc(files, func(a, b aged) int { return cmp.Compare(b.mod, a.mod) })
 	for _, f := range files[min(maxFiles, len(files)):] {
 		os.Remove(filepath.Join(dir, f.name))
 	}
