@@ -184,9 +184,6 @@ func (p *parser) peekAt(i int) *tok {
 	return p.pastEnd(i)
 }
 
-// peek is next, the token at the position.
-func (p *parser) peek() *tok { return p.next() }
-
 // next is the next token, without a copy; endOfLine at the end of the
 // line, so that callers need no check for none. Callers only read it.
 func (p *parser) next() *tok {
@@ -267,7 +264,7 @@ func (p *parser) kw(c byte) bool {
 
 // name accepts an identifier that is not a keyword.
 func (p *parser) name() bool {
-	t := p.peek()
+	t := p.next()
 	if t.Kind == Name && !t.reserved() {
 		p.pos++
 		return true
@@ -446,7 +443,7 @@ func (p *parser) namedExpression() (ex, bool) {
 // namedExpressionRest is namedExpression once simpleAtom has refused the
 // position (it has no side effect then, so it is not tried again).
 func (p *parser) namedExpressionRest() (ex, bool) {
-	if t := p.peek(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
+	if t := p.next(); t.Kind == Name && !t.reserved() && p.peekAt(p.pos+1).isOp(opWalrus) {
 		mark := p.pos
 		p.pos += 2
 		if _, ok := p.expression(); ok {
@@ -990,7 +987,7 @@ func (p *parser) atom() (ex, bool) {
 // strings: STRING+, checked as CPython's parser checks the literals.
 func (p *parser) strings() (ex, bool) {
 	start := p.pos
-	for p.peek().Kind == String {
+	for p.next().Kind == String {
 		p.pos++
 	}
 	k, err := checkStrings(p.src, p.toks[start:p.pos])
@@ -1304,7 +1301,7 @@ func (p *parser) yieldExpr() bool {
 
 // startsExpression reports whether the next token can begin an expression.
 func (p *parser) startsExpression() bool {
-	t := p.peek()
+	t := p.next()
 	switch t.Kind {
 	case Name:
 		switch t.code {
@@ -1608,7 +1605,7 @@ func statementRule(p *parser) { p.statement() }
 // statement checks one logical line. It returns the line's kind and whether
 // it is a block header whose block follows on the next lines.
 func (p *parser) statement() (stmtKind, bool, bool) {
-	t := p.peek()
+	t := p.next()
 	if t.Kind == Op && t.code == '@' {
 		p.pos++
 		if _, ok := p.namedExpression(); !ok || !p.atEnd() {
@@ -1830,7 +1827,7 @@ func (p *parser) simpleStatements() bool {
 
 // simpleStatement checks one simple statement.
 func (p *parser) simpleStatement() bool {
-	t := p.peek()
+	t := p.next()
 	if t.Kind == Name {
 		switch t.code {
 		case kwPass, kwBreak, kwContinue:
@@ -1903,7 +1900,7 @@ func (p *parser) assignmentOrExpression() bool {
 	if !ok {
 		return false
 	}
-	switch t := p.peek(); {
+	switch t := p.next(); {
 	case t.isOp(':'):
 		// An annotation needs a single target: a name, attribute or subscript.
 		if !first.single {
@@ -2112,7 +2109,7 @@ func (p *parser) patternIn() bool {
 
 // captureTarget: a NAME other than _ not followed by '.', '(' or '='.
 func (p *parser) captureTarget() bool {
-	t := p.peek()
+	t := p.next()
 	if t.Kind != Name || t.code == kwUnderscore || t.reserved() {
 		return false
 	}
@@ -2138,7 +2135,7 @@ func (p *parser) orPattern() bool {
 // closedPattern: a literal, capture, wildcard, value, group, sequence,
 // mapping or class pattern.
 func (p *parser) closedPattern() bool {
-	t := p.peek()
+	t := p.next()
 	switch {
 	case t.Kind == Number || t.isOp('-'):
 		return p.numberPattern()
@@ -2209,7 +2206,7 @@ func (p *parser) closedPattern() bool {
 // numberPattern: a signed number, or a complex literal real +/- imaginary.
 func (p *parser) numberPattern() bool {
 	neg := p.op('-')
-	t := p.peek()
+	t := p.next()
 	if t.Kind != Number {
 		return false
 	}
@@ -2223,7 +2220,7 @@ func (p *parser) numberPattern() bool {
 			return false
 		}
 		p.pos++
-		im := p.peek()
+		im := p.next()
 		if im.Kind != Number || !isImaginary(p.text(*im)) {
 			return false
 		}
@@ -2260,7 +2257,7 @@ func (p *parser) mappingPattern() bool {
 
 // mappingKey: a literal (numbers, strings, None, True, False) or a dotted value.
 func (p *parser) mappingKey() bool {
-	t := p.peek()
+	t := p.next()
 	switch {
 	case t.Kind == Number || t.isOp('-'):
 		return p.numberPattern()
@@ -2290,8 +2287,8 @@ func (p *parser) mappingKey() bool {
 func (p *parser) classPatternArgs() bool {
 	keyword := false
 	for !p.isOp(')') {
-		if p.peek().Kind == Name && p.peekAt(p.pos+1).isOp('=') {
-			if p.peek().reserved() {
+		if p.next().Kind == Name && p.peekAt(p.pos+1).isOp('=') {
+			if p.next().reserved() {
 				return false
 			}
 			p.pos += 2
@@ -2398,7 +2395,7 @@ func (p *parser) specificError() string {
 	if !ok || q.failed() {
 		return ""
 	}
-	switch t := q.peek(); {
+	switch t := q.next(); {
 	case t.isOp('=') && e.store != kNone:
 		if e.k == kStarred && e.store == kStarred {
 			return "cannot use starred expression here"
@@ -2424,7 +2421,7 @@ func (p *parser) specificError() string {
 func (p *parser) missingColon() (string, bool) {
 	q := &parser{src: p.src, toks: p.toks}
 	q.kw(kwAsync)
-	t := q.peek()
+	t := q.next()
 	if t.Kind != Name {
 		return "", false
 	}
