@@ -451,7 +451,12 @@ func (b *builder) runPhase() {
 	}
 	if req.Fork {
 		b.spec.SecretsWithheld = "a pull request from a fork gets no secrets: " + strings.Join(secrets, ", ")
-		b.spec.CachesWithheld = "a pull request from a fork gets no shared cache in the run phase, so its tests cannot poison a later run's"
+		// A fork's code runs from the requirements step on (its
+		// requirements.txt, reconciler, verify_source_resolution.py, pip
+		// install -e, tests): no step of its container mounts a cache
+		// volume, so nothing it writes reaches a trusted run.
+		b.spec.Caches = []Cache{}
+		b.spec.CachesWithheld = "a pull request from a fork mounts no cache volume in any step, so no code of it can write what a later run reads"
 	} else {
 		b.spec.Secrets = secrets
 	}

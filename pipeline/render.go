@@ -176,8 +176,7 @@ type Prepared struct {
 
 // Render turns a resolved spec into a container: the image, static env and
 // caches, then every step up to the run phase in order (deciding the ROCm
-// patch on the way), then (for a fork PR) the caches unmounted, and the
-// per-run GPUs, env, data, /dev/shm and secrets.
+// patch on the way), then the per-run GPUs, env, data, /dev/shm and secrets.
 // It runs nothing itself except the patch checks.
 func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 	if len(spec.Resolve) > 0 {
@@ -206,11 +205,6 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 		}
 		if note != "" {
 			notes = append(notes, note)
-		}
-	}
-	if spec.CachesWithheld != "" {
-		for _, m := range spec.Caches {
-			c = c.WithoutMount(m.Path)
 		}
 	}
 	if spec.GPU.Kind == NVIDIA {

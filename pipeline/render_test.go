@@ -506,3 +506,27 @@ func TestTestPlanFromContainer(t *testing.T) {
 		t.Errorf("wanted the note %q, got %q", req.Notes[0], res.Summary.Notes)
 	}
 }
+
+// TestRenderForkMountsNoCache checks no step of a fork PR's container, on
+// any backend, has a cache volume mounted: its requirements, reconciler,
+// verify_source_resolution.py and pip install -e run its code before the
+// run phase (issue 22, case 1).
+func TestRenderForkMountsNoCache(t *testing.T) {
+	for _, in := range []usecase.Inputs{
+		{Stage: "stage-b-cpu", Fork: true},
+		{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}, Fork: true},
+		{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), Labels: []string{"run-ci-amd"}, Fork: true},
+	} {
+		t.Run(in.Stage, func(t *testing.T) {
+			p, spec := prepared(t, &engine{}, stageRequest(t, in))
+			for _, op := range p.Container.(*fake).ops {
+				if strings.HasPrefix(op, "cache ") {
+					t.Errorf("wanted no cache volume in a fork's container, got %q", op)
+				}
+			}
+			if len(spec.Caches) != 0 || spec.CachesWithheld == "" {
+				t.Errorf("wanted no caches and a reason, got %v (%q)", spec.Caches, spec.CachesWithheld)
+			}
+		})
+	}
+}

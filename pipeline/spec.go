@@ -248,9 +248,9 @@ type Spec struct {
 	Secrets []string `json:"secrets"`
 	// SecretsWithheld says why Secrets is empty when the stage has some (a fork PR).
 	SecretsWithheld string `json:"secrets_withheld,omitempty"`
-	// CachesWithheld says why the run phase has no cache volume mounted (a
-	// fork PR: its tests must not write what later runs read); empty when
-	// the run phase shares Caches.
+	// CachesWithheld says why no step has a cache volume mounted (a fork
+	// PR: no code of it may write what later runs read); empty when every
+	// step shares Caches.
 	CachesWithheld string `json:"caches_withheld,omitempty"`
 	// GPU is how the container sees GPUs.
 	GPU GPU `json:"gpu"`

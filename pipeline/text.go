@@ -34,7 +34,7 @@ func (s Spec) Text() string {
 		fmt.Fprintf(&b, "  %s at %s (%s)\n", c.Key, c.Path, c.Sharing)
 	}
 	if s.CachesWithheld != "" {
-		fmt.Fprintf(&b, "  none in the run phase (%s)\n", s.CachesWithheld)
+		fmt.Fprintf(&b, "  none (%s)\n", s.CachesWithheld)
 	}
 	secrets := strings.Join(s.Secrets, ", ")
 	if s.SecretsWithheld != "" {

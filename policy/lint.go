@@ -48,6 +48,9 @@ const (
 	DriftCron = "cron-without-policy"
 	// DriftUnmodeledStep is a step of a run workflow miles-ci does not model (rules §11.6).
 	DriftUnmodeledStep = "unmodeled-step"
+	// DriftStepEnv is a run-workflow step that sets a variable through
+	// $GITHUB_ENV that is not on the allow-list (StepEnvAllowed).
+	DriftStepEnv = "env-not-allowed"
 )
 
 // Lint reports every drift between the registry's tables, the workflows its

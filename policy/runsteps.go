@@ -181,6 +181,11 @@ func (t *Tables) readRunWorkflow(rel string, top *yaml.Node) {
 			} else if m := reconcileLine.FindStringSubmatch(run); m != nil {
 				t.RunSteps.Reconcile = append([]string{"python"}, strings.Fields(strings.ReplaceAll(m[1], "\\\n", " "))...)
 			}
+			if env, ok := stepEnv(run); ok && !modeled && !StepEnvAllowed(env.Name) {
+				t.RunSteps.Unmodeled = append(t.RunSteps.Unmodeled, Drift{Kind: DriftStepEnv, File: rel, Line: st.Line,
+					Message: fmt.Sprintf("step %q of %s sets %s through $GITHUB_ENV, which is not on miles-ci's allow-list of run-workflow variables (GPU, collective and framework tunables such as NVSHMEM_*, NCCL_*, TORCH_*); a stage run here does not set it: set it in the test, or add the name to policy's allow-list", name, rel, env.Name)})
+				continue
+			}
 			if env, ok := stepEnv(run); ok && !modeled {
 				env.If, env.File, env.Line = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(cond), "${{"), "}}")), rel, st.Line
 				t.RunSteps.Env = append(t.RunSteps.Env, env)
