@@ -31,6 +31,34 @@ func (s StageSelection) DiffNote() string {
 	return "changed files unusable (" + s.DiffUnusable + "); failing open: no GPU stage is skipped"
 }
 
+// DiffUnusable says why a changed-files diff cannot be used (rules §4), or
+// "" when it can: nil is no diff at all, else what ParseNameStatus finds.
+func DiffUnusable(diff []byte) string {
+	if diff == nil {
+		return "no changed-files input"
+	}
+	if _, err := ParseNameStatus(diff); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// SelectionReadsRegistry reports whether the PR stage selection of a diff
+// that is unusable for the reason given ("" = usable) reads the test
+// registry. In the 31f1ca9 form ci_policy.py skips no stage on an unusable
+// diff without collecting a registration, so a broken test file cannot fail
+// that policy; miles-ci must not fail on what the checkout does not read.
+func (t *Tables) SelectionReadsRegistry(unusable string) bool {
+	return unusable == "" || t.or().Forms.UnusableDiffSkipsUnrunnable
+}
+
+// UnusableDiffSelection is the selection of the 31f1ca9 form for an
+// unusable diff, made without the registry: no stage is skipped. Runnable
+// is left empty, as the registry was not read.
+func UnusableDiffSelection(t *Tables, unusable string) StageSelection {
+	return StageSelection{Runnable: []string{}, Affected: t.PRGPUStages(), Skipped: []string{}, DiffUnusable: unusable}
+}
+
 // SelectPRStages computes skipped_stages for a pull request. diff is the raw
 // `git diff --name-status -z -M HEAD^1 HEAD` output (nil when missing).
 func SelectPRStages(reg *Registry, wp WorkflowPolicy, diff []byte) (StageSelection, error) {

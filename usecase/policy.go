@@ -35,6 +35,10 @@ type PolicyRequest struct {
 	// Registry is the checkout's test registry when the caller has read it
 	// already (verify asks hundreds of questions of one checkout); nil reads it.
 	Registry *policy.Registry
+	// RegistryErr is the error the caller met reading the registry when
+	// Registry is nil because of it: returned when the answer needs the
+	// registry, instead of reading it again.
+	RegistryErr error
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
@@ -83,12 +87,6 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	if trig.Event != policy.EventPullRequest {
 		return ans, nil
 	}
-	reg := req.Registry
-	if reg == nil {
-		if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
-			return PolicyAnswer{}, err
-		}
-	}
 	var diff []byte
 	unusable := ""
 	switch {
@@ -99,9 +97,28 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 			return PolicyAnswer{}, err
 		}
 	}
-	sel, note, err := selectStages(reg, wp, diff, unusable)
-	if err != nil {
-		return PolicyAnswer{}, err
+	if unusable == "" {
+		unusable = policy.DiffUnusable(diff)
+	}
+	var sel policy.StageSelection
+	note := ""
+	if req.Tables.SelectionReadsRegistry(unusable) {
+		reg := req.Registry
+		if reg == nil {
+			if req.RegistryErr != nil {
+				return PolicyAnswer{}, req.RegistryErr
+			}
+			if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
+				return PolicyAnswer{}, err
+			}
+		}
+		if sel, note, err = selectStages(reg, wp, diff, unusable); err != nil {
+			return PolicyAnswer{}, err
+		}
+	} else {
+		// The checkout's ci_policy.py reads no registration here (rules §4).
+		sel = policy.UnusableDiffSelection(req.Tables, unusable)
+		note = sel.DiffNote()
 	}
 	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
 	if note != "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -112,5 +113,56 @@ func TestReadChangedFiles(t *testing.T) {
 	}
 	if _, unusable := ReadChangedFiles(dir, "--changed-files "+dir); unusable != "--changed-files "+dir+" is a folder, not a regular file" {
 		t.Errorf("folder: got %q", unusable)
+	}
+}
+
+// TestPolicyUnusableDiffReadsNoRegistry: on a checkout whose ci_policy.py
+// skips no stage on an unusable diff (the 31f1ca9 form), that policy reads no
+// registration, so a broken test file elsewhere cannot fail it; in the later
+// form (every selected stage affected) the registry is read and its fault is
+// the answer, as the checkout's own code gives it.
+func TestPolicyUnusableDiffReadsNoRegistry(t *testing.T) {
+	tree := t.TempDir()
+	testfiles.CopyTree(t, milesRepo, tree)
+	testfiles.Write(t, tree, "tests/e2e/broken/test_broken.py", "register_cuda_ci(est_time=60, suite=\"stage-b-2-gpu-h200\", labels=[\"no-such-label\"])\n")
+	later := t.TempDir()
+	testfiles.CopyTree(t, tree, later)
+	testfiles.Write(t, later, "tests/ci/ci_policy.py", "def main():\n    print(\"Changed-file diff is unavailable or empty; all selected GPU stages are treated as affected.\")\n    CADENCE_OVERRIDE = skipped_stages = None\n")
+	for _, tc := range []struct {
+		name, repo string
+		diff       []byte
+		unusable   string
+		wantErr    bool
+	}{
+		{name: "missing diff, 31f1ca9 form", repo: tree, diff: nil},
+		{name: "empty diff, 31f1ca9 form", repo: tree, diff: []byte{}},
+		{name: "malformed diff, 31f1ca9 form", repo: tree, diff: []byte("Q\x00x.py\x00")},
+		{name: "unreadable diff, 31f1ca9 form", repo: tree, unusable: "--changed-files x.z is a FIFO"},
+		{name: "usable diff reads the registry", repo: tree, diff: []byte("M\x00train.py\x00"), wantErr: true},
+		{name: "missing diff, later form", repo: later, diff: nil, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tables, err := policy.LoadTables(tc.repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ans, err := Policy(PolicyRequest{Repo: tc.repo, Tables: tables, ReadDiff: diffOf(tc.diff, tc.unusable),
+				Trigger: policy.Trigger{Event: policy.EventPullRequest, PRLabelsJSON: `["run-ci-megatron"]`}})
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "test_broken.py") {
+					t.Fatalf("wanted the broken registration's error, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("wanted the policy, got %v", err)
+			}
+			if got := ans.Outputs.SkippedStages; len(got) != 0 {
+				t.Errorf("wanted no stage skipped, got %q", got)
+			}
+			if ans.Selection == nil || ans.Selection.DiffUnusable == "" {
+				t.Errorf("wanted the diff reported unusable, got %+v", ans.Selection)
+			}
+		})
 	}
 }

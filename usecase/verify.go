@@ -70,8 +70,12 @@ type CommandReport struct {
 	// message it gives. Those cases are not compared.
 	MilesCIError string `json:"miles_ci_error,omitempty"`
 	Declined     string `json:"declined,omitempty"`
-	// NotAnswered counts the cases miles-ci declined or could not answer.
+	// NotAnswered counts the cases miles-ci declined.
 	NotAnswered int `json:"not_answered,omitempty"`
+	// MilesCIFailed counts the cases where miles-ci failed with
+	// MilesCIError; they are compared all the same: the checkout refusing
+	// the case too agrees.
+	MilesCIFailed int `json:"miles_ci_failed,omitempty"`
 	// Differences are the cases that disagree.
 	Differences []Difference `json:"differences"`
 }
@@ -83,12 +87,28 @@ type Difference struct {
 	// MilesCI and Checkout are the two answers (or errors).
 	MilesCI  string `json:"miles_ci"`
 	Checkout string `json:"checkout"`
+	// Failed says which side refused the case: miles-ci, checkout, both
+	// (refusing differently), or "" (both answered, differently).
+	Failed string `json:"failed,omitempty"`
+}
+
+// failedSide names the side that refused a case, for a Difference.
+func failedSide(goErr error, a Answer) string {
+	switch {
+	case goErr != nil && a.Exit != 0:
+		return "both"
+	case goErr != nil:
+		return "miles-ci"
+	case a.Exit != 0:
+		return "checkout"
+	}
+	return ""
 }
 
 // OK reports whether every compared case agrees and miles-ci could answer.
 func (r VerifyReport) OK() bool {
 	for _, c := range r.Commands {
-		if c.MilesCIError != "" || c.Declined != "" || len(c.Differences) > 0 || c.Agree != c.Cases {
+		if c.Declined != "" || len(c.Differences) > 0 || c.Agree != c.Cases {
 			return false
 		}
 	}
@@ -108,7 +128,7 @@ func (r VerifyReport) Text() string {
 		case c.Declined != "":
 			fmt.Fprintf(&b, "%-10s declined (%d/%d cases): %s\n", c.Command, c.NotAnswered, c.Cases, c.Declined)
 		case c.MilesCIError != "":
-			fmt.Fprintf(&b, "%-10s miles-ci cannot plan this checkout (%d/%d cases): %s\n", c.Command, c.NotAnswered, c.Cases, c.MilesCIError)
+			fmt.Fprintf(&b, "%-10s miles-ci fails on this checkout (%d/%d cases, compared: the same refusal agrees): %s\n", c.Command, c.MilesCIFailed, c.Cases, c.MilesCIError)
 		}
 		if c.NotAnswered == c.Cases && c.Cases > 0 {
 			total += c.Cases
@@ -129,7 +149,11 @@ func (r VerifyReport) Text() string {
 				fmt.Fprintf(&b, "  ... and %d more (--json lists every one)\n", len(c.Differences)-i)
 				break
 			}
-			fmt.Fprintf(&b, "  - %s\n", d.Case)
+			if d.Failed != "" {
+				fmt.Fprintf(&b, "  - %s (%s failed)\n", d.Case, failedWording(d.Failed))
+			} else {
+				fmt.Fprintf(&b, "  - %s\n", d.Case)
+			}
 			fmt.Fprintf(&b, "%s", indentDiff(d.MilesCI, d.Checkout))
 		}
 		total += c.Cases - c.Agree
@@ -147,6 +171,14 @@ func (r VerifyReport) Text() string {
 		fmt.Fprintf(&b, "%d case(s) differ: miles-ci does not give this checkout's answers\n", total)
 	}
 	return b.String()
+}
+
+// failedWording is how Text says which side failed.
+func failedWording(side string) string {
+	if side == "both" {
+		return "both sides"
+	}
+	return side
 }
 
 // maxShownDifferences bounds the differences Text lists per command.
@@ -317,8 +349,9 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 				continue
 			}
 			if goErr != nil && rErr != nil && goErr.Error() == rErr.Error() {
-				cr.MilesCIError, cr.NotAnswered = rErr.Error(), cr.NotAnswered+1
-				continue
+				// Said once; the case is still compared, as the checkout
+				// may refuse it for the same fault.
+				cr.MilesCIError, cr.MilesCIFailed = rErr.Error(), cr.MilesCIFailed+1
 			}
 			judge := vc.judge
 			if judge == nil {
@@ -332,7 +365,7 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 					cr.OnPurpose++
 				}
 			default:
-				cr.Differences = append(cr.Differences, Difference{Case: vc.name, MilesCI: answerOrError(goText, goErr), Checkout: checkoutText})
+				cr.Differences = append(cr.Differences, Difference{Case: vc.name, MilesCI: answerOrError(goText, goErr), Checkout: checkoutText, Failed: failedSide(goErr, answers[i])})
 			}
 		}
 		if cmd.name == "file-plan" && cr.OnPurpose > 0 {
@@ -496,10 +529,7 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 			name: name,
 			ask:  PolicyCase(trig, diff),
 			goAns: func() (string, error) {
-				if reg == nil && trig.Event == policy.EventPullRequest {
-					return "", regErr
-				}
-				req := PolicyRequest{Repo: root, Tables: t, Trigger: trig, Registry: reg, ReadDiff: func() ([]byte, string, error) {
+				req := PolicyRequest{Repo: root, Tables: t, Trigger: trig, Registry: reg, RegistryErr: regErr, ReadDiff: func() ([]byte, string, error) {
 					d, why := ReadChangedFiles(diffPath, "--changed-files "+diffPath)
 					return d, why, nil
 				}}

@@ -184,3 +184,49 @@ func TestCheckoutPythonTooOld(t *testing.T) {
 		t.Errorf("wanted a too-old Python named, got %v", err)
 	}
 }
+
+// TestVerifyComparesRefusals: where miles-ci fails on a test registration,
+// the cases are compared all the same, and the checkout's code refusing them
+// for the same fault agrees (it did not, once: every case was counted as a
+// difference).
+func TestVerifyComparesRefusals(t *testing.T) {
+	needPython(t)
+	tree := verifyTree(t)
+	testfiles.Write(t, tree, "tests/e2e/broken/test_broken.py", "register_cuda_ci(est_time=60, suite=\"stage-b-2-gpu-h200\", labels=[\"no-such-label\"])\n")
+	rep, err := Verify(context.Background(), VerifyRequest{Repo: tree, MaxCases: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		t.Fatalf("wanted the same refusals to agree, got:\n%s", rep.Text())
+	}
+	failed := 0
+	for _, c := range rep.Commands {
+		failed += c.MilesCIFailed
+		if c.MilesCIFailed > 0 && !strings.Contains(c.MilesCIError, "test_broken.py") {
+			t.Errorf("%s: wanted the broken file named, got %q", c.Command, c.MilesCIError)
+		}
+	}
+	if failed == 0 {
+		t.Fatalf("wanted cases where miles-ci fails, got:\n%s", rep.Text())
+	}
+	if text := rep.Text(); !strings.Contains(text, "the same refusal agrees") {
+		t.Errorf("wanted the text to say the refusals were compared, got:\n%s", text)
+	}
+}
+
+func TestFailedSide(t *testing.T) {
+	for _, tc := range []struct {
+		goErr error
+		exit  int
+		want  string
+	}{
+		{nil, 0, ""}, {errors.New("x"), 0, "miles-ci"}, {nil, 1, "checkout"}, {errors.New("x"), 1, "both"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := failedSide(tc.goErr, Answer{Exit: tc.exit}); got != tc.want {
+				t.Errorf("wanted %q, got %q", tc.want, got)
+			}
+		})
+	}
+}
