@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+// Release runs stages as release CI does: cadence release, with the
+// dependency commits and CI image of a release-lock.json.
+func (m *MilesCi) Release(
+	ctx context.Context,
+	// The release-lock.json (default: the checkout's); the flag is not --lock, which the dagger CLI takes.
+	// +optional
+	lockfile *dagger.File,
+) (*Release, error) {
+	if m.Pr != 0 {
+		return nil, usecase.ErrReleasePR
+	}
+	what := "--lockfile"
+	if lockfile == nil {
+		lockfile, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
+	}
+	text, err := readFile(ctx, lockfile, 64<<10, what)
+	if err != nil {
+		return nil, fmt.Errorf("%w; give --lockfile or run on a release branch", err)
+	}
+	if _, err := deps.ParseLock(deps.LockFileName, []byte(text)); err != nil {
+		return nil, err
+	}
+	return &Release{Ci: m, Lock: text}, nil
+}
+
+// Release is a release run of Miles CI, pinned by a lockfile.
+type Release struct {
+	// +private
+	Ci *MilesCi
+	// +private
+	Lock string
+}
+
+// Stage selects a stage of the release run (cadence release, no labels).
+func (r *Release) Stage(
+	ctx context.Context,
+	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
+	name string,
+) (*Stage, error) {
+	return (&Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}).check(ctx)
+}
+
+// ReleaseLock returns a release-lock.json for a release branch: the SGLang
+// and Megatron-LM branch heads resolved to commits now, and the CI image tag.
+// +cache="never"
+func (m *MilesCi) ReleaseLock(
+	ctx context.Context,
+	// The release branch, release/vX.Y.Z.
+	branch string,
+	// The SGLang branch to freeze.
+	// +optional
+	// +default="sglang-miles"
+	sglangRef string,
+	// The Megatron-LM branch to freeze.
+	// +optional
+	// +default="miles-main"
+	megatronRef string,
+	// The CI image tag (default: release-vX.Y.Z-ci from the branch).
+	// +optional
+	imageTag string,
+) (*dagger.File, error) {
+	tag, err := deps.ReleaseImageTag(branch)
+	if err != nil {
+		return nil, err
+	}
+	if imageTag == "" {
+		imageTag = tag
+	}
+	commits, err := pipeline.ResolveBranches(ctx, m.newSession(false).container(), sglangRef, megatronRef, nonce(""))
+	if err != nil {
+		return nil, err
+	}
+	lock, err := deps.NewLock(deps.BranchCut{Branch: branch, SGLangCommit: commits.SGLang, MegatronCommit: commits.Megatron, ImageTag: imageTag})
+	if err != nil {
+		return nil, err
+	}
+	lock.SGLangBranch, lock.MegatronBranch = sglangRef, megatronRef
+	text, err := lock.Format()
+	if err != nil {
+		return nil, err
+	}
+	return dag.File(deps.LockFileName, string(text)), nil
+}

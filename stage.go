@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+// Stage selects one stage of the roster with the cadence and labels of the
+// run (with with-pr: the pull request's, read once per session).
+// +cache="session"
+func (m *MilesCi) Stage(
+	ctx context.Context,
+	// Stage (= suite) name, e.g. stage-c-4-gpu-h200 (see stages).
+	name string,
+	// CI cadence (default regular).
+	// +optional
+	cadence Cadence,
+	// Raw PR labels passed to run_suite.py, e.g. run-ci-megatron.
+	// +optional
+	labels []string,
+	// Include every known label, as a manual dispatch of a GPU stage does.
+	// +optional
+	matchAllLabels bool,
+	// GitHub event whose trigger facts decide cadence and labels instead.
+	// +optional
+	event Event,
+	// Cron of a scheduled run (with event schedule).
+	// +optional
+	schedule string,
+	// The PR's label names as a JSON array (with event pull_request).
+	// +optional
+	prLabelsJson string,
+) (*Stage, error) {
+	return (&Stage{Ci: m, Name: name, Cadence: string(cadence), Labels: labels, MatchAllLabels: matchAllLabels,
+		Event: string(event), Schedule: schedule, PrLabelsJson: prLabelsJson}).check(ctx)
+}
+
+// check reads the pull request of --pr into the stage, then plans the stage
+// once, so a bad name, cadence or label fails at once.
+func (s *Stage) check(ctx context.Context) (*Stage, error) {
+	if s.Ci.Pr != 0 {
+		// Bad arguments fail before GitHub is asked.
+		if err := usecase.CheckPR(usecase.Inputs{Event: s.Event, Schedule: s.Schedule, PRLabelsJSON: s.PrLabelsJson}); err != nil {
+			return nil, err
+		}
+		var err error
+		if s.PullRequest, err = s.Ci.pullRequest(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	_, err := withCheckout(ctx, s.Ci.Source, func(dir string) ([]*policy.Plan, error) {
+		in, err := s.inputs(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		return usecase.Plans(in)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Stage is one stage of Miles CI for a run: its cadence and labels.
+type Stage struct {
+	// +private
+	Ci *MilesCi
+	// The stage (= suite) name.
+	Name string
+	// +private
+	Cadence string
+	// +private
+	Labels []string
+	// +private
+	MatchAllLabels bool
+	// +private
+	Event string
+	// +private
+	Schedule string
+	// +private
+	PrLabelsJson string
+	// +private
+	ReleaseLock string
+	// +private
+	PullRequest string
+}
+
+// inputs are the stage's run inputs.
+func (s *Stage) inputs(ctx context.Context, dir string) (usecase.Inputs, error) {
+	in, err := s.Ci.inputs(ctx, dir, s.PullRequest)
+	if err != nil {
+		return in, err
+	}
+	in.Given.Cadence, in.Given.Labels = s.Cadence != "", s.Labels != nil
+	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
+	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
+	if s.ReleaseLock != "" {
+		lock, err := deps.ParseLock(deps.LockFileName, []byte(s.ReleaseLock))
+		if err != nil {
+			return in, err
+		}
+		in.Release = &lock
+	}
+	return in, nil
+}
+
+// Plan returns miles-ci's plan of every shard of the stage, as a JSON array
+// (each entry as `miles-ci plan --json` prints it).
+func (s *Stage) Plan(ctx context.Context) (string, error) {
+	return withCheckout(ctx, s.Ci.Source, func(dir string) (string, error) {
+		in, err := s.inputs(ctx, dir)
+		if err != nil {
+			return "", err
+		}
+		plans, err := usecase.Plans(in)
+		if err != nil {
+			return "", err
+		}
+		return jsonString(plans)
+	})
+}
+
+// Shard selects one shard of the stage (0 for an unsharded stage).
+// +cache="session"
+func (s *Stage) Shard(
+	ctx context.Context,
+	// 0-based shard index, below the stage's shard count.
+	id int,
+) (*Shard, error) {
+	sh := &Shard{Stage: s, Index: id}
+	req, err := sh.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range req.Notes {
+		fmt.Fprintln(os.Stderr, n)
+	}
+	return sh, nil
+}
+
+// Shard is one shard of a stage: what one matrix job of the workflow runs.
+type Shard struct {
+	// +private
+	Stage *Stage
+	// The 0-based shard index ("id" is a name Dagger reserves).
+	Index int
+}
+
+// request builds the shard's run request.
+func (sh *Shard) request(ctx context.Context) (pipeline.Request, error) {
+	return withCheckout(ctx, sh.Stage.Ci.Source, func(dir string) (pipeline.Request, error) {
+		in, err := sh.Stage.inputs(ctx, dir)
+		if err != nil {
+			return pipeline.Request{}, err
+		}
+		id := sh.Index
+		in.Shard = &id
+		return usecase.Stage(in)
+	})
+}
+
+// Plan returns miles-ci's plan of the shard as JSON (`miles-ci plan ... --json`).
+func (sh *Shard) Plan(ctx context.Context) (string, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return jsonString(req.Plan)
+}
+
+// Spec returns the shard's container spec as JSON, without running anything
+// (`miles-ci run ... --dry-run --json`): image, env, secret names, caches, steps.
+func (sh *Shard) Spec(ctx context.Context) (string, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return "", err
+	}
+	return specJSON(req)
+}
+
+// Container returns the shard's container, ready to run: dependencies at
+// their resolved commits, the source in the workspace, env, GPUs and secrets
+// set (`... container terminal` opens a shell in it).
+// +cache="session"
+func (sh *Shard) Container(ctx context.Context) (*dagger.Container, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sh.Stage.Ci.container(ctx, req)
+}
+
+// Test runs the shard's tests as CI does and returns the results; a failing
+// test is a result (see assert), not an error.
+// +cache="never"
+func (sh *Shard) Test(
+	ctx context.Context,
+	// Run id: calls with the same id share one run through the engine's
+	// cache (e.g. results, then assert); without one every call runs anew.
+	// +optional
+	runId string,
+	// Minutes after which miles-ci ends the run as a timeout (default: the stage job's, 60 for CPU stages, 360 for GPU stages).
+	// +optional
+	timeoutMinutes int,
+) (*TestRun, error) {
+	req, err := sh.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if timeoutMinutes < 0 {
+		return nil, fmt.Errorf("--timeout-minutes %d: give a number of minutes above 0", timeoutMinutes)
+	}
+	req.TimeoutMinutes = timeoutMinutes
+	return sh.Stage.Ci.test(ctx, req, runId)
+}
+
+// container prepares a request's container.
+func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
+	s := m.newSession(req.Fork)
+	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
+	if err != nil {
+		return nil, err
+	}
+	return unwrap(p.Container), nil
+}
+
+// test prepares and runs a request. The results folder is built here from
+// what pipeline.Test read (regular files of fixed names, masked), never a
+// folder of the container.
+func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
+	s := m.newSession(req.Fork)
+	// A secret too short to mask fails here, before anything runs.
+	masker, err := s.masker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n := nonce(runID)
+	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
+	if err != nil {
+		return nil, errors.New(masker.Mask(err.Error()))
+	}
+	res, err := pipeline.Test(ctx, p, spec, n, masker)
+	if err != nil {
+		return nil, errors.New(masker.Mask(err.Error()))
+	}
+	dir := dag.Directory()
+	for _, f := range res.Files {
+		dir = dir.WithNewFile(f.Name, f.Data)
+	}
+	run := &TestRun{ExitCode: res.Summary.ExitCode, Passed: res.Summary.Passed, Verdict: string(res.Summary.Verdict),
+		Summary: masker.Mask(res.Summary.Text()), Results: dir}
+	if err := res.Summary.Err(); err != nil {
+		run.Failure = masker.Mask(err.Error())
+	}
+	return run, nil
+}
+
+// TestRun is a finished run of a stage shard or a test file.
+type TestRun struct {
+	// The runner's exit status as the engine recorded it (run_suite.py exits 255 when a file failed; 128+N for signal N).
+	ExitCode int
+	// Whether the run passed: the runner exited 0 and every planned file reported a pass.
+	Passed bool
+	// The verdict: passed, failed, timeout or inconsistent (the per-file outcomes contradict the exit status).
+	Verdict string
+	// The results for a person: one line per planned file.
+	Summary string
+	// The results folder miles-ci built: summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/.
+	Results *dagger.Directory
+	// +private
+	Failure string
+}
+
+// Assert fails the call the way the run failed, naming the failed, timed-out
+// and not-run files and the exit code; it returns nothing when the run passed.
+func (r *TestRun) Assert() error {
+	if r.Failure != "" {
+		return errors.New(r.Failure)
+	}
+	return nil
+}
