@@ -46,7 +46,7 @@
 //
 // # What it must not do
 //
-// policy is the bottom of the domain (README, Layout): it imports no other
+// policy is the bottom of the domain (layering.Layers): it imports no other
 // package of miles-ci but its Python reader (policy/pysource) and the
 // internal leaves. It never imports Dagger, never reaches the network, never
 // reads the clock and never runs a process: the checkout's Python is read as

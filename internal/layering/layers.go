@@ -1,0 +1,60 @@
+// Package layering holds the module's layers and the rules on its imports,
+// and Check, which holds every package to them (TestLayering runs it on the
+// module; docs/architecture.md, "The layering rule", explains them).
+package layering
+
+// Layers gives every package of the module (by its path in the module, "."
+// for the root) a layer: a package imports only packages of a lower layer.
+// This table is the authority; the table in docs/architecture.md must agree
+// with it (TestLayersDocumented). A new package gets a row here: the lowest
+// layer above everything it imports.
+var Layers = map[string]int{
+	// Leaves: a package under internal/ imports no package of miles-ci.
+	"internal/fsinput":   0,
+	"internal/lazyre":    0,
+	"internal/encode":    0,
+	"internal/hostexec":  0,
+	"internal/testfiles": 0,
+	"internal/layering":  0,
+	"internal/dagger":    0,
+
+	// The decisions.
+	"policy/pysource":  1,
+	"policy":           2,
+	"policy/callcache": 2,
+	"deps":             3,
+
+	// What renders and runs them.
+	"report":                    4,
+	"pipeline":                  5,
+	"github":                    5,
+	"github/githubtest":         5,
+	"github/githubtest/standin": 6,
+	"workflows":                 6,
+	"ghoutput":                  6,
+
+	// The use cases both front ends call.
+	"usecase": 7,
+
+	// The engine adapter of the command, then the front ends.
+	"cmd/miles-ci/engine": 8,
+	"cmd/miles-ci/cli":    9,
+	".":                   9,
+	"cmd/miles-ci":        10,
+}
+
+// DaggerUsers are the only packages that may import a Dagger SDK (see
+// isDaggerSDK): the module at the root through its generated client, the
+// generated client itself, and the command's engine adapter. Everything else
+// reaches a container through pipeline.Container.
+var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
+
+// Domain are the packages that decide and describe (the plan as data): none
+// of them may reach a process or the network, not even through another
+// package, so none of these is among their dependencies.
+var Domain = []string{"policy/pysource", "policy", "policy/callcache", "deps", "report", "pipeline", "workflows"}
+
+// DomainForbidden are the standard packages no Domain package may depend on:
+// running a process and the network (net/url and net/netip parse text and are
+// allowed). One message names the first a package reaches.
+var DomainForbidden = []string{"os/exec", "net/http", "net"}
