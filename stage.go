@@ -8,6 +8,7 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
@@ -251,7 +252,9 @@ func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) 
 	if err != nil {
 		return nil, errors.New(masker.Mask(err.Error()))
 	}
-	dir := dag.Directory()
+	// The marker says the folder is miles-ci's, so `miles-ci run --results`
+	// may replace it later.
+	dir := dag.Directory().WithNewFile(resultsdir.Marker, resultsdir.MarkerText)
 	for _, f := range res.Files {
 		dir = dir.WithNewFile(f.Name, f.Data)
 	}

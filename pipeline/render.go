@@ -10,6 +10,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
@@ -487,7 +488,7 @@ var artifactName = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}$`)
 
 // reserved are the names of ResultsDir that are not artifacts: the runner's
 // own files, read as such, and the names of miles-ci's results.
-var reserved = map[string]bool{"junit.xml": true, "step-summary.md": true, "summary.json": true, "run.log": true,
+var reserved = map[string]bool{resultsdir.Marker: true, "junit.xml": true, "step-summary.md": true, "summary.json": true, "run.log": true,
 	"plan.txt": true, "status.log": true, "exit-code": true, "elapsed": true}
 
 // runnerFiles are the files of the results folder that come from the

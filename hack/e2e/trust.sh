@@ -48,12 +48,12 @@ shadow=$(head -n 1 /etc/shadow 2>/dev/null || echo "no-shadow-on-this-host")
 
 # mt TREE CALL-ARGS...: dagger call on TREE without GPUs, as mc does on the fixture.
 mt() { local t=$1; shift; dagger call --source "$t" --gpus none "$@" >"$out/last.out" 2>"$out/last.log"; }
-# cli TREE DIR ARGS...: miles-ci run on TREE into DIR (a stale file put there first
-# must be gone after); stdout and stderr to $out/last.out, $out/last.log; sets rc.
+# cli TREE DIR ARGS...: miles-ci run on TREE into DIR (an earlier run's folder, with
+# miles-ci's marker: a stale file put there first must be gone after); stdout and stderr to $out/last.out, $out/last.log; sets rc.
 cli() {
 	local t=$1 dir=$2
 	shift 2
-	mkdir -p "$dir" && echo stale >"$dir/stale.txt"
+	mkdir -p "$dir" && echo stale >"$dir/stale.txt" && echo "an earlier run" >"$dir/.miles-ci-results"
 	bash "$engine" run "$out/miles-ci" "$1" --repo "$t" "${@:2}" --gpus none --results "$dir" \
 		--github-step-summary "$dir.md" >"$out/last.out" 2>"$out/last.log"
 	rc=$?

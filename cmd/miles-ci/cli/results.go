@@ -6,36 +6,24 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
 )
 
-// checkResultsDir checks --results before the run, so a run never ends with
-// results it cannot write: DIR is replaced as a whole, so it must be a folder
-// (not a symlink, a file or a device) or absent, in a folder that exists.
-func checkResultsDir(dir string) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
-		return fmt.Errorf("--results %s: its folder %s does not exist; create it or give another path", dir, parent)
-	}
-	info, err := os.Lstat(dir)
-	switch {
-	case os.IsNotExist(err):
-		return nil
-	case err != nil:
-		return fmt.Errorf("--results %s: %w", dir, err)
-	case info.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("--results %s is a symlink; miles-ci replaces the results folder as a whole and follows no link, so give the folder itself", dir)
-	case !info.IsDir():
-		return fmt.Errorf("--results %s is not a folder; give a folder (it is replaced as a whole) or a path that does not exist", dir)
-	}
-	return nil
+// checkResultsDir checks --results before the run (resultsdir.Check): a
+// run never ends with results it cannot write, and never replaces a folder
+// that is not miles-ci's (the checkout, a folder holding it, /, the home
+// folder, "." or "..", a non-empty folder without the marker).
+func checkResultsDir(dir, checkout string) error {
+	home, _ := os.UserHomeDir()
+	return resultsdir.Check(dir, checkout, home)
 }
 
 // writeResults replaces dir with the run's results: each file is written
 // as a new regular file in a fresh folder beside it, which then takes dir's
 // place, so no file of an earlier run is left and nothing the tests made
 // (a symlink, a device) is ever written on the host.
-func writeResults(dir string, files []pipeline.ResultFile) error {
+func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
 	dir = filepath.Clean(dir)
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
 	if err != nil {
@@ -56,10 +44,14 @@ func writeResults(dir string, files []pipeline.ResultFile) error {
 			return fmt.Errorf("writing the results to %s: %w", dir, err)
 		}
 	}
+	// The marker says the folder is miles-ci's: the next run may replace it.
+	if err := os.WriteFile(filepath.Join(tmp, resultsdir.Marker), []byte(resultsdir.MarkerText), 0o644); err != nil {
+		return fmt.Errorf("writing the results to %s: %w", dir, err)
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("writing the results to %s: %w", dir, err)
 	}
-	if err := checkResultsDir(dir); err != nil {
+	if err := checkResultsDir(dir, checkout); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {

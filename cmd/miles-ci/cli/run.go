@@ -286,7 +286,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		return fail(env, err)
 	}
 	if *rf.results != "" {
-		if err := checkResultsDir(*rf.results); err != nil {
+		if err := checkResultsDir(*rf.results, host.Repo); err != nil {
 			return fail(env, err)
 		}
 	}
@@ -316,7 +316,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	}
 	say("the run ended: " + string(res.Summary.Verdict))
 	if *rf.results != "" {
-		if err := writeResults(*rf.results, res.Files); err != nil {
+		if err := writeResults(*rf.results, host.Repo, res.Files); err != nil {
 			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
 			return report.ExitCannotRun
 		}

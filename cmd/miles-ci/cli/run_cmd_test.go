@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/github/githubtest"
+	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
@@ -211,6 +212,17 @@ func TestRunResults(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(results, "stale.txt"), []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An earlier run's folder: miles-ci may replace it.
+	if err := os.WriteFile(filepath.Join(results, resultsdir.Marker), []byte(resultsdir.MarkerText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "mine")
+	if err := os.MkdirAll(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mine, "work.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink("/etc", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +238,12 @@ func TestRunResults(t *testing.T) {
 	entries, _ := os.ReadDir(results)
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if e.Name() != resultsdir.Marker {
+			names = append(names, e.Name())
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(results, resultsdir.Marker)); string(data) != resultsdir.MarkerText {
+		t.Errorf("wanted the results folder marked as miles-ci's, got %q", data)
 	}
 	if !slices.Equal(names, []string{"artifacts", "summary.json"}) {
 		t.Errorf("wanted the folder replaced whole (no stale.txt), got %v", names)
@@ -245,6 +262,12 @@ func TestRunResults(t *testing.T) {
 		{"a symlinked results folder", nil, filepath.Join(dir, "link"), "::error::--results " + filepath.Join(dir, "link") + " is a symlink"},
 		{"a results file", nil, filepath.Join(results, "summary.json"), "is not a folder"},
 		{"a results folder in no folder", nil, filepath.Join(dir, "none", "results"), "does not exist"},
+		{"the current folder", nil, ".", "names the current folder"},
+		{"the folder above", nil, "..", "names the current folder or one above it"},
+		{"the checkout", nil, milesRepo(), "is the checkout"},
+		{"a parent of the checkout", nil, filepath.Dir(milesRepo()), "is the checkout"},
+		{"the root", nil, "/", "the root of the file system"},
+		{"a folder miles-ci did not make", nil, mine, "a folder miles-ci did not make"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(tc.env, tc.results)
