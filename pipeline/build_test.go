@@ -47,7 +47,7 @@ func listing(spec Spec) []string {
 		if len(argv) > 3 && argv[0] == "bash" && argv[1] == "-c" && argv[2] == Script(argv[3]) {
 			argv = append([]string{"<" + argv[3] + ">"}, argv[4:]...)
 		}
-		if len(argv) > 3 && argv[0] == "python3" && argv[1] == "-c" && argv[2] == RunWrapper() && argv[3] == "miles-ci-run" {
+		if len(argv) > 3 && argv[0] == "python3" && argv[1] == "-ISc" && argv[2] == RunWrapper() && argv[3] == "miles-ci-run" {
 			argv = append([]string{"<run>"}, argv[4:]...)
 		}
 		line := fmt.Sprintf("%s %s", s.Phase, s.Kind)

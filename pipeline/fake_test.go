@@ -29,6 +29,9 @@ type fakeExec struct {
 	opts ExecOptions
 }
 
+// hangs is the exit code a handler gives a command that never ends.
+const hangs = -1000
+
 // fakeEngine answers commands: handler returns stdout, exit code and the
 // files the command writes.
 type fakeEngine struct {
@@ -90,7 +93,7 @@ func (f *fake) WithGPUs(devices []string) Container {
 	return f.clone("gpus " + strings.Join(devices, ","))
 }
 func (f *fake) WithExec(argv []string, opts ExecOptions) Container {
-	if len(argv) > 3 && (argv[0] == "bash" || argv[0] == "python3") && argv[1] == "-c" {
+	if len(argv) > 3 && (argv[0] == "bash" && argv[1] == "-c" || argv[0] == "python3" && argv[1] == "-ISc") {
 		name := "<" + strings.TrimPrefix(argv[3], "miles-ci-") + ">"
 		argv = append([]string{name}, argv[4:]...)
 	}
@@ -110,12 +113,12 @@ func (f *fake) WithNewFile(path, contents string) Container {
 
 // eval replays the execs; an exit status other than 0 without AnyExitCode
 // is an error. A handler's write to "<stderr>" is the command's stderr.
-func (f *fake) eval() (stdout string, code int, files map[string]string, err error) {
-	stdout, code, _, files, err = f.evalAll()
+func (f *fake) eval(ctx context.Context) (stdout string, code int, files map[string]string, err error) {
+	stdout, code, _, files, err = f.evalAll(ctx)
 	return stdout, code, files, err
 }
 
-func (f *fake) evalAll() (stdout string, code int, stderr string, files map[string]string, err error) {
+func (f *fake) evalAll(ctx context.Context) (stdout string, code int, stderr string, files map[string]string, err error) {
 	files = map[string]string{}
 	for k, v := range f.files {
 		files[k] = v
@@ -129,6 +132,11 @@ func (f *fake) evalAll() (stdout string, code int, stderr string, files map[stri
 				files[k] = v
 			}
 		}
+		if c == hangs {
+			// A command that never ends: only the caller's deadline stops it.
+			<-ctx.Done()
+			return "", 0, "", nil, ctx.Err()
+		}
 		stdout, code = out, c
 		if c != 0 && !e.opts.AnyExitCode {
 			return "", c, "", nil, fmt.Errorf("exec %s: exit code %d", strings.Join(e.argv, " "), c)
@@ -137,23 +145,23 @@ func (f *fake) evalAll() (stdout string, code int, stderr string, files map[stri
 	return stdout, code, stderr, files, nil
 }
 
-func (f *fake) Stdout(context.Context) (string, error) {
-	out, _, _, err := f.eval()
+func (f *fake) Stdout(ctx context.Context) (string, error) {
+	out, _, _, err := f.eval(ctx)
 	return out, err
 }
-func (f *fake) Stderr(context.Context) (string, error) {
-	_, _, stderr, _, err := f.evalAll()
+func (f *fake) Stderr(ctx context.Context) (string, error) {
+	_, _, stderr, _, err := f.evalAll(ctx)
 	return stderr, err
 }
-func (f *fake) ExitCode(context.Context) (int, error) {
-	_, code, _, err := f.eval()
+func (f *fake) ExitCode(ctx context.Context) (int, error) {
+	_, code, _, err := f.eval(ctx)
 	return code, err
 }
 
 // Stat knows regular files, "<symlink>" and "<fifo>" contents, and folders
 // (ResultsDir, or any prefix of a file).
 func (f *fake) Stat(_ context.Context, path string) (FileInfo, error) {
-	_, _, files, err := f.eval()
+	_, _, files, err := f.eval(context.Background())
 	if err != nil {
 		return FileInfo{}, err
 	}
@@ -177,7 +185,7 @@ func (f *fake) Stat(_ context.Context, path string) (FileInfo, error) {
 	return FileInfo{Type: FileMissing}, nil
 }
 func (f *fake) Entries(_ context.Context, path string) ([]string, error) {
-	_, _, files, err := f.eval()
+	_, _, files, err := f.eval(context.Background())
 	var out []string
 	for k := range files {
 		if rest, ok := strings.CutPrefix(k, path+"/"); ok && !strings.Contains(rest, "/") {
@@ -188,7 +196,7 @@ func (f *fake) Entries(_ context.Context, path string) ([]string, error) {
 	return out, err
 }
 func (f *fake) ReadFile(_ context.Context, path string, limit int) (string, error) {
-	_, _, files, err := f.eval()
+	_, _, files, err := f.eval(context.Background())
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -351,6 +352,13 @@ func cannot(err error) error { return fmt.Errorf("%w: %w", ErrCannotRun, err) }
 // result, not an error; an error (ErrCannotRun) means the run could not
 // happen or its record cannot be read. Every exported byte is masked with m.
 func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Masker) (Result, error) {
+	// One deadline for everything the checkout's code runs in (the lazy
+	// chain's steps are evaluated by the plan's and the run's calls below),
+	// kept by the engine's client, outside the container: no code in it can
+	// stretch the run past it.
+	runCtx, cancel := context.WithTimeout(ctx, time.Duration(spec.TimeoutS)*time.Second+deadlineGrace)
+	defer cancel()
+	overdue := func() bool { return ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) }
 	c := p.Container.WithEnvVariable(RunIDEnv, nonce)
 	var planText string
 	for _, s := range spec.Steps {
@@ -362,8 +370,14 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 			return Result{}, cannot(err)
 		}
 		if s.Role == RolePlan {
-			if planText, err = c.Stdout(ctx); err != nil {
+			if planText, err = c.Stdout(runCtx); err != nil {
+				if overdue() {
+					return overdueResult(p, spec, m), nil
+				}
 				return Result{}, cannot(fmt.Errorf("running the steps up to the in-container plan (run_suite.py --list-only): %w", err))
+			}
+			if len(planText) > maxPlanBytes {
+				return Result{}, cannot(fmt.Errorf("the in-container plan (run_suite.py --list-only) printed more than the %d bytes miles-ci reads of it (a plan is a few KiB); is the checkout's tests/ci/run_suite.py printing something else?", maxPlanBytes))
 			}
 			if spec.CheckPlan {
 				if err := checkPlan(planText, spec); err != nil {
@@ -377,8 +391,11 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 			}
 		}
 	}
-	code, err := c.ExitCode(ctx)
+	code, err := c.ExitCode(runCtx)
 	if err != nil {
+		if overdue() {
+			return overdueResult(p, spec, m), nil
+		}
 		return Result{}, cannot(fmt.Errorf("the run step did not finish (was miles-ci's run wrapper killed?): %w", err))
 	}
 	stdout, err := c.Stdout(ctx)
@@ -444,6 +461,39 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		{ElapsedFile, fmt.Sprintf("%.0f\n", rec.ElapsedS)},
 	}
 	return Result{Summary: summary, Files: append(out, files...)}, nil
+}
+
+// deadlineGrace is DeadlineGraceS (a variable for the tests).
+var deadlineGrace = DeadlineGraceS * time.Second
+
+// overdueResult is the result of a run that miles-ci's deadline ended from
+// outside the container (Spec.DeadlineS): nothing of the container is read,
+// the verdict is timeout (exit 124), the file that was due next timed out
+// and the rest did not run.
+func overdueResult(p Prepared, spec Spec, m *report.Masker) Result {
+	rec := report.RunRecord{Ending: report.TimedOut, TimeoutS: spec.TimeoutS, ElapsedS: float64(spec.DeadlineS()), StatusLines: []string{}}
+	in := report.Input{HW: spec.HW, Suite: spec.Stage, Shard: spec.Shard, Cadence: spec.Cadence, Image: spec.Image,
+		File: spec.File, Skipped: spec.Skipped, ContinueOnError: spec.ContinueOnError, MaxAttempts: spec.MaxAttempts, Run: rec,
+		HaveJUnit: true}
+	for _, t := range spec.Tests {
+		in.Tests = append(in.Tests, report.Expected{File: t.File, TimeoutS: t.TimeoutS})
+	}
+	summary := report.Summarize(in)
+	why := fmt.Sprintf("miles-ci's deadline (the run's timeout %ds plus %ds, kept outside the container) ended the run; nothing the container printed or wrote was read", spec.TimeoutS, DeadlineGraceS)
+	summary.Notes = append(append(append([]string{}, p.Notes...), why), summary.Notes...)
+	js, err := encode.JSON(summary)
+	if err != nil {
+		js = []byte("{}")
+	}
+	return Result{Summary: summary, Files: []ResultFile{
+		{SummaryFile, m.Mask(string(js))},
+		{JUnitFile, m.Mask(string(report.JUnit(summary)))},
+		{RunLogFile, "[miles-ci: " + why + "]\n"},
+		{PlanFile, ""},
+		{StatusLogFile, ""},
+		{ExitCodeFile, fmt.Sprintf("%d\n", summary.ExitCode)},
+		{ElapsedFile, fmt.Sprintf("%d\n", spec.DeadlineS())},
+	}}
 }
 
 // checkPlan compares the container's plan with miles-ci's.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/deps"
 	. "github.com/radixark/miles-ci/pipeline"
@@ -31,10 +32,15 @@ type engine struct {
 	// record replaces the run wrapper's record line; engineCode its exit status.
 	record     string
 	engineCode *int
+	// hangAt names a command ("<plan>", "<run>") that never ends.
+	hangAt string
 }
 
 func (e *engine) handle(x fakeExec, _ map[string]string) (string, int, map[string]string) {
 	argv := strings.Join(x.argv, " ")
+	if e.hangAt != "" && x.argv[0] == e.hangAt {
+		return "", hangs, nil
+	}
 	switch {
 	case strings.HasPrefix(argv, "git ls-remote"):
 		ref := x.argv[len(x.argv)-1]
@@ -528,5 +534,58 @@ func TestRenderForkMountsNoCache(t *testing.T) {
 				t.Errorf("wanted no caches and a reason, got %v (%q)", spec.Caches, spec.CachesWithheld)
 			}
 		})
+	}
+}
+
+// TestTestDeadline checks miles-ci's one deadline, kept outside the
+// container, ends a run whose plan step or run step never ends (a sleeping
+// --list-only or verify_source_resolution.py, a stopped wrapper): the
+// verdict is timeout, exit 124, the next file timed out and the rest not
+// run, with a whole results folder (issue 22, case 2).
+func TestTestDeadline(t *testing.T) {
+	defer SetDeadlineGrace(SetDeadlineGrace(50 * time.Millisecond))
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	for _, at := range []string{"<plan>", "<run>"} {
+		t.Run(at, func(t *testing.T) {
+			p, spec := prepared(t, &engine{planText: req.Plan.Text(), hangAt: at}, req)
+			spec.TimeoutS = 0
+			start := time.Now()
+			res, err := Test(context.Background(), p, spec, "n", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			if s.Verdict != report.TimedOutRun || s.ExitCode != report.ExitTimeout || s.ExitStatus() != report.ExitTimeout || time.Since(start) > 10*time.Second {
+				t.Errorf("wanted a timeout (exit 124) within the deadline, got %s %d after %s", s.Verdict, s.ExitCode, time.Since(start))
+			}
+			var statuses []report.Status
+			for _, f := range s.Tests {
+				statuses = append(statuses, f.Status)
+			}
+			if len(statuses) < 2 || statuses[0] != report.Timeout || slices.ContainsFunc(statuses[1:], func(st report.Status) bool { return st != report.NotRun }) {
+				t.Errorf("wanted the first file timeout and the rest not-run, got %v", statuses)
+			}
+			if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, "kept outside the container") }) {
+				t.Errorf("wanted a note naming the deadline, got %q", s.Notes)
+			}
+			var names []string
+			for _, f := range res.Files {
+				names = append(names, f.Name)
+			}
+			if !slices.Equal(names, []string{SummaryFile, JUnitFile, RunLogFile, PlanFile, StatusLogFile, ExitCodeFile, ElapsedFile}) {
+				t.Errorf("wanted a whole results folder, got %v", names)
+			}
+		})
+	}
+}
+
+// TestTestPlanOverCap checks a --list-only that prints more than miles-ci
+// reads fails the run before any test, naming the cap (issue 22, case 9).
+func TestTestPlanOverCap(t *testing.T) {
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	p, spec := prepared(t, &engine{planText: strings.Repeat("x", 1<<20+1)}, req)
+	_, err := Test(context.Background(), p, spec, "n", nil)
+	if !errors.Is(err, ErrCannotRun) || !strings.Contains(err.Error(), "printed more than the 1048576 bytes miles-ci reads") {
+		t.Errorf("wanted a cannot-run error naming the cap, got %v", err)
 	}
 }

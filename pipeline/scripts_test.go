@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -96,7 +97,7 @@ func wrap(t *testing.T, args ...string) (string, report.RunRecord, int) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	cmd := exec.Command("python3", append([]string{"-c", RunWrapper(), "miles-ci-run"}, args...)...)
+	cmd := exec.Command("python3", append([]string{"-ISc", RunWrapper(), "miles-ci-run"}, args...)...)
 	cmd.Env = append(os.Environ(), "MILES_CI_RESULTS="+t.TempDir())
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -243,5 +244,51 @@ exit 1
 	want := "install -r /ws/requirements.txt --break-system-packages\ninstall --no-deps --break-system-packages nvidia-cudnn-cu12==9.1\n"
 	if got := read(t, filepath.Join(state, "log")); got != want {
 		t.Errorf("wanted installs %q, got %q", want, got)
+	}
+}
+
+// TestPlanScriptIsBounded checks the plan step passes on at most one byte
+// more than miles-ci reads of a plan, however much the runner prints, and
+// keeps the runner's own failure (issue 22, case 9).
+func TestPlanScriptIsBounded(t *testing.T) {
+	out, dir := runScript(t, nil, "plan", "python3", "-c", "import sys\nfor _ in range(300): sys.stdout.write('x' * 1048576)")
+	// (out has the runner's BrokenPipeError after the bytes head passed on.)
+	if !strings.HasPrefix(out, strings.Repeat("x", 1<<20+1)) || len(read(t, filepath.Join(dir, "plan.txt"))) != 1<<20+1 {
+		t.Errorf("wanted 1048577 bytes passed on and kept, got %d", len(read(t, filepath.Join(dir, "plan.txt"))))
+	}
+	cmd := exec.Command("bash", "-c", Script("plan"), "plan", "sh", "-c", "echo 'No tests found for x'; exit 3")
+	cmd.Env = append(os.Environ(), "MILES_CI_RESULTS="+t.TempDir())
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("wanted the runner's exit 3, got %v", err)
+	}
+}
+
+// TestRunWrapperIsIsolated checks the checkout's sitecustomize and
+// usercustomize (the workspace is on PYTHONPATH, and is the working folder)
+// never run in the wrapper's own process, while the runner it starts still
+// sees them (issue 22, case 2).
+func TestRunWrapperIsIsolated(t *testing.T) {
+	ws := t.TempDir()
+	hook := "import os\nopen(os.path.join(%q, 'ran-' + str(os.getpid())), 'w').write('x')\n"
+	for _, name := range []string{"sitecustomize.py", "usercustomize.py"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf(hook, ws)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("python3", "-ISc", RunWrapper(), "miles-ci-run", "--", "python3", "-c", "import os; print('runner', os.getpid())")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "MILES_CI_RESULTS="+t.TempDir(), "PYTHONPATH="+ws)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapperPID := cmd.Process.Pid
+	if _, err := os.Stat(filepath.Join(ws, fmt.Sprintf("ran-%d", wrapperPID))); err == nil {
+		t.Errorf("the checkout's sitecustomize ran in the wrapper's process (%d)", wrapperPID)
+	}
+	if !strings.Contains(string(out), "runner ") {
+		t.Errorf("wanted the runner's output, got %q", out)
 	}
 }

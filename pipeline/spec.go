@@ -283,6 +283,18 @@ type Spec struct {
 	MaxAttempts int `json:"max_attempts"`
 }
 
+// DeadlineGraceS is what miles-ci's deadline adds to a run's timeout: the
+// run wrapper's 30 s from TERM to KILL, its 5 s of reading what is left,
+// and the steps before the run.
+const DeadlineGraceS = 90
+
+// DeadlineS is the run's one deadline, in seconds, from the first step of
+// its container to the end of its run step: the timeout plus
+// DeadlineGraceS. The engine's client keeps it, outside the container, so
+// no code in it (a sitecustomize, a sleeping plan or
+// verify_source_resolution.py, a stopped wrapper) can stretch the run.
+func (s Spec) DeadlineS() int { return s.TimeoutS + DeadlineGraceS }
+
 // SourceExclude are the paths of a Miles checkout never copied into a stage
 // container: git metadata and local build and cache folders.
 var SourceExclude = []string{".git", "**/__pycache__", "**/.pytest_cache", "**/.venv", "**/*.egg-info"}

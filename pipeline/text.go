@@ -125,8 +125,8 @@ func argvText(argv []string) string {
 	if len(argv) >= 4 && argv[0] == "bash" && argv[1] == "-c" && scripts[argv[3]] == argv[2] {
 		return "bash -c <" + argv[3] + " script> " + strings.Join(argv[4:], " ")
 	}
-	if len(argv) >= 4 && argv[0] == "python3" && argv[1] == "-c" && argv[2] == runWrapper {
-		return "python3 -c <run wrapper> " + strings.Join(argv[4:], " ")
+	if len(argv) >= 4 && argv[0] == "python3" && argv[1] == "-ISc" && argv[2] == runWrapper {
+		return "python3 -ISc <run wrapper> " + strings.Join(argv[4:], " ")
 	}
 	return strings.Join(argv, " ")
 }

@@ -3,7 +3,7 @@ package pipeline
 import _ "embed"
 
 // runWrapper is the run step: miles-ci's own process between the engine
-// and the runner. It runs as `python3 -c WRAPPER miles-ci-run [OPTION...] --
+// and the runner. It runs as `python3 -ISc WRAPPER miles-ci-run [OPTION...] --
 // COMMAND...` (every value a positional argument, never shell), and:
 //
 //   - raises the §9 limits (--ulimit FLAG VALUE, bash's flags and units)
@@ -32,9 +32,13 @@ import _ "embed"
 //go:embed scripts/run-wrapper.py
 var runWrapper string
 
-// wrapper is the argv that runs the run wrapper with its options and command.
+// wrapper is the argv that runs the run wrapper with its options and
+// command. -I (isolated: no PYTHON* variable, no user site, neither the
+// working folder nor PYTHONPATH on sys.path) and -S (no site module: no
+// sitecustomize, usercustomize or .pth file is run) keep the checkout's
+// code out of the wrapper's process; it needs only the standard library.
 func wrapper(opts []string, command []string) []string {
-	argv := []string{"python3", "-c", runWrapper, "miles-ci-run"}
+	argv := []string{"python3", "-ISc", runWrapper, "miles-ci-run"}
 	argv = append(argv, opts...)
 	return append(append(argv, "--"), command...)
 }

@@ -105,7 +105,7 @@ func TestRunDryRunText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"stage-b-cpu (cpu), cadence regular\nimage: python:3.11\n", "secrets (env, never argv): HF_TOKEN\n",
-		"  [run] run the tests\n      env PYTEST_ADDOPTS=--junitxml=/results/junit.xml\n      python3 -c <run wrapper> --timeout 3600 --kill-after 30 --reap -- python tests/ci/run_suite.py --hw cpu --suite stage-b-cpu --cadence regular --labels   (in /__w/miles/miles)\n"} {
+		"  [run] run the tests\n      env PYTEST_ADDOPTS=--junitxml=/results/junit.xml\n      python3 -ISc <run wrapper> --timeout 3600 --kill-after 30 --reap -- python tests/ci/run_suite.py --hw cpu --suite stage-b-cpu --cadence regular --labels   (in /__w/miles/miles)\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("wanted %q in\n%s", want, stdout)
 		}
