@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -375,5 +376,49 @@ func TestGPUGenFirstForm(t *testing.T) {
 	var re *RegistryError
 	if !errors.As(err, &re) || !strings.Contains(re.Msg, "a test's home stage must be on its first supported arch") {
 		t.Errorf("wanted the home-stage error, got %v", err)
+	}
+}
+
+// TestCapabilitiesFollowTheCheckoutsForm: a third runner label is a
+// capability only where tests/ci/hardware.py's CudaStage has capabilities
+// (Miles' RDMA-stage line). In the f030484dd form, which has none, dispatch
+// looks at GPU counts only, so run-on-blackwell sends an rdma-homed test to
+// the 8-GPU B200 stage as Miles does.
+func TestCapabilitiesFollowTheCheckoutsForm(t *testing.T) {
+	hw := string(mustRead(t, gpugenRoot+"/"+HardwareFile))
+	without := regexp.MustCompile(`(?s)\n    @property\n.*?runs_on\[2:\]\)\n`).ReplaceAllString(hw, "\n")
+	if without == hw || strings.Contains(without, "capabilities") {
+		t.Fatalf("testdata/miles-gpugen's hardware.py no longer has the capabilities property this test removes:\n%s", hw)
+	}
+	test := "from tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=800, suite=\"stage-c-8-gpu-h200-rdma\", labels=[\"weight-update\"], hardware=[\"hopper\", \"blackwell\"])\n"
+	for _, tc := range []struct {
+		name, hardware string
+		want           string
+		wantForm       bool
+	}{
+		{"RDMA-stage line: capabilities", hw, "", true},
+		{"f030484dd: no capabilities", without, "stage-c-8-gpu-b200", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := gpugenTree(t, map[string]string{HardwareFile: tc.hardware, "tests/e2e/rdma/test_p2p_update.py": test})
+			reg, err := LoadRegistry(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reg.Tables.Forms.StageCapabilities; got != tc.wantForm {
+				t.Errorf("wanted StageCapabilities %v, got %v", tc.wantForm, got)
+			}
+			if got := reg.Tables.TargetStage("stage-c-8-gpu-h200-rdma", "blackwell"); got != tc.want {
+				t.Errorf("wanted the rdma-homed test's Blackwell stage %q, got %q", tc.want, got)
+			}
+			p, err := BuildPlan(reg, PlanRequest{HW: CUDA, Suite: "stage-c-8-gpu-b200", Cadence: Regular, Labels: []string{"run-on-blackwell", "run-ci-weight-update"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := slices.ContainsFunc(p.Enabled, func(e PlannedTest) bool { return e.File == "tests/e2e/rdma/test_p2p_update.py" })
+			if runs != (tc.want != "") {
+				t.Errorf("wanted the rdma test on stage-c-8-gpu-b200: %v, got %v", tc.want != "", runs)
+			}
+		})
 	}
 }

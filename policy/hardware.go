@@ -41,6 +41,15 @@ func (s CUDAStage) Capabilities() []string {
 	return s.RunsOn[2:]
 }
 
+// capabilities are a stage's capabilities where the checkout's form has
+// them (Forms.StageCapabilities), else none.
+func (t *Tables) capabilities(s CUDAStage) []string {
+	if !t.or().Forms.StageCapabilities {
+		return nil
+	}
+	return s.Capabilities()
+}
+
 // cudaStage returns the CUDA_STAGES entry of a suite.
 func (t *Tables) cudaStage(name string) (CUDAStage, bool) {
 	for _, s := range t.or().CUDAStages {
@@ -65,7 +74,9 @@ func (t *Tables) AutoArch(hardware []string) string {
 // TargetStage is the stage on arch that runs a test homed at home (rules
 // §11.4): home itself on its own arch; else the least, by (GPU count,
 // number of capabilities, name), of the stages on arch with at least home's
-// GPUs and every capability of home; "" when there is none.
+// GPUs and every capability of home; "" when there is none. Capabilities
+// count only where the checkout's hardware.py has them
+// (Forms.StageCapabilities).
 func (t *Tables) TargetStage(home, arch string) string {
 	h, ok := t.cudaStage(home)
 	if !ok {
@@ -76,22 +87,22 @@ func (t *Tables) TargetStage(home, arch string) string {
 	}
 	best := CUDAStage{}
 	for _, s := range t.or().CUDAStages {
-		if s.Arch != arch || s.NumGPUs < h.NumGPUs || !containsAll(s.Capabilities(), h.Capabilities()) {
+		if s.Arch != arch || s.NumGPUs < h.NumGPUs || !containsAll(t.capabilities(s), t.capabilities(h)) {
 			continue
 		}
-		if best.Name == "" || stageLess(s, best) {
+		if best.Name == "" || t.stageLess(s, best) {
 			best = s
 		}
 	}
 	return best.Name
 }
 
-func stageLess(a, b CUDAStage) bool {
+func (t *Tables) stageLess(a, b CUDAStage) bool {
 	if a.NumGPUs != b.NumGPUs {
 		return a.NumGPUs < b.NumGPUs
 	}
-	if len(a.Capabilities()) != len(b.Capabilities()) {
-		return len(a.Capabilities()) < len(b.Capabilities())
+	if ca, cb := len(t.capabilities(a)), len(t.capabilities(b)); ca != cb {
+		return ca < cb
 	}
 	return a.Name < b.Name
 }

@@ -54,6 +54,12 @@ type Forms struct {
 	// run-on-<arch> or blackwell-only label exists yet and every test runs
 	// in its home stage.
 	NoDispatch bool `json:"no_dispatch,omitempty"`
+	// StageCapabilities: tests/ci/hardware.py's code names `capabilities`
+	// (CudaStage.capabilities, the runner labels after the GPU model and
+	// count, Miles' RDMA-stage line): dispatch keeps a test off a stage
+	// without every capability of its home. Without it (f030484dd) a third
+	// runner label is no capability and dispatch looks at GPU counts only.
+	StageCapabilities bool `json:"stage_capabilities,omitempty"`
 }
 
 // formMarker says how a checkout declares a form: whether a string literal
@@ -95,6 +101,26 @@ func (t *Tables) readForms(src func(rel string) []byte) {
 		}
 		m.set(&t.Forms, slices.ContainsFunc(lits, func(s string) bool { return strings.Contains(s, m.marker) }))
 	}
+	if t.Rules != RulesBase {
+		if data := src(HardwareFile); data != nil {
+			t.Forms.StageCapabilities = codeNames(data, "capabilities")
+		}
+	}
+}
+
+// codeNames reports whether a Python file's code (not its strings or
+// comments) uses the name; false when the file does not tokenize.
+func codeNames(src []byte, name string) bool {
+	found := false
+	err := pysource.Scan(string(src), func(toks []pysource.Token) error {
+		for _, tok := range toks {
+			if tok.Kind == pysource.Name && tok.Text == name {
+				found = true
+			}
+		}
+		return nil
+	})
+	return err == nil && found
 }
 
 // stringLiterals returns the text of every string token of a Python file

@@ -10,7 +10,12 @@ KNOWN_ARCHES: tuple[str, ...] = ("hopper", "blackwell")
 class CudaStage:
     arch: str
     num_gpus: int
+    # the GPU model and count, then what the runners offer beyond the GPUs
     runs_on: tuple[str, ...]
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return frozenset(self.runs_on[2:])
 
 
 CUDA_STAGES: dict[str, CudaStage] = {
