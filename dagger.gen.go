@@ -157,21 +157,21 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 
 func (r FileRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Ci          *MilesCi
-		Path        string
-		PullRequest string
+		Ci      *MilesCi
+		Path    string
+		Planned string
 	}
 	concrete.Ci = r.Ci
 	concrete.Path = r.Path
-	concrete.PullRequest = r.PullRequest
+	concrete.Planned = r.Planned
 	return json.Marshal(&concrete)
 }
 
 func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Ci          *MilesCi
-		Path        string
-		PullRequest string
+		Ci      *MilesCi
+		Path    string
+		Planned string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -179,7 +179,7 @@ func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	}
 	r.Ci = concrete.Ci
 	r.Path = concrete.Path
-	r.PullRequest = concrete.PullRequest
+	r.Planned = concrete.Planned
 	return nil
 }
 
@@ -363,42 +363,21 @@ func (r *Release) UnmarshalJSON(bs []byte) error {
 
 func (r Stage) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Ci             *MilesCi
-		Name           string
-		Cadence        string
-		Labels         []string
-		MatchAllLabels bool
-		Event          string
-		Schedule       string
-		PrLabelsJson   string
-		ReleaseLock    string
-		PullRequest    string
+		Ci      *MilesCi
+		Name    string
+		Planned string
 	}
 	concrete.Ci = r.Ci
 	concrete.Name = r.Name
-	concrete.Cadence = r.Cadence
-	concrete.Labels = r.Labels
-	concrete.MatchAllLabels = r.MatchAllLabels
-	concrete.Event = r.Event
-	concrete.Schedule = r.Schedule
-	concrete.PrLabelsJson = r.PrLabelsJson
-	concrete.ReleaseLock = r.ReleaseLock
-	concrete.PullRequest = r.PullRequest
+	concrete.Planned = r.Planned
 	return json.Marshal(&concrete)
 }
 
 func (r *Stage) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Ci             *MilesCi
-		Name           string
-		Cadence        string
-		Labels         []string
-		MatchAllLabels bool
-		Event          string
-		Schedule       string
-		PrLabelsJson   string
-		ReleaseLock    string
-		PullRequest    string
+		Ci      *MilesCi
+		Name    string
+		Planned string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -406,14 +385,7 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 	}
 	r.Ci = concrete.Ci
 	r.Name = concrete.Name
-	r.Cadence = concrete.Cadence
-	r.Labels = concrete.Labels
-	r.MatchAllLabels = concrete.MatchAllLabels
-	r.Event = concrete.Event
-	r.Schedule = concrete.Schedule
-	r.PrLabelsJson = concrete.PrLabelsJson
-	r.ReleaseLock = concrete.ReleaseLock
-	r.PullRequest = concrete.PullRequest
+	r.Planned = concrete.Planned
 	return nil
 }
 

@@ -15,15 +15,26 @@ func (m *MilesCi) File(
 	// The repo-relative test file, e.g. tests/e2e/megatron/test_x.py.
 	path string,
 ) (*FileRun, error) {
-	f := &FileRun{Ci: m, Path: path}
-	var err error
-	if f.PullRequest, err = m.pullRequest(ctx, false); err != nil {
+	pr, err := m.pullRequest(ctx, false)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := f.request(ctx); err != nil {
+	// The file is planned here once; its plan, spec, container and test read
+	// the request from the Planned field.
+	planned, err := withCheckout(ctx, m.Source, func(dir string) (string, error) {
+		in, err := m.inputs(ctx, dir, pr)
+		if err != nil {
+			return "", err
+		}
+		in.File = path
+		in.Python = containerPython{source: m.Source}
+		_, planned, err := usecase.PlanFile(in)
+		return planned, err
+	})
+	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	return &FileRun{Ci: m, Path: path, Planned: planned}, nil
 }
 
 // FileRun is one test file run alone in its stage's container.
@@ -33,20 +44,12 @@ type FileRun struct {
 	// The repo-relative test file.
 	Path string
 	// +private
-	PullRequest string
+	Planned string
 }
 
-// request builds the file run's request.
-func (f *FileRun) request(ctx context.Context) (pipeline.Request, error) {
-	return withCheckout(ctx, f.Ci.Source, func(dir string) (pipeline.Request, error) {
-		in, err := f.Ci.inputs(ctx, dir, f.PullRequest)
-		if err != nil {
-			return pipeline.Request{}, err
-		}
-		in.File = f.Path
-		in.Python = containerPython{source: f.Ci.Source}
-		return usecase.File(in)
-	})
+// request is the file run's request, as File planned it.
+func (f *FileRun) request(context.Context) (pipeline.Request, error) {
+	return usecase.DecodeRequest(f.Planned)
 }
 
 // Plan returns the file run's plan as JSON (`miles-ci file-plan --json`).

@@ -50,7 +50,7 @@ func (r *Release) Stage(
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
 	name string,
 ) (*Stage, error) {
-	return (&Stage{Ci: r.Ci, Name: name, Cadence: string(policy.Release), ReleaseLock: r.Lock}).check(ctx)
+	return r.Ci.stage(ctx, stageArgs{name: name, cadence: string(policy.Release), releaseLock: r.Lock})
 }
 
 // ReleaseLock returns a release-lock.json for a release branch: the SGLang

@@ -10,7 +10,6 @@ import (
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
-	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -40,93 +39,89 @@ func (m *MilesCi) Stage(
 	// +optional
 	prLabelsJson string,
 ) (*Stage, error) {
-	return (&Stage{Ci: m, Name: name, Cadence: string(cadence), Labels: labels, MatchAllLabels: matchAllLabels,
-		Event: string(event), Schedule: schedule, PrLabelsJson: prLabelsJson}).check(ctx)
+	st := stageArgs{name: name, cadence: string(cadence), labels: labels, matchAllLabels: matchAllLabels,
+		event: string(event), schedule: schedule, prLabelsJSON: prLabelsJson}
+	return m.stage(ctx, st)
 }
 
-// check reads the pull request of --pr into the stage, then plans the stage
-// once, so a bad name, cadence or label fails at once.
-func (s *Stage) check(ctx context.Context) (*Stage, error) {
-	if s.Ci.Pr != 0 {
+// stageArgs are what a stage is selected with (the release run's: its lockfile).
+type stageArgs struct {
+	name, cadence                 string
+	labels                        []string
+	matchAllLabels                bool
+	event, schedule, prLabelsJSON string
+	releaseLock                   string
+}
+
+// stage reads the pull request of --pr, then plans every shard of the stage
+// once (usecase.PlanStage), so a bad name, cadence or label fails at once and
+// the stage's shard, plan, spec and test plan nothing again: the plan travels
+// in the Stage's Planned field.
+func (m *MilesCi) stage(ctx context.Context, a stageArgs) (*Stage, error) {
+	pr := ""
+	if m.Pr != 0 {
 		// Bad arguments fail before GitHub is asked.
-		if err := usecase.CheckPR(usecase.Inputs{Event: s.Event, Schedule: s.Schedule, PRLabelsJSON: s.PrLabelsJson}); err != nil {
+		if err := usecase.CheckPR(usecase.Inputs{Event: a.event, Schedule: a.schedule, PRLabelsJSON: a.prLabelsJSON}); err != nil {
 			return nil, err
 		}
 		var err error
-		if s.PullRequest, err = s.Ci.pullRequest(ctx, true); err != nil {
+		if pr, err = m.pullRequest(ctx, true); err != nil {
 			return nil, err
 		}
 	}
-	_, err := withCheckout(ctx, s.Ci.Source, func(dir string) ([]*policy.Plan, error) {
-		in, err := s.inputs(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		return usecase.Plans(in)
-	})
+	return withCheckout(ctx, m.Source, func(dir string) (*Stage, error) { return m.planStage(ctx, a, dir, pr) })
+}
+
+// planStage is stage's one planning, of the checkout exported to dir (pr:
+// the pull request read, as JSON).
+func (m *MilesCi) planStage(ctx context.Context, a stageArgs, dir, pr string) (*Stage, error) {
+	in, err := m.inputs(ctx, dir, pr)
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	in.Given.Cadence, in.Given.Labels = a.cadence != "", a.labels != nil
+	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = a.name, a.cadence, a.labels, a.matchAllLabels
+	in.Event, in.Schedule, in.PRLabelsJSON = a.event, a.schedule, a.prLabelsJSON
+	if a.releaseLock != "" {
+		lock, err := deps.ParseLock(deps.LockFileName, []byte(a.releaseLock))
+		if err != nil {
+			return nil, err
+		}
+		in.Release = &lock
+	}
+	p, err := usecase.PlanStage(in)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := p.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return &Stage{Ci: m, Name: a.name, Planned: planned}, nil
 }
 
-// Stage is one stage of Miles CI for a run: its cadence and labels.
+// Stage is one stage of Miles CI for a run, planned for its cadence and labels.
 type Stage struct {
 	// +private
 	Ci *MilesCi
 	// The stage (= suite) name.
 	Name string
 	// +private
-	Cadence string
-	// +private
-	Labels []string
-	// +private
-	MatchAllLabels bool
-	// +private
-	Event string
-	// +private
-	Schedule string
-	// +private
-	PrLabelsJson string
-	// +private
-	ReleaseLock string
-	// +private
-	PullRequest string
-}
-
-// inputs are the stage's run inputs.
-func (s *Stage) inputs(ctx context.Context, dir string) (usecase.Inputs, error) {
-	in, err := s.Ci.inputs(ctx, dir, s.PullRequest)
-	if err != nil {
-		return in, err
-	}
-	in.Given.Cadence, in.Given.Labels = s.Cadence != "", s.Labels != nil
-	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = s.Name, s.Cadence, s.Labels, s.MatchAllLabels
-	in.Event, in.Schedule, in.PRLabelsJSON = s.Event, s.Schedule, s.PrLabelsJson
-	if s.ReleaseLock != "" {
-		lock, err := deps.ParseLock(deps.LockFileName, []byte(s.ReleaseLock))
-		if err != nil {
-			return in, err
-		}
-		in.Release = &lock
-	}
-	return in, nil
+	Planned string
 }
 
 // Plan returns miles-ci's plan of every shard of the stage, as a JSON array
 // (each entry as `miles-ci plan --json` prints it).
 func (s *Stage) Plan(ctx context.Context) (string, error) {
-	return withCheckout(ctx, s.Ci.Source, func(dir string) (string, error) {
-		in, err := s.inputs(ctx, dir)
-		if err != nil {
-			return "", err
-		}
-		plans, err := usecase.Plans(in)
-		if err != nil {
-			return "", err
-		}
-		return jsonString(plans)
-	})
+	p, err := usecase.DecodeStagePlan(s.Planned)
+	if err != nil {
+		return "", err
+	}
+	plans, err := p.Plans()
+	if err != nil {
+		return "", err
+	}
+	return jsonString(plans)
 }
 
 // Shard selects one shard of the stage (0 for an unsharded stage).
@@ -155,17 +150,13 @@ type Shard struct {
 	Index int
 }
 
-// request builds the shard's run request.
-func (sh *Shard) request(ctx context.Context) (pipeline.Request, error) {
-	return withCheckout(ctx, sh.Stage.Ci.Source, func(dir string) (pipeline.Request, error) {
-		in, err := sh.Stage.inputs(ctx, dir)
-		if err != nil {
-			return pipeline.Request{}, err
-		}
-		id := sh.Index
-		in.Shard = &id
-		return usecase.Stage(in)
-	})
+// request is the shard's run request, from the stage's plan.
+func (sh *Shard) request(context.Context) (pipeline.Request, error) {
+	p, err := usecase.DecodeStagePlan(sh.Stage.Planned)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	return p.Shard(sh.Index)
 }
 
 // Plan returns miles-ci's plan of the shard as JSON (`miles-ci plan ... --json`).
@@ -216,8 +207,8 @@ func (sh *Shard) Test(
 	if err != nil {
 		return nil, err
 	}
-	if timeoutMinutes < 0 {
-		return nil, fmt.Errorf("--timeout-minutes %d: give a number of minutes above 0", timeoutMinutes)
+	if err := usecase.CheckTimeoutMinutes(timeoutMinutes); err != nil {
+		return nil, err
 	}
 	req.TimeoutMinutes = timeoutMinutes
 	return sh.Stage.Ci.test(ctx, req, runId)

@@ -128,7 +128,11 @@ func TestFileFromPR(t *testing.T) {
 
 // TestPlansFromPR checks the stage's plans take cadence and labels from the PR.
 func TestPlansFromPR(t *testing.T) {
-	plans, err := Plans(Inputs{Repo: milesRepo, Stage: "stage-c-4-gpu-h200", PR: fetch(t, 2874, false)})
+	p, err := PlanStage(Inputs{Repo: milesRepo, Stage: "stage-c-4-gpu-h200", PR: fetch(t, 2874, false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := p.Plans()
 	if err != nil {
 		t.Fatal(err)
 	}

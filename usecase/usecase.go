@@ -169,40 +169,6 @@ func suite(in Inputs, tables *policy.Tables) (policy.Cadence, []string, error) {
 	return cadence, append([]string{}, in.Labels...), nil
 }
 
-// Plans are miles-ci's plans of every shard of a stage (one when unsharded).
-func Plans(in Inputs) ([]*policy.Plan, error) {
-	in, err := withPR(in)
-	if err != nil {
-		return nil, err
-	}
-	tables, err := Tables(in)
-	if err != nil {
-		return nil, err
-	}
-	st, err := LookupStage(tables, in.Stage)
-	if err != nil {
-		return nil, err
-	}
-	cadence, labels, err := suite(in, tables)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := tables.LoadRegistry(in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	var plans []*policy.Plan
-	shards := st.ShardsFor(cadence)
-	for id := 0; id < max(shards, 1); id++ {
-		p, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
-	}
-	return plans, nil
-}
-
 func planRequest(st policy.Stage, shards int, cadence policy.Cadence, labels []string, matchAll bool, shard int) policy.PlanRequest {
 	req := policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: cadence, Labels: labels, MatchAllLabels: matchAll}
 	if shards > 1 {
@@ -226,42 +192,74 @@ func CheckShard(st policy.Stage, shards int, shard *int) error {
 
 // Stage builds the request of one stage shard.
 func Stage(in Inputs) (pipeline.Request, error) {
-	in, err := withPR(in)
+	_, reqs, err := planStage(in, func(st policy.Stage, shards int) ([]int, error) {
+		if err := CheckShard(st, shards, in.Shard); err != nil {
+			return nil, err
+		}
+		if in.Shard != nil {
+			return []int{*in.Shard}, nil
+		}
+		return []int{0}, nil
+	})
 	if err != nil {
 		return pipeline.Request{}, err
+	}
+	return reqs[0], nil
+}
+
+// planStage plans a stage once: it reads the checkout's tables and registry
+// and builds the request of each shard ids picks (from the stage and its
+// shard count). Stage picks one shard, PlanStage every one.
+func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) (int, []pipeline.Request, error) {
+	plannings.Add(1)
+	in, err := withPR(in)
+	if err != nil {
+		return 0, nil, err
 	}
 	tables, err := Tables(in)
 	if err != nil {
-		return pipeline.Request{}, err
+		return 0, nil, err
 	}
 	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
-		return pipeline.Request{}, err
+		return 0, nil, err
 	}
 	if in.File != "" {
-		return pipeline.Request{}, errors.New("a stage run takes no test file; use a single-file run for one file")
+		return 0, nil, errors.New("a stage run takes no test file; use a single-file run for one file")
 	}
 	cadence, labels, err := suite(in, tables)
 	if err != nil {
-		return pipeline.Request{}, err
+		return 0, nil, err
 	}
 	shards := st.ShardsFor(cadence)
-	if err := CheckShard(st, shards, in.Shard); err != nil {
-		return pipeline.Request{}, err
-	}
-	id := 0
-	if in.Shard != nil {
-		id = *in.Shard
+	picked, err := ids(st, shards)
+	if err != nil {
+		return 0, nil, err
 	}
 	reg, err := tables.LoadRegistry(in.Repo)
-	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
-		// A checkout ahead of miles-ci still runs: its own --list-only plans.
+	var ahead *policy.AheadError
+	if err != nil && !errors.As(err, &ahead) {
+		return 0, nil, err
+	}
+	var reqs []pipeline.Request
+	for _, id := range picked {
+		req, err := shardRequest(in, tables, reg, ahead, st, shards, cadence, labels, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		reqs = append(reqs, req)
+	}
+	return shards, reqs, nil
+}
+
+// shardRequest is the request of shard id of a stage planned by planStage;
+// with ahead (a checkout ahead of miles-ci, reg then nil) the container's own
+// --list-only plans it.
+func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead *policy.AheadError, st policy.Stage, shards int, cadence policy.Cadence, labels []string, id int) (pipeline.Request, error) {
+	if ahead != nil {
 		req := containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead)
 		req.Steps, req.TimeoutMinutes = tables.RunSteps, in.TimeoutMinutes
 		return finish(in, req, st.Backend)
-	}
-	if err != nil {
-		return pipeline.Request{}, err
 	}
 	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 	if err != nil {
@@ -282,6 +280,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 
 // File builds the request of a single-file run (rules §10).
 func File(in Inputs) (pipeline.Request, error) {
+	plannings.Add(1)
 	if in.Stage != "" || in.Shard != nil || in.Cadence != "" || len(in.Labels) > 0 || in.MatchAllLabels || in.Event != "" {
 		return pipeline.Request{}, errors.New("a single-file run takes no stage, shard, cadence, labels or event: the file's registration decides where it runs")
 	}

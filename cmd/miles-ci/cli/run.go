@@ -54,7 +54,7 @@ func addRunFlags(fs *flagSet) runFlags {
 		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
 		progress:  fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)"),
 		engineLog: fs.String("engine-log", "FILE", "write the engine's progress to FILE (default: a new file in the temporary folder)"),
-		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", 1, 7*24*60),
+		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", usecase.MinTimeoutMinutes, usecase.MaxTimeoutMinutes),
 		gh:        addGitHubFlags(fs),
 	}
 }
