@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -365,6 +366,12 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		if s.Phase != PhaseRun {
 			continue
 		}
+		if s.Role == RoleRun && spec.File == "" {
+			// The wrapper keeps the status lines where the runner prints
+			// them ([i/n] FILE_i of this plan), so no flood of test output
+			// shaped like them can push the runner's out.
+			c = c.WithEnvVariable(PlanEnv, planJSON(spec.Tests))
+		}
 		var err error
 		if c, _, err = applyStep(ctx, c, s); err != nil {
 			return Result{}, cannot(err)
@@ -461,6 +468,20 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		{ElapsedFile, fmt.Sprintf("%.0f\n", rec.ElapsedS)},
 	}
 	return Result{Summary: summary, Files: append(out, files...)}, nil
+}
+
+// PlanEnv carries the planned files, in order, to the run wrapper (a JSON
+// list; the wrapper takes it out of the runner's environment).
+const PlanEnv = "MILES_CI_PLAN"
+
+// planJSON is the planned files as a JSON list.
+func planJSON(tests []ExpectedTest) string {
+	files := make([]string, len(tests))
+	for i, t := range tests {
+		files[i] = t.File
+	}
+	data, _ := json.Marshal(files)
+	return string(data)
 }
 
 // deadlineGrace is DeadlineGraceS (a variable for the tests).

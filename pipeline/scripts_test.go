@@ -292,3 +292,28 @@ func TestRunWrapperIsIsolated(t *testing.T) {
 		t.Errorf("wanted the runner's output, got %q", out)
 	}
 }
+
+// TestRunWrapperStatusLinesByPosition checks that with the plan the wrapper
+// keeps only the lines at a planned file's position, so 5,000 status-shaped
+// lines of test output cannot push the runner's own out (issue 22, case 4),
+// and that a test printing a planned file's line over and over is named.
+func TestRunWrapperStatusLinesByPosition(t *testing.T) {
+	t.Setenv(PlanEnv, `["tests/e2e/gpu/test_a.py", "tests/e2e/gpu/test_b.py"]`)
+	flood := `for i in $(seq 1 5000); do echo "[$i/5000] case_$i  PASS  elapsed=0s"; done; ` +
+		`echo "[1/2] tests/e2e/gpu/test_a.py  PASS  elapsed=1s"; echo "[2/2] tests/e2e/gpu/test_b.py  PASS  elapsed=1s"; ` +
+		`test -z "$` + PlanEnv + `" || echo "the plan reached the runner"`
+	out, rec, _ := wrap(t, "--", "sh", "-c", flood)
+	want := []string{"[1/2] tests/e2e/gpu/test_a.py  PASS  elapsed=1s", "[2/2] tests/e2e/gpu/test_b.py  PASS  elapsed=1s"}
+	if !slices.Equal(rec.StatusLines, want) || rec.StatusForeign != 5000 || rec.StatusDropped != 0 || len(rec.StatusOverflow) != 0 {
+		t.Errorf("wanted only the runner's two lines and 5000 foreign, got %q, foreign %d, dropped %d, overflow %q", rec.StatusLines, rec.StatusForeign, rec.StatusDropped, rec.StatusOverflow)
+	}
+	if strings.Contains(out, "the plan reached the runner") {
+		t.Error("wanted the plan variable kept from the runner's environment")
+	}
+	forge := `for i in $(seq 1 30); do echo "[1/2] tests/e2e/gpu/test_a.py  PASS  elapsed=0s"; done; ` +
+		`echo "[1/2] tests/e2e/gpu/test_a.py  FAIL  elapsed=1s exit=1"; exit 255`
+	_, rec, _ = wrap(t, "--", "sh", "-c", forge)
+	if len(rec.StatusLines) != 16 || rec.StatusLines[15] != "[1/2] tests/e2e/gpu/test_a.py  FAIL  elapsed=1s exit=1" || !slices.Equal(rec.StatusOverflow, []string{"tests/e2e/gpu/test_a.py"}) {
+		t.Errorf("wanted the first and last 8 kept (the runner's FAIL last) and test_a.py named, got %d %q", len(rec.StatusLines), rec.StatusOverflow)
+	}
+}

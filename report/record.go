@@ -44,6 +44,13 @@ type RunRecord struct {
 	// StatusDropped counts those beyond the wrapper's cap.
 	StatusLines   []string `json:"status_lines"`
 	StatusDropped int      `json:"status_dropped"`
+	// With the plan given to the wrapper, StatusForeign counts the lines
+	// shaped like status lines that name no planned file at its position
+	// (test output, not kept), and StatusOverflow names the planned files
+	// with more such lines than the wrapper keeps of one file (its first
+	// and last few): a test printed them.
+	StatusForeign  int      `json:"status_foreign"`
+	StatusOverflow []string `json:"status_overflow"`
 	// Leftovers counts the processes still alive when the runner ended,
 	// which the wrapper killed.
 	Leftovers int `json:"leftovers"`

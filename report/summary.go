@@ -190,6 +190,12 @@ func Summarize(in Input) Summary {
 	if r.LogCutBytes > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("the run printed %d bytes; run.log keeps the first and last parts and says where %d bytes were cut", r.LogBytes, r.LogCutBytes))
 	}
+	if r.StatusForeign > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d lines shaped like status lines named no planned file at its position; they are test output and count for nothing", r.StatusForeign))
+	}
+	if len(r.StatusOverflow) > 0 {
+		s.Inconsistent = append(s.Inconsistent, "more status lines for a planned file at its position than the runner prints, so a test printed them (the first and last few of each file were kept): "+strings.Join(r.StatusOverflow, ", "))
+	}
 	if r.StatusDropped > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d more lines shaped like status lines were printed than miles-ci keeps; none of them counts", r.StatusDropped))
 	}

@@ -244,3 +244,22 @@ func TestCap(t *testing.T) {
 		t.Errorf("wanted a short text unchanged")
 	}
 }
+
+// TestStatusLinesByPosition: a record whose wrapper kept the runner's lines
+// by their position, after a test printed 5,000 status-shaped lines of its
+// own, is a pass with a note (issue 22, case 4); a planned file with more
+// lines than the runner prints makes the run inconsistent.
+func TestStatusLinesByPosition(t *testing.T) {
+	plan := []Expected{{File: "tests/e2e/a.py"}, {File: "tests/e2e/b.py"}}
+	rec := RunRecord{Ending: Exited, StatusForeign: 5000,
+		StatusLines: []string{"[1/2] tests/e2e/a.py  PASS  elapsed=1s", "[2/2] tests/e2e/b.py  PASS  elapsed=1s"}}
+	s := Summarize(Input{HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", Tests: plan, Run: rec})
+	if !s.Passed || s.ExitStatus() != 0 || !strings.Contains(strings.Join(s.Notes, "\n"), "5000 lines shaped like status lines named no planned file") {
+		t.Errorf("wanted a pass with a note, got %s %q %q", s.Verdict, s.Inconsistent, s.Notes)
+	}
+	rec.StatusOverflow = []string{"tests/e2e/a.py"}
+	s = Summarize(Input{HW: policy.CUDA, Suite: "stage-b-2-gpu-h200", Tests: plan, Run: rec})
+	if s.Verdict != Inconsistent || s.ExitStatus() != ExitInconsistent || !strings.Contains(strings.Join(s.Inconsistent, "\n"), "tests/e2e/a.py") {
+		t.Errorf("wanted inconsistent naming tests/e2e/a.py, got %s %q", s.Verdict, s.Inconsistent)
+	}
+}

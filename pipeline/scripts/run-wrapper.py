@@ -3,7 +3,8 @@ import json, os, re, resource, select, signal, stat, subprocess, sys, time
 RECORD = "miles-ci-run-record "
 STATUS = re.compile(rb"\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
 OPEN = re.compile(rb"\[[0-9]+/[0-9]+\] ")
-MAX_STATUS, MAX_LINE = 4096, 1024
+MAX_STATUS, MAX_LINE, PER_FILE = 4096, 1024, 8
+PLAN_ENV = "MILES_CI_PLAN"
 LIMITS = {"-l": (resource.RLIMIT_MEMLOCK, 1024), "-s": (resource.RLIMIT_STACK, 1024), "-n": (resource.RLIMIT_NOFILE, 1)}
 
 def write(fd, data):
@@ -113,6 +114,25 @@ def main():
     head_cap, tail_cap = cap // 2, cap - cap // 2
     head_left, tail, total = head_cap, bytearray(), 0
     status, dropped, line = [], 0, bytearray()
+    # With the plan (its files in order), a status line counts only where the
+    # runner prints it: "[i/n] FILE_i  " with n the plan's length. Each file
+    # keeps its first and last PER_FILE such lines (the runner's own line is
+    # last when the test floods before it), so no flood of status-shaped
+    # lines, of any file, can push the runner's lines out.
+    env = dict(os.environ)
+    plan = None
+    try:
+        plan = json.loads(env.pop(PLAN_ENV)) if PLAN_ENV in env else None
+        if not isinstance(plan, list) or not all(isinstance(f, str) for f in plan):
+            plan = None
+    except ValueError:
+        plan = None
+    prefixes = []
+    if plan is not None:
+        for i, f in enumerate(plan, 1):
+            name = f.replace("\r", "\\r").replace("\n", "\\n")
+            prefixes.append(("[%d/%d] %s  " % (i, len(plan), name)).encode("utf-8", "surrogateescape"))
+    first, last, overflow, foreign, seq = {}, {}, {}, 0, 0
 
     def output(data):
         nonlocal head_left, tail, total
@@ -140,22 +160,39 @@ def main():
                 line = bytearray()
 
     def done(text):
-        nonlocal dropped
+        nonlocal dropped, foreign, seq
         text = text[-MAX_LINE:]
         for start in reversed([m.start() for m in OPEN.finditer(text)]):
-            if STATUS.match(text, start):
+            if not STATUS.match(text, start):
+                continue
+            if plan is None:
                 if len(status) < MAX_STATUS:
                     status.append(text[start:].decode("utf-8", "replace"))
                 else:
                     dropped += 1
                 return
+            i = int(text[start + 1:text.index(b"/", start)]) - 1
+            if not 0 <= i < len(prefixes) or not text.startswith(prefixes[i], start):
+                foreign += 1
+                return
+            seq += 1
+            kept = (seq, text[start:].decode("utf-8", "replace"))
+            if len(first.setdefault(i, [])) < PER_FILE:
+                first[i].append(kept)
+                return
+            window = last.setdefault(i, [])
+            window.append(kept)
+            if len(window) > PER_FILE:
+                del window[0]
+                overflow[i] = overflow.get(i, 0) + 1
+            return
 
     for w in warnings:
         output((w + "\n").encode())
     start = time.monotonic()
     r, w = os.pipe()
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, start_new_session=True, env=env)
     except OSError as e:
         os.close(w)
         output(("run: cannot start %s: %s\n" % (cmd[0] if cmd else "(nothing)", e)).encode())
@@ -213,8 +250,11 @@ def main():
     if cut:
         write(1, ("\n[miles-ci: %d bytes of output cut here; run.log keeps the first %d and the last %d bytes]\n" % (cut, head_cap, len(tail))).encode())
     write(1, bytes(tail))
+    if plan is not None:
+        status = [t for _, t in sorted([k for i in first for k in first[i]] + [k for i in last for k in last[i]])]
     rec = {"ending": "exited", "exit_code": 127, "signal": 0, "timeout_s": 0, "elapsed_s": round(elapsed, 3),
            "log_bytes": total, "log_cut_bytes": cut, "status_lines": status, "status_dropped": dropped,
+           "status_foreign": foreign, "status_overflow": [plan[i] for i in sorted(overflow)],
            "leftovers": leftovers, "warnings": warnings}
     if timed_out:
         rec["ending"], rec["timeout_s"] = "timeout", timeout
