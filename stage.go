@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
@@ -250,9 +251,9 @@ func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) 
 		dir = dir.WithNewFile(f.Name, f.Data)
 	}
 	run := &TestRun{ExitCode: res.Summary.ExitCode, Passed: res.Summary.Passed, Verdict: string(res.Summary.Verdict),
-		Summary: masker.Mask(res.Summary.Text()), Results: dir}
+		Summary: ghoutput.Plain(masker.Mask(res.Summary.Text())), Results: dir}
 	if err := res.Summary.Err(); err != nil {
-		run.Failure = masker.Mask(err.Error())
+		run.Failure = ghoutput.Plain(masker.Mask(err.Error()))
 	}
 	return run, nil
 }

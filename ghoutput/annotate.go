@@ -12,6 +12,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
 )
 
 // escapeData escapes an annotation message as the runner reads it back.
@@ -35,7 +36,7 @@ func Annotation(level, file string, line int, msg string) string {
 	if len(props) > 0 {
 		head += " " + strings.Join(props, ",")
 	}
-	return head + "::" + escapeData.Replace(msg) + "\n"
+	return head + "::" + escapeData.Replace(report.EscapeControls(msg)) + "\n"
 }
 
 // ErrorAnnotations formats err as error annotations. A registry error points

@@ -16,9 +16,23 @@ func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
+// markdownText escapes what would be markup in Markdown text: HTML (as
+// entities), the punctuation of emphasis, links, images, code and tables
+// (with a backslash), and the starts of GitHub's bare links (http://,
+// https://, www.).
+var markdownText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`,
+	"[", `\[`, "]", `\]`, "!", `\!`, "~", `\~`, "|", `\|`, "://", `\://`, "www.", `www\.`, "WWW.", `WWW\.`)
+
+// text makes untrusted text (a skip reason, a note that quotes the
+// container) one line of plain Markdown text: nothing in it renders as
+// HTML, a link, an image or emphasis.
+func text(s string) string {
+	return markdownText.Replace(report.Printable(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)))
+}
+
 // code renders s as an inline code span that survives backticks and pipes.
 func code(s string) string {
-	s = cell(s)
+	s = report.Printable(cell(s))
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -323,13 +337,34 @@ func ResultsMarkdown(r *report.Summary) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(disabledList(r.Skipped))
+	// Inconsistencies and notes quote the checkout and the container (file
+	// names, what a test printed): text() renders no HTML, link or
+	// emphasis of theirs.
 	for _, n := range r.Inconsistent {
-		fmt.Fprintf(&b, "> **inconsistent:** %s\n\n", cell(n))
+		fmt.Fprintf(&b, "> **inconsistent:** %s\n\n", text(n))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "> %s\n\n", cell(n))
+		fmt.Fprintf(&b, "> %s\n\n", text(n))
 	}
-	return b.String()
+	return capMarkdown(b.String(), MaxStepSummaryBytes)
+}
+
+// MaxStepSummaryBytes is GitHub's limit on one step's summary: a larger one
+// is not shown at all.
+const MaxStepSummaryBytes = 1 << 20
+
+// capMarkdown keeps at most limit bytes of md, cut at a line's end, with a
+// last line saying so.
+func capMarkdown(md string, limit int) string {
+	if len(md) <= limit {
+		return md
+	}
+	const tail = "\n\n> the results are cut here: a step summary is at most 1 MiB on GitHub; summary.json has them all\n"
+	cut := md[:limit-len(tail)-64]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + fmt.Sprintf("\n\n> %d bytes left out", len(md)-len(cut)) + tail
 }
 
 // disabledList renders disabled tests with why, or nothing.
@@ -340,7 +375,7 @@ func disabledList(skipped []policy.SkippedTest) string {
 	var b strings.Builder
 	b.WriteString("Disabled:\n\n")
 	for _, s := range skipped {
-		fmt.Fprintf(&b, "- %s: %s\n", code(s.File), cell(s.Reason))
+		fmt.Fprintf(&b, "- %s: %s\n", code(s.File), text(s.Reason))
 	}
 	b.WriteString("\n")
 	return b.String()

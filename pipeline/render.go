@@ -336,6 +336,9 @@ const (
 	maxArtifactBytes  = 1 << 20
 	maxArtifacts      = 32
 	maxArtifactsTotal = 8 << 20
+	// maxLeftOutNames is how many of the files left out of artifacts/ the
+	// notes name (the rest are counted).
+	maxLeftOutNames = 20
 )
 
 // ErrCannotRun marks an error of a run that could not happen or be read
@@ -590,14 +593,24 @@ func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFi
 		return nil, nil, fmt.Errorf("listing %s: %w", ResultsDir, err)
 	}
 	sort.Strings(names)
-	total, count, skipped := 0, 0, []string{}
+	total, count, skipped, left := 0, 0, []string{}, 0
+	leaveOut := func(name string) {
+		// A count and the first few: 100,000 files must not make a
+		// summary.json (or a step summary) of megabytes.
+		left++
+		if len(skipped) < maxLeftOutNames {
+			skipped = append(skipped, fmt.Sprintf("%q", m.Mask(name)))
+		}
+	}
 	for _, name := range names {
 		name = strings.TrimSuffix(name, "/")
 		if reserved[name] {
 			continue
 		}
-		if !artifactName.MatchString(name) || count >= maxArtifacts {
-			skipped = append(skipped, fmt.Sprintf("%q", name))
+		// A name holding a secret value is not exported, nor even looked
+		// at: the engine's progress would show the path.
+		if !artifactName.MatchString(name) || count >= maxArtifacts || m.Mask(name) != name {
+			leaveOut(name)
 			continue
 		}
 		data, problem, err := readRunnerFile(ctx, c, ResultsDir+"/"+name, maxArtifactBytes, name)
@@ -605,15 +618,19 @@ func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFi
 			return nil, nil, err
 		}
 		if problem != "" || total+len(data) > maxArtifactsTotal {
-			skipped = append(skipped, fmt.Sprintf("%q", name))
+			leaveOut(name)
 			continue
 		}
 		total, count = total+len(data), count+1
 		out = append(out, ResultFile{ArtifactsDir + "/" + name, m.Mask(data)})
 	}
-	if len(skipped) > 0 {
-		notes = append(notes, fmt.Sprintf("not exported from %s (not a regular file, over %d bytes, an odd name, or over %d files or %d bytes in all): %s",
-			ResultsDir, maxArtifactBytes, maxArtifacts, maxArtifactsTotal, strings.Join(skipped, ", ")))
+	if left > 0 {
+		list := strings.Join(skipped, ", ")
+		if left > len(skipped) {
+			list += fmt.Sprintf(" and %d more", left-len(skipped))
+		}
+		notes = append(notes, fmt.Sprintf("not exported from %s, %d file(s) (not a regular file, over %d bytes, an odd name or one holding a secret, or over %d files or %d bytes in all): %s",
+			ResultsDir, left, maxArtifactBytes, maxArtifacts, maxArtifactsTotal, list))
 	}
 	return out, notes, nil
 }

@@ -589,3 +589,36 @@ func TestTestPlanOverCap(t *testing.T) {
 		t.Errorf("wanted a cannot-run error naming the cap, got %v", err)
 	}
 }
+
+// TestTestLeftOutFilesAreCounted checks 10,000 files left in /results give
+// a count and the first names, not a list of megabytes (issue 22, case 6),
+// and a file named after a secret value is neither exported nor named
+// (case 8).
+func TestTestLeftOutFilesAreCounted(t *testing.T) {
+	const secret = "wandb-secret-0123456789"
+	m, err := report.NewMasker(map[string]string{"WANDB_API_KEY": secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	files := map[string]string{ResultsDir + "/" + secret: "x", ResultsDir + "/key-" + secret + ".txt": "x"}
+	for i := 0; i < 10000; i++ {
+		files[ResultsDir+"/"+fmt.Sprintf("x%06d", i)] = "x"
+	}
+	p, spec := prepared(t, &engine{planText: req.Plan.Text(), runCode: 255, files: files}, req)
+	res, err := Test(context.Background(), p, spec, "n", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int
+	for _, f := range res.Files {
+		size += len(f.Name) + len(f.Data)
+		if strings.Contains(f.Name, secret) || strings.Contains(f.Data, secret) {
+			t.Errorf("wanted no secret in the results, got it in %s", f.Name)
+		}
+	}
+	note := res.Summary.Notes[len(res.Summary.Notes)-1]
+	if size > 64<<10 || !strings.Contains(note, "9970 file(s)") || !strings.Contains(note, `"key-***.txt", "***", "x000032"`) || !strings.Contains(note, "and 9950 more") {
+		t.Errorf("wanted a short note with the count, got %d bytes of results and %q", size, note)
+	}
+}

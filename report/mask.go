@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -80,4 +82,63 @@ func Cap(text string, limit int) string {
 	cut := text[head : len(text)-tail]
 	return text[:head] + fmt.Sprintf("\n[miles-ci: %d bytes (%d lines) cut here; the first %d and the last %d bytes are kept]\n",
 		len(cut), strings.Count(cut, "\n"), head, tail) + text[len(text)-tail:]
+}
+
+// maxPendingBytes bounds what a masking writer holds of an unfinished line.
+const maxPendingBytes = 64 << 10
+
+// MaskingWriter is an io.Writer that masks what it passes on to w, line by
+// line, so a secret split over two writes is still masked (the engine's
+// progress, which shows what the run's commands print). Flush passes on
+// what is left.
+type MaskingWriter struct {
+	w       io.Writer
+	m       *Masker
+	pending []byte
+}
+
+// NewMaskingWriter returns a writer that masks with m what it passes to w.
+func NewMaskingWriter(w io.Writer, m *Masker) *MaskingWriter { return &MaskingWriter{w: w, m: m} }
+
+// Write masks and passes on every whole line of p; an unfinished line waits
+// for its end (beyond maxPendingBytes, all of it but the part that could be
+// the start of a secret is passed on).
+func (x *MaskingWriter) Write(p []byte) (int, error) {
+	x.pending = append(x.pending, p...)
+	var out string
+	if cut := bytes.LastIndexByte(x.pending, '\n') + 1; cut > 0 {
+		out = x.m.Mask(string(x.pending[:cut]))
+		x.pending = append(x.pending[:0], x.pending[cut:]...)
+	} else if len(x.pending) > maxPendingBytes {
+		// Masked first; what could still be the start of a secret waits.
+		masked := x.m.Mask(string(x.pending))
+		keep := max(x.m.longest()-1, 0)
+		out = masked[:len(masked)-keep]
+		x.pending = append(x.pending[:0], masked[len(masked)-keep:]...)
+	}
+	if out != "" {
+		if _, err := io.WriteString(x.w, out); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Flush masks and passes on what is left.
+func (x *MaskingWriter) Flush() error {
+	if len(x.pending) == 0 {
+		return nil
+	}
+	out := x.m.Mask(string(x.pending))
+	x.pending = x.pending[:0]
+	_, err := io.WriteString(x.w, out)
+	return err
+}
+
+// longest is the length of the longest value masked.
+func (m *Masker) longest() int {
+	if m == nil || len(m.values) == 0 {
+		return 0
+	}
+	return len(m.values[0])
 }

@@ -258,3 +258,26 @@ func TestSummarizeFileRun(t *testing.T) {
 		})
 	}
 }
+
+// TestMaskingWriter checks a secret split over writes, and a long line
+// without end, are masked on the way through (issue 22, case 8).
+func TestMaskingWriter(t *testing.T) {
+	const secret = "wandb-secret-0123456789"
+	m, err := NewMasker(map[string]string{"WANDB_API_KEY": secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	w := NewMaskingWriter(&b, m)
+	for _, part := range []string{"step 1: wandb-sec", "ret-0123456789 ok\nnext ", strings.Repeat("y", 70<<10), secret, " end"} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), secret) || !strings.HasPrefix(b.String(), "step 1: *** ok\nnext ") || !strings.HasSuffix(b.String(), "y***"+" end") {
+		t.Errorf("wanted every copy masked, got %q...", b.String()[:40])
+	}
+}

@@ -305,13 +305,16 @@ func (s Summary) verdictText() string {
 // Text is the summary for a person: one line per file.
 func (s Summary) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s, %s", s.Name(), s.HW, s.Image)
+	// Every field may come from the checkout or the container: each is
+	// one printable line (Printable).
+	p := Printable
+	fmt.Fprintf(&b, "%s (%s, %s", p(s.Name()), s.HW, p(s.Image))
 	if s.Cadence != "" {
 		fmt.Fprintf(&b, ", cadence %s", s.Cadence)
 	}
 	fmt.Fprintf(&b, "): %s\n", s.verdictText())
 	for _, t := range s.Tests {
-		line := fmt.Sprintf("  %-8s %s", strings.ToUpper(string(t.Status)), t.File)
+		line := fmt.Sprintf("  %-8s %s", strings.ToUpper(string(t.Status)), p(t.File))
 		if t.Status != NotRun {
 			line += fmt.Sprintf("  %.0fs", t.ElapsedS)
 		}
@@ -324,16 +327,16 @@ func (s Summary) Text() string {
 		b.WriteString(line + "\n")
 	}
 	for _, t := range s.Skipped {
-		fmt.Fprintf(&b, "  %-8s %s  (%s)\n", "SKIPPED", t.File, t.Reason)
+		fmt.Fprintf(&b, "  %-8s %s  (%s)\n", "SKIPPED", p(t.File), p(t.Reason))
 	}
 	if len(s.Tests) == 0 {
 		b.WriteString("  no test files planned\n")
 	}
 	for _, n := range s.Inconsistent {
-		b.WriteString("  inconsistent: " + n + "\n")
+		b.WriteString("  inconsistent: " + p(n) + "\n")
 	}
 	for _, n := range s.Notes {
-		b.WriteString("  note: " + n + "\n")
+		b.WriteString("  note: " + p(n) + "\n")
 	}
 	return b.String()
 }

@@ -297,7 +297,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if nonce == "" {
 		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
 	}
-	log, closeLog, err := engineLog(env, rf)
+	log, closeLog, err := engineLog(env, rf, m)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -324,7 +324,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
 		return fail(env, err)
 	}
-	io.WriteString(env.Stdout, m.Mask(res.Summary.Text()))
+	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Summary.Text())))
 	if *rf.results != "" {
 		fmt.Fprintf(env.Stdout, "results: %s\n", *rf.results)
 	}
@@ -335,10 +335,13 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 // nowhere with --quiet, else a file (--engine-log, or a new one in the
 // temporary folder) named once on stderr, so a run prints miles-ci's own
 // lines and not hundreds of the engine's.
-func engineLog(env Env, rf runFlags) (io.Writer, func(), error) {
+func engineLog(env Env, rf runFlags, m *report.Masker) (io.Writer, func(), error) {
+	// The engine's progress shows what the run's commands print and the
+	// paths miles-ci reads: every secret value given is masked in it too.
 	switch {
 	case *rf.progress:
-		return env.Stderr, func() {}, nil
+		w := report.NewMaskingWriter(env.Stderr, m)
+		return w, func() { w.Flush() }, nil
 	case *rf.quiet:
 		return nil, func() {}, nil
 	}
@@ -353,7 +356,8 @@ func engineLog(env Env, rf runFlags) (io.Writer, func(), error) {
 		return nil, nil, fmt.Errorf("--engine-log: %w; give a file miles-ci can write, or --progress", err)
 	}
 	fmt.Fprintf(env.Stderr, "miles-ci: running on the Dagger engine; its progress goes to %s (--progress shows it here)\n", f.Name())
-	return f, func() { f.Close() }, nil
+	w := report.NewMaskingWriter(f, m)
+	return w, func() { w.Flush(); f.Close() }, nil
 }
 
 // warnRequest prints what the request's decisions found: the dependency
