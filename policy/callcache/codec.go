@@ -14,7 +14,7 @@ import (
 //	record: sum (32 bytes), the length of its calls (a uvarint), calls
 //	calls:  a count, then each call
 //	call:   func (string), line, args (count, then each arg)
-//	arg:    kind, keyword (string), line, value (expr)
+//	arg:    kind, keyword (string), line, start, end, value (expr)
 //	expr:   node (string), const flag (0 or 1) [const], elems (count, then each expr)
 //	const:  type (string), num (8 bytes, IEEE 754), overflow, str (string), bool
 //
@@ -24,7 +24,7 @@ import (
 // the file, so the scan's workers share the work. Every count is checked
 // against the bytes left and an expression's depth against maxDepth, so a
 // damaged file costs no more than its size to refuse.
-const magic = "miles-ci call cache 2\n"
+const magic = "miles-ci call cache 3\n"
 
 // maxDepth bounds a kept expression's nesting (a list of lists ...): an
 // argument deeper than this is no registration Miles accepts.
@@ -58,6 +58,8 @@ func appendCalls(b []byte, calls []pysource.Call) []byte {
 			b = appendUvarint(b, uint64(a.Kind))
 			b = appendString(b, a.Keyword)
 			b = appendUvarint(b, uint64(a.Line))
+			b = appendUvarint(b, uint64(a.Start))
+			b = appendUvarint(b, uint64(a.End))
 			b = appendExpr(b, a.Value)
 		}
 	}
@@ -132,10 +134,11 @@ func decodeCalls(body string) ([]pysource.Call, error) {
 	for j := range calls {
 		c := &calls[j]
 		c.Func, c.Line = r.str(), r.int()
-		c.Args = make([]pysource.Arg, r.count(6))
+		c.Args = make([]pysource.Arg, r.count(8))
 		for k := range c.Args {
 			a := &c.Args[k]
 			a.Kind, a.Keyword, a.Line = pysource.ArgKind(r.int()), r.str(), r.int()
+			a.Start, a.End = r.int(), r.int()
 			a.Value = r.expr(0)
 		}
 	}

@@ -47,6 +47,10 @@ type Arg struct {
 	Keyword string
 	Value   Expr
 	Line    int
+	// Start and End are the byte offsets of the value in the source as
+	// Normalize gives it, without the parentheses around it (as ast's
+	// col_offset and end_col_offset place the node).
+	Start, End int
 }
 
 // Call is a top-level expression statement that calls a bare name.
@@ -643,7 +647,7 @@ func parseArgs(toks []Token) ([]Arg, error) {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '**'"}
 			}
 			seenDoubleStar = true
-			args = append(args, Arg{Kind: DoubleStar, Value: classify(piece[1:], &consts), Line: line})
+			args = append(args, spanned(Arg{Kind: DoubleStar, Value: classify(piece[1:], &consts), Line: line}, piece[1:]))
 		case piece[0].Kind == Op && piece[0].Text == "*":
 			if len(piece) == 1 {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax after '*'"}
@@ -651,13 +655,13 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "iterable argument unpacking follows keyword argument unpacking"}
 			}
-			args = append(args, Arg{Kind: Starred, Value: classify(piece[1:], &consts), Line: line})
+			args = append(args, spanned(Arg{Kind: Starred, Value: classify(piece[1:], &consts), Line: line}, piece[1:]))
 		case len(piece) >= 2 && piece[0].Kind == Name && piece[1].Kind == Op && piece[1].Text == "=":
 			if len(piece) == 2 {
 				return nil, &SyntaxError{Line: line, Msg: "expected argument value expression"}
 			}
 			seenKeyword = true
-			args = append(args, Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:], &consts), Line: line})
+			args = append(args, spanned(Arg{Kind: Keyword, Keyword: piece[0].Ident(), Value: classify(piece[2:], &consts), Line: line}, piece[2:]))
 		default:
 			if seenDoubleStar {
 				return nil, &SyntaxError{Line: line, Msg: "positional argument follows keyword argument unpacking"}
@@ -669,13 +673,24 @@ func parseArgs(toks []Token) ([]Arg, error) {
 			if v.Node == "Invalid" {
 				return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
 			}
-			args = append(args, Arg{Kind: Positional, Value: v, Line: line})
+			args = append(args, spanned(Arg{Kind: Positional, Value: v, Line: line}, piece))
 		}
 		if last := args[len(args)-1]; last.Value.Node == "Invalid" {
 			return nil, &SyntaxError{Line: line, Msg: "invalid syntax in call arguments"}
 		}
 	}
 	return args, nil
+}
+
+// spanned sets a's Start and End to the value tokens' bytes, without the
+// parentheses around them.
+func spanned(a Arg, value []Token) Arg {
+	value = stripParens(value)
+	if len(value) > 0 {
+		last := value[len(value)-1]
+		a.Start, a.End = value[0].Offset(), last.Offset()+len(last.Text)
+	}
+	return a
 }
 
 // unaryOps start an ast.UnaryOp.

@@ -34,10 +34,16 @@ type Token struct {
 	Kind Kind
 	// op codes an operator for quick comparison: the character for a
 	// one-character operator, 0x80 and up for the longer ones.
-	op   byte
-	Text string
-	Line int
+	op byte
+	// start is the byte offset of Text in the normalized source (it fits
+	// the padding after op, so a Token is no bigger for it).
+	start int32
+	Text  string
+	Line  int
 }
+
+// Offset is the byte offset of the token in the source as Normalize gives it.
+func (t Token) Offset() int { return int(t.start) }
 
 // tok is a token as the lexer and the grammar check see it: byte offsets
 // into the source instead of a substring, so a token holds no pointer. A
@@ -62,7 +68,7 @@ func (t tok) token(src string) Token {
 	if t.Kind == Op {
 		op = t.code
 	}
-	return Token{Kind: t.Kind, op: op, Text: src[t.start:t.end], Line: int(t.line)}
+	return Token{Kind: t.Kind, op: op, start: t.start, Text: src[t.start:t.end], Line: int(t.line)}
 }
 
 // maxSource bounds the source one scan reads: offsets are 32 bits. Test
