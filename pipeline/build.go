@@ -471,7 +471,7 @@ func (b *builder) runPhase() {
 		b.step(Step{Name: "plan (run_suite.py --list-only)", Phase: PhaseRun, Role: RolePlan, Workdir: Workspace,
 			Argv: script("plan", append(command, "--list-only")...)})
 		for _, t := range req.Plan.Enabled {
-			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: fileTimeout(p, t.EstTime)})
+			b.spec.Tests = append(b.spec.Tests, ExpectedTest{File: t.File, TimeoutS: fileTimeout(p, t.EstTime), EstTime: t.EstTime})
 		}
 		b.spec.ContinueOnError = req.Plan.ContinueOnError
 		b.spec.MaxAttempts = p.MaxAttempts

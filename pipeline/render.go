@@ -447,6 +447,9 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		in.JUnitProblem = problem
 	}
 	summary := report.Summarize(in)
+	for i := range summary.Tests {
+		summary.Tests[i].EstTime = spec.Tests[i].EstTime // for the runtime history (issue 25)
+	}
 	summary.Notes = append(append([]string{}, p.Notes...), summary.Notes...)
 	files, fileNotes, err := runnerFiles(ctx, c, m)
 	if err != nil {

@@ -221,6 +221,9 @@ type ExpectedTest struct {
 	// TimeoutS is the file's timeout in seconds; nil when the runner has none
 	// per file (CPU stages run one pytest).
 	TimeoutS *int `json:"timeout_s"`
+	// EstTime is the file's registered est_time in seconds (0 when the
+	// plan came from the container's own --list-only), for the results.
+	EstTime float64 `json:"-"`
 }
 
 // Spec is a stage shard's container, as data: everything the renderer needs

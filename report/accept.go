@@ -71,6 +71,7 @@ func gpuResults(s *Summary, in Input) {
 		for _, l := range attempts[i] {
 			t.Attempts++
 			t.ElapsedS += float64(l.ElapsedS)
+			t.Tries = append(t.Tries, Try{Status: l.Status, ElapsedS: float64(l.ElapsedS)})
 			t.Status, t.ExitCode = l.Status, nil
 			switch l.Status {
 			case Pass:

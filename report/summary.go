@@ -94,6 +94,21 @@ type TestResult struct {
 	Signal *int `json:"signal,omitempty"`
 	// TimeoutS is the file's timeout; nil when the runner has none per file.
 	TimeoutS *int `json:"timeout_s"`
+	// EstTime is the file's registered est_time in seconds (0, left out,
+	// when the plan did not give it), recorded beside each attempt.
+	EstTime float64 `json:"est_time,omitempty"`
+	// Tries are the attempts in order, each with its outcome and seconds,
+	// as the runner's accepted status lines give them (GPU stages; empty
+	// where the runner reports only the file, as pytest and a single file).
+	Tries []Try `json:"tries,omitempty"`
+}
+
+// Try is one attempt of a file.
+type Try struct {
+	// Status is pass, fail or timeout.
+	Status Status `json:"status"`
+	// ElapsedS is the attempt's seconds.
+	ElapsedS float64 `json:"elapsed_s"`
 }
 
 // Expected is a planned file and its timeout, from the spec.
