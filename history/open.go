@@ -1,0 +1,187 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
+)
+
+// EnvDB is the environment variable that names the history database (a
+// postgres:// URL or a SQLite file), so a password stays out of argv.
+const EnvDB = "MILES_CI_HISTORY_DB"
+
+// DefaultPath is the SQLite file used when no database is named, below
+// the user's cache folder.
+func DefaultPath() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder for the runtime history (%w); give --db PATH or set %s", err, EnvDB)
+	}
+	return filepath.Join(dir, "miles-ci", "history.db"), nil
+}
+
+// IsPostgres reports whether db names a Postgres database (a postgres://
+// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Redact is db as it may be shown: a URL's password replaced by xxxxx.
+func Redact(db string) string {
+	if !IsPostgres(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "a postgres:// URL that does not parse"
+	}
+	return u.Redacted()
+}
+
+// HasPassword reports whether db carries a password (a URL's, or a
+// password= parameter), which then must not be on a command line.
+func HasPassword(db string) bool {
+	if !IsPostgres(db) {
+		return false
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return true
+	}
+	_, ok := u.User.Password()
+	return ok || u.Query().Has("password")
+}
+
+// Open opens the history db names: a postgres:// URL, whose table must
+// exist (see Init), or a SQLite file, which is created with the table when
+// it does not exist yet.
+func Open(ctx context.Context, db string) (Store, error) {
+	if IsPostgres(db) {
+		s, err := openPostgres(db)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkTable(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	_, statErr := os.Stat(db)
+	s, err := openSQLite(db)
+	if err != nil {
+		return nil, err
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		if err := s.create(ctx, sqliteSchema); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if err := s.checkTable(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ErrTableExists is Init on a database that already holds the table.
+var ErrTableExists = errors.New("the table " + Table + " exists already; miles-ci alters no table it finds, so nothing was done")
+
+// Init creates Miles' table and its indexes in a database that has none.
+func Init(ctx context.Context, db string) error {
+	var s *sqlStore
+	var err error
+	schema := sqliteSchema
+	if IsPostgres(db) {
+		s, err = openPostgres(db)
+		schema = postgresSchema
+	} else {
+		s, err = openSQLite(db)
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if s.checkTable(ctx) == nil {
+		return fmt.Errorf("%s: %w", s.where, ErrTableExists)
+	}
+	return s.create(ctx, schema)
+}
+
+// create runs the schema in one transaction.
+func (s *sqlStore) create(ctx context.Context, schema []string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail("%s: %w", err)
+	}
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			tx.Rollback()
+			return s.fail("creating the table in %s: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail("creating the table in %s: %w", err)
+	}
+	return nil
+}
+
+func openSQLite(path string) (*sqlStore, error) {
+	if path == "" {
+		return nil, fmt.Errorf("no SQLite file named; give --db PATH")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("the runtime history %s: %w", path, err)
+		}
+	}
+	// One writer at a time, waiting up to 10 s for another miles-ci's.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("the runtime history %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	noMask := func(err error) error { return err }
+	return &sqlStore{db: db, where: path, d: dialect{name: "sqlite", placeholder: question,
+		timeArg: func(t time.Time) any { return t.UTC().Format(sqliteTime) }, mask: noMask}}, nil
+}
+
+func openPostgres(dsn string) (*sqlStore, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the history database URL does not parse; give postgres://USER@HOST:PORT/DB (the password in %s or ~/.pgpass)", EnvDB)
+	}
+	secrets := []string{dsn}
+	if p, ok := u.User.Password(); ok && p != "" {
+		secrets = append(secrets, p, url.QueryEscape(p), url.PathEscape(p))
+	}
+	if p := u.Query().Get("password"); p != "" {
+		secrets = append(secrets, p)
+	}
+	mask := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		text := err.Error()
+		for _, s := range secrets {
+			text = strings.ReplaceAll(text, s, "xxxxx")
+		}
+		return errors.New(text)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, mask(fmt.Errorf("the history database %s: %w", Redact(dsn), err))
+	}
+	return &sqlStore{db: db, where: Redact(dsn), d: dialect{name: "postgres", placeholder: dollar,
+		timeArg: func(t time.Time) any { return t.UTC() }, mask: mask}}, nil
+}

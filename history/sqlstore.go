@@ -1,0 +1,304 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/estimate"
+)
+
+// dialect is what differs between the two back ends: placeholders, how
+// recorded_at is held, and how an error hides the connection's secret.
+type dialect struct {
+	name string
+	// placeholder is the n-th (1-based) parameter.
+	placeholder func(n int) string
+	// timeArg is a time as the database compares recorded_at.
+	timeArg func(t time.Time) any
+	// mask hides the connection's password in an error.
+	mask func(error) error
+}
+
+// sqlStore is a Store over database/sql.
+type sqlStore struct {
+	db *sql.DB
+	d  dialect
+	// where names the database in errors, without a password.
+	where string
+}
+
+// rowsPerInsert bounds one INSERT's rows (13 parameters each; SQLite takes
+// 32766, Postgres 65535).
+const rowsPerInsert = 500
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+func (s *sqlStore) fail(format string, err error) error {
+	return fmt.Errorf(format, s.where, s.d.mask(err))
+}
+
+// checkTable refuses a database without Miles' table, or one whose table
+// lacks a column: miles-ci writes rows, it does not migrate.
+func (s *sqlStore) checkTable(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(columns, ", ")+" FROM "+Table+" LIMIT 0")
+	if err != nil {
+		return fmt.Errorf("%s has no usable table %s (%v); create it with miles-ci history init --db (Miles' schema), or point --db at the database that holds it",
+			s.where, Table, s.d.mask(err))
+	}
+	return rows.Close()
+}
+
+func (s *sqlStore) Write(ctx context.Context, b Batch) error {
+	b, err := b.Validate()
+	if err != nil {
+		return err
+	}
+	if len(b.Attempts) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail("%s: %w", err)
+	}
+	for start := 0; start < len(b.Attempts); start += rowsPerInsert {
+		chunk := b.Attempts[start:min(len(b.Attempts), start+rowsPerInsert)]
+		query, args := s.insert(b, chunk)
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+			tx.Rollback()
+			if k, ok := s.conflict(ctx, b); ok {
+				return &ConflictError{Key: k}
+			}
+			return s.fail("writing the runtime history to %s: %w; nothing was written", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail("writing the runtime history to %s: %w; nothing was written", err)
+	}
+	return nil
+}
+
+// insert is Miles' idempotent insert of many rows: a key already there
+// keeps its row when the payload is the same, and otherwise its
+// elapsed_seconds becomes NULL, which the NOT NULL constraint refuses, so
+// the batch fails.
+func (s *sqlStore) insert(b Batch, attempts []Attempt) (string, []any) {
+	var q strings.Builder
+	q.WriteString("INSERT INTO " + Table + " (" + strings.Join(columns, ", ") + ") VALUES ")
+	args := make([]any, 0, len(attempts)*len(columns))
+	at := s.recordedAt(b.RecordedAt)
+	for i, a := range attempts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(")
+		for j := range columns {
+			if j > 0 {
+				q.WriteString(", ")
+			}
+			if j == len(columns)-1 && at == nil {
+				q.WriteString("DEFAULT")
+				continue
+			}
+			q.WriteString(s.d.placeholder(len(args) + 1))
+			switch j {
+			case 0:
+				args = append(args, a.TestPath)
+			case 1:
+				args = append(args, a.Backend)
+			case 2:
+				args = append(args, a.Suite)
+			case 3:
+				args = append(args, a.TestAttempt)
+			case 4:
+				args = append(args, a.Status)
+			case 5:
+				args = append(args, a.ElapsedS)
+			case 6:
+				args = append(args, a.EstimatedS)
+			case 7:
+				args = append(args, b.CommitSHA)
+			case 8:
+				args = append(args, b.RunID)
+			case 9:
+				args = append(args, b.RunAttempt)
+			case 10:
+				args = append(args, b.Event)
+			case 11:
+				args = append(args, b.Ref)
+			case 12:
+				args = append(args, at)
+			}
+		}
+		q.WriteString(")")
+	}
+	q.WriteString(" ON CONFLICT (" + strings.Join(keyColumns, ", ") + ") DO UPDATE SET elapsed_seconds = CASE WHEN ")
+	for i, c := range payloadColumns {
+		if i > 0 {
+			q.WriteString(" AND ")
+		}
+		fmt.Fprintf(&q, "%s.%s IS NOT DISTINCT FROM EXCLUDED.%s", Table, c, c)
+	}
+	q.WriteString(" THEN " + Table + ".elapsed_seconds ELSE NULL END")
+	return q.String(), args
+}
+
+// recordedAt is the recorded_at parameter; nil leaves it to the database
+// (Postgres). SQLite's text is always miles-ci's, so every row has one form.
+func (s *sqlStore) recordedAt(t time.Time) any {
+	if t.IsZero() {
+		if s.d.name != "sqlite" {
+			return nil
+		}
+		t = time.Now()
+	}
+	return s.d.timeArg(t)
+}
+
+// conflict finds the first attempt of b that the table holds with another
+// payload, after a failed write, to name it.
+func (s *sqlStore) conflict(ctx context.Context, b Batch) (Key, bool) {
+	rows, err := s.query(ctx, "github_run_id = "+s.d.placeholder(1)+" AND github_run_attempt = "+s.d.placeholder(2), b.RunID, b.RunAttempt)
+	if err != nil {
+		return Key{}, false
+	}
+	held := map[Key]Row{}
+	for _, r := range rows {
+		held[Key{r.RunID, r.RunAttempt, r.TestPath, r.Backend, r.Suite, r.TestAttempt}] = r
+	}
+	for _, a := range b.Attempts {
+		k := b.key(a)
+		r, ok := held[k]
+		if ok && (r.Attempt != a || r.CommitSHA != b.CommitSHA || r.Event != b.Event || r.Ref != b.Ref) {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]estimate.Sample, error) {
+	if q.Limit < 1 {
+		return nil, fmt.Errorf("limit must be positive, got %d", q.Limit)
+	}
+	if len(q.Events) == 0 {
+		return nil, fmt.Errorf("no event to read samples of; give at least one (schedule)")
+	}
+	args := []any{q.Ref}
+	events := make([]string, len(q.Events))
+	for i, e := range q.Events {
+		args = append(args, e)
+		events[i] = s.d.placeholder(len(args))
+	}
+	args = append(args, s.d.timeArg(q.From), s.d.timeArg(q.Before), q.Limit)
+	n := len(args)
+	query := `WITH ranked AS (
+    SELECT test_path, backend, suite, elapsed_seconds, github_run_id, github_run_attempt, test_attempt, recorded_at,
+        ROW_NUMBER() OVER (
+            PARTITION BY test_path, backend, suite
+            ORDER BY recorded_at DESC, github_run_id DESC, github_run_attempt DESC, test_attempt DESC
+        ) AS sample_rank
+    FROM ` + Table + `
+    WHERE status = 'PASS'
+      AND event_name IN (` + strings.Join(events, ", ") + `)
+      AND (git_ref = ` + s.d.placeholder(1) + ` OR event_name = 'local')
+      AND recorded_at >= ` + s.d.placeholder(n-2) + `
+      AND recorded_at < ` + s.d.placeholder(n-1) + `
+)
+SELECT test_path, backend, suite, elapsed_seconds, github_run_id, github_run_attempt, test_attempt, recorded_at
+FROM ranked
+WHERE sample_rank <= ` + s.d.placeholder(n) + `
+ORDER BY test_path, backend, suite, sample_rank`
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail("reading the runtime history of %s: %w", err)
+	}
+	defer rows.Close()
+	var out []estimate.Sample
+	for rows.Next() {
+		var smp estimate.Sample
+		var at any
+		if err := rows.Scan(&smp.TestPath, &smp.Backend, &smp.Suite, &smp.ElapsedS, &smp.RunID, &smp.RunAttempt, &smp.TestAttempt, &at); err != nil {
+			return nil, s.fail("reading the runtime history of %s: %w", err)
+		}
+		if smp.RecordedAt, err = scanTime(at); err != nil {
+			return nil, fmt.Errorf("%s: recorded_at of %s: %w", s.where, smp.TestPath, err)
+		}
+		out = append(out, smp)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("reading the runtime history of %s: %w", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Rows(ctx context.Context, from, before time.Time) ([]Row, error) {
+	var where []string
+	var args []any
+	if !from.IsZero() {
+		args = append(args, s.d.timeArg(from))
+		where = append(where, "recorded_at >= "+s.d.placeholder(len(args)))
+	}
+	if !before.IsZero() {
+		args = append(args, s.d.timeArg(before))
+		where = append(where, "recorded_at < "+s.d.placeholder(len(args)))
+	}
+	cond := "TRUE"
+	if len(where) > 0 {
+		cond = strings.Join(where, " AND ")
+	}
+	return s.query(ctx, cond, args...)
+}
+
+// query reads whole rows that meet cond, in key order.
+func (s *sqlStore) query(ctx context.Context, cond string, args ...any) ([]Row, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(columns, ", ")+" FROM "+Table+" WHERE "+cond+" ORDER BY "+strings.Join(keyColumns, ", "), args...)
+	if err != nil {
+		return nil, s.fail("reading the runtime history of %s: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		var at any
+		if err := rows.Scan(&r.TestPath, &r.Backend, &r.Suite, &r.TestAttempt, &r.Status, &r.ElapsedS, &r.EstimatedS,
+			&r.CommitSHA, &r.RunID, &r.RunAttempt, &r.Event, &r.Ref, &at); err != nil {
+			return nil, s.fail("reading the runtime history of %s: %w", err)
+		}
+		if r.RecordedAt, err = scanTime(at); err != nil {
+			return nil, fmt.Errorf("%s: recorded_at of %s: %w", s.where, r.TestPath, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("reading the runtime history of %s: %w", err)
+	}
+	return out, nil
+}
+
+// scanTime reads recorded_at: a time from Postgres, ISO-8601 text from SQLite.
+func scanTime(v any) (time.Time, error) {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC(), nil
+	case string:
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not ISO-8601 UTC text (%s)", v, sqliteTime)
+		}
+		return t.UTC(), nil
+	case []byte:
+		return scanTime(string(v))
+	}
+	return time.Time{}, errors.New("recorded_at is neither a timestamp nor text")
+}
+
+// dollar is Postgres' placeholder $n.
+func dollar(n int) string { return "$" + strconv.Itoa(n) }
+
+// question is SQLite's numbered placeholder ?n (its $n would be a name,
+// numbered by where it first appears).
+func question(n int) string { return "?" + strconv.Itoa(n) }
