@@ -24,9 +24,11 @@ var Layers = map[string]int{
 	"policy":           2,
 	"policy/callcache": 2,
 	"deps":             3,
+	"estimate":         3,
 
 	// What renders and runs them.
 	"report":                    4,
+	"history":                   5,
 	"pipeline":                  5,
 	"github":                    5,
 	"github/githubtest":         5,
@@ -53,7 +55,7 @@ var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "policy", "policy/callcache", "deps", "report", "pipeline", "workflows"}
+var Domain = []string{"policy/pysource", "policy", "policy/callcache", "deps", "estimate", "report", "pipeline", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are
