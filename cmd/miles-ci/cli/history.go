@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+func init() {
+	register("est-time", "calibrate the checkout's CUDA e2e est_time literals from the runtime history, as Miles' update_est_time.py (rules §13)", estTime)
+	register("history", "the runtime history: init, import, flaky, shards (rules §13; docs/history.md)", historyCmd)
+}
+
+// dbFlag is --db, shared by the history commands.
+func dbFlag(fs *flagSet) *string {
+	return fs.String("db", "URL|PATH", "the runtime history: postgres://USER@HOST/DB or a SQLite file (default: $"+history.EnvDB+", else ~/.cache/miles-ci/history.db); keep a password in $"+history.EnvDB+" or ~/.pgpass, not here")
+}
+
+// historyDB resolves --db and warns when a password is on the command line.
+func historyDB(fs *flagSet, flag string, env Env) (string, bool, error) {
+	db, configured, err := usecase.HistoryDB(flag, env.Getenv)
+	if fs.Given("db") && history.HasPassword(flag) {
+		warn(env, "--db holds a password, which every user of this machine can read in the process list; set "+history.EnvDB+" or use ~/.pgpass instead")
+	}
+	return db, configured, err
+}
+
+func estTime(args []string, env Env) int {
+	fs := newFlagSet("est-time", "[--repo DIR] [--db URL|PATH] [--as-of YYYY-MM-DD] [--dry-run] [--report-file F] [--json]\n"+
+		"    [--backends cuda|cpu|rocm ...] [--events E ...]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout whose test files are rewritten (default: the current folder)")
+	db := dbFlag(fs)
+	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the 21-day window (default: today)")
+	dryRun := fs.Bool("dry-run", "print the report and change no test file")
+	reportFile := fs.String("report-file", "F", "also write the Markdown report to F")
+	asJSON := fs.Bool("json", "print the changes as JSON instead of the report")
+	backends := fs.List("backends", "B", "extension: calibrate these backends' registrations too (default: cuda only, as Miles)")
+	events := fs.List("events", "E", "extension: samples of these events (default: schedule only, as Miles; local adds local runs)")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := usecase.EstTimeRequest{Repo: *repo, DryRun: *dryRun, Events: *events, Repository: env.Getenv("GITHUB_REPOSITORY")}
+	var err error
+	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
+		return fail(env, err)
+	}
+	req.AsOf = time.Now().UTC()
+	if *asOf != "" {
+		if req.AsOf, err = time.Parse("2006-01-02", *asOf); err != nil {
+			return fs.usageError("--as-of %q is not a date; give YYYY-MM-DD", *asOf)
+		}
+	}
+	for _, b := range *backends {
+		if !slices.Contains([]policy.Backend{policy.CPU, policy.CUDA, policy.ROCM}, policy.Backend(b)) {
+			return fs.usageError("--backends: %q is not cpu, cuda or rocm", b)
+		}
+		req.Backends = append(req.Backends, policy.Backend(b))
+	}
+	res, err := usecase.EstTime(context.Background(), req)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *reportFile != "" {
+		if err := os.WriteFile(*reportFile, []byte(res.Report), 0o644); err != nil {
+			return fail(env, fmt.Errorf("--report-file: %w", err))
+		}
+	}
+	if *asJSON {
+		return printJSON(env, res)
+	}
+	io.WriteString(env.Stdout, res.Report)
+	return 0
+}
+
+// gitHead is the commit checked out at repo, read from .git (HEAD, then
+// the ref's file or packed-refs); "" when it cannot be read.
+func gitHead(repo string) string {
+	read := func(name string) string {
+		data, err := fsinput.ReadFile(filepath.Join(repo, ".git", name), fsinput.Kind{Name: "a git ref", Max: 1 << 20})
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(data))
+	}
+	head := read("HEAD")
+	ref, ok := strings.CutPrefix(head, "ref: ")
+	if !ok {
+		return head
+	}
+	if sha := read(filepath.FromSlash(ref)); sha != "" {
+		return sha
+	}
+	for _, line := range strings.Split(read("packed-refs"), "\n") {
+		if sha, name, ok := strings.Cut(line, " "); ok && name == ref {
+			return sha
+		}
+	}
+	return ""
+}
+
+func historyCmd(args []string, env Env) int {
+	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards}
+	if len(args) == 0 || sub[args[0]] == nil {
+		fmt.Fprintf(env.Stderr, "usage: miles-ci history init|import|flaky|shards ... (-h for each)\n")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return 0
+		}
+		return 2
+	}
+	return sub[args[0]](args[1:], env)
+}
+
+func historyInit(args []string, env Env) int {
+	fs := newFlagSet("history init", "[--db URL|PATH]", env)
+	db := dbFlag(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	path, _, err := historyDB(fs, *db, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	if err := history.Init(context.Background(), path); err != nil {
+		return fail(env, err)
+	}
+	fmt.Fprintf(env.Stdout, "created %s in %s\n", history.Table, history.Redact(path))
+	return 0
+}
+
+func historyImport(args []string, env Env) int {
+	fs := newFlagSet("history import", "--results DIR ... [--db URL|PATH] [--repo DIR] [--run-id ID] [--json]", env)
+	results := fs.List("results", "DIR", "results folders a run wrote (summary.json, and history-rows.json when the run kept its rows)", required())
+	db := dbFlag(fs)
+	repo := fs.String("repo", "DIR", "the checkout the runs ran, for an est_time an older summary.json lacks")
+	runID := fs.String("run-id", "ID", "outside GitHub Actions: the local run's id (default: from each summary.json, so a folder imports once)")
+	asJSON := fs.Bool("json", "print what was imported as JSON")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	path, _, err := historyDB(fs, *db, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	got, err := usecase.Import(context.Background(), usecase.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
+	for _, im := range got {
+		for _, n := range im.Notes {
+			warn(env, im.Dir+": "+n)
+		}
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		return printJSON(env, got)
+	}
+	for _, im := range got {
+		fmt.Fprintf(env.Stdout, "%s: %d attempts from %s\n", im.Dir, im.Attempts, im.From)
+	}
+	return 0
+}
+
+// recordFlags are run's and file-run's recording flags.
+type recordFlags struct {
+	record *bool
+	db     *string
+}
+
+func addRecordFlags(fs *flagSet) recordFlags {
+	return recordFlags{
+		record: fs.Bool("record", "record every attempt in the runtime history (also when --db or $"+history.EnvDB+" names one)"),
+		db:     dbFlag(fs),
+	}
+}
+
+// recordRun records a finished run's attempts when asked. A failure is a
+// warning: it never changes the run's exit status, and the rows stay in
+// the results folder (history-rows.json) for miles-ci history import.
+func recordRun(fs *flagSet, rf recordFlags, env Env, req usecase.RecordRequest, commit, runID string) {
+	db, configured, err := historyDB(fs, *rf.db, env)
+	if !*rf.record && !configured {
+		return
+	}
+	if err == nil {
+		req.DB = db
+		req.Provenance, err = history.ProvenanceFromEnv(env.Getenv, commit, runID)
+	}
+	var notes []string
+	if err == nil {
+		req.At = time.Now()
+		notes, err = usecase.Record(context.Background(), req)
+	}
+	for _, n := range notes {
+		warn(env, "runtime history: "+n)
+	}
+	if err != nil {
+		kept := ""
+		if req.Results != "" {
+			kept = fmt.Sprintf("; the rows are kept in %s/%s: miles-ci history import --results %s", req.Results, history.RowsFile, req.Results)
+		}
+		warn(env, fmt.Sprintf("runtime history write failed (the run's result stands): %v%s", err, kept))
+		return
+	}
+	fmt.Fprintf(env.Stderr, "miles-ci: recorded the run's attempts in %s\n", strings.TrimSpace(history.Redact(db)))
+}
+
+func historyFlaky(args []string, env Env) int {
+	fs := newFlagSet("history flaky", "[--db URL|PATH] [--days N] [--json]", env)
+	db := dbFlag(fs)
+	days := fs.Int("days", "N", "only the last N days (default: the whole history)", 1, 3650)
+	asJSON := fs.Bool("json", "print the files as JSON")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	path, _, err := historyDB(fs, *db, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	var since time.Time
+	if days.Set {
+		since = time.Now().UTC().AddDate(0, 0, -days.Value)
+	}
+	got, err := usecase.FlakyFiles(context.Background(), path, since)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		return printJSON(env, got)
+	}
+	if len(got) == 0 {
+		io.WriteString(env.Stdout, "no flaky test file: none both passed and failed at one commit or passed only on a retry\n")
+		return 0
+	}
+	for _, f := range got {
+		fmt.Fprintf(env.Stdout, "%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails\n",
+			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails)
+	}
+	return 0
+}
+
+func historyShards(args []string, env Env) int {
+	fs := newFlagSet("history shards", "--stage S [--repo DIR] [--db URL|PATH] [--as-of YYYY-MM-DD] [--events E ...] [--json]", env)
+	stage := fs.String("stage", "S", "the stage (= suite), e.g. stage-c-4-gpu-h200", required())
+	repo := fs.String("repo", "DIR", "the Miles checkout (default: the current folder)")
+	db := dbFlag(fs)
+	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the 21-day window (default: today)")
+	events := fs.List("events", "E", "samples of these events (default: schedule; local adds local runs)")
+	asJSON := fs.Bool("json", "print the shards as JSON")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := usecase.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events, AsOf: time.Now().UTC()}
+	var err error
+	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
+		return fail(env, err)
+	}
+	if *asOf != "" {
+		if req.AsOf, err = time.Parse("2006-01-02", *asOf); err != nil {
+			return fs.usageError("--as-of %q is not a date; give YYYY-MM-DD", *asOf)
+		}
+	}
+	ans, err := usecase.Shards(context.Background(), req)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		return printJSON(env, ans)
+	}
+	fmt.Fprintf(env.Stdout, "%s: job timeout %ds\n", ans.Stage, ans.TimeoutS)
+	for _, s := range ans.Shards {
+		over := ""
+		if s.Observed > float64(ans.TimeoutS) || s.Calibrated > float64(ans.TimeoutS) {
+			over = "  OVER THE TIMEOUT: add a shard"
+		}
+		fmt.Fprintf(env.Stdout, "  shard %d: est_time %.0fs, calibrated %.0fs, observed %.0fs (%d files, %d unobserved)%s\n",
+			s.Shard, s.Today, s.Calibrated, s.Observed, len(s.Files), s.Unobserved, over)
+	}
+	return 0
+}

@@ -1,0 +1,519 @@
+package usecase
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/estimate"
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+)
+
+// HistoryDB is the runtime history a command uses: the --db flag, else
+// MILES_CI_HISTORY_DB, else the default SQLite file. configured says
+// whether one was named (a run then records without --record).
+func HistoryDB(flag string, getenv func(string) string) (db string, configured bool, err error) {
+	if flag != "" {
+		return flag, true, nil
+	}
+	if v := getenv(history.EnvDB); v != "" {
+		return v, true, nil
+	}
+	db, err = history.DefaultPath()
+	return db, false, err
+}
+
+// EstTimeRequest is `miles-ci est-time`: calibrate a checkout's est_time
+// literals from the history (rules §13.2).
+type EstTimeRequest struct {
+	// Repo is the Miles checkout whose test files are rewritten.
+	Repo string
+	// DB is the history (see HistoryDB).
+	DB string
+	// AsOf is the UTC date whose midnight ends the window.
+	AsOf time.Time
+	// DryRun computes the changes and the report and writes no test file.
+	DryRun bool
+	// Backends widen Miles' CUDA-only scope (an extension; nil = CUDA).
+	Backends []policy.Backend
+	// Events widen Miles' schedule-only samples (an extension; nil =
+	// schedule). "local" adds the local runs.
+	Events []string
+	// Repository is OWNER/NAME for the report's links (GITHUB_REPOSITORY,
+	// else radixark/miles).
+	Repository string
+}
+
+// Validate checks the request before anything is read.
+func (r EstTimeRequest) Validate() error {
+	if r.DB == "" {
+		return errors.New("est-time: no history database; give --db or set " + history.EnvDB)
+	}
+	if r.AsOf.IsZero() {
+		return errors.New("est-time: no --as-of date")
+	}
+	for _, e := range r.Events {
+		if e == "" || strings.ContainsAny(e, " ,") {
+			return fmt.Errorf("--events: %q is not an event name; give names such as schedule push local", e)
+		}
+	}
+	return nil
+}
+
+// EstTimeResult is what the calibration changed.
+type EstTimeResult struct {
+	From    time.Time         `json:"from"`
+	Before  time.Time         `json:"before"`
+	Samples int               `json:"samples"`
+	Changes []estimate.Change `json:"changes"`
+	// Files are the test files rewritten (or, with DryRun, to rewrite).
+	Files  []string `json:"files"`
+	DryRun bool     `json:"dry_run"`
+	// Report is Miles' Markdown report.
+	Report string `json:"report"`
+}
+
+// EstTime reads the samples, estimates each identity, and replaces the
+// est_time literals that differ, every file rendered before any is written
+// and every other byte kept. Any read, parse or write error fails it.
+func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
+	if err := r.Validate(); err != nil {
+		return EstTimeResult{}, err
+	}
+	root, err := policy.CheckCheckout(r.Repo)
+	if err != nil {
+		return EstTimeResult{}, err
+	}
+	from, before := estimate.Window(r.AsOf)
+	events := r.Events
+	if len(events) == 0 {
+		events = []string{"schedule"}
+	}
+	scope := estimate.DefaultScope
+	if len(r.Backends) > 0 {
+		scope = estimate.Scope{Backends: r.Backends}
+	}
+	store, err := history.Open(ctx, r.DB)
+	if err != nil {
+		return EstTimeResult{}, err
+	}
+	defer store.Close()
+	samples, err := store.Samples(ctx, history.SampleQuery{From: from, Before: before, Events: events, Ref: "refs/heads/main", Limit: estimate.MaxSamples})
+	if err != nil {
+		return EstTimeResult{}, err
+	}
+	estimates := estimate.Build(samples)
+	_, reg, err := policy.LoadTablesAndRegistry(root)
+	if err != nil {
+		return EstTimeResult{}, err
+	}
+	files, err := estimate.Targets(reg.Registrations, estimates, scope)
+	if err != nil {
+		return EstTimeResult{}, err
+	}
+	res := EstTimeResult{From: from, Before: before, Samples: len(samples), Changes: []estimate.Change{}, Files: []string{}, DryRun: r.DryRun}
+	rendered := map[string][]byte{}
+	for _, rel := range files {
+		name := filepath.Join(root, filepath.FromSlash(rel))
+		src, err := fsinput.ReadFile(name, fsinput.TestFile)
+		if err != nil {
+			return EstTimeResult{}, err
+		}
+		sites, err := reg.Tables.EstTimeSites(rel, src)
+		if err != nil {
+			return EstTimeResult{}, err
+		}
+		out, changes, err := estimate.RewriteFile(rel, src, sites, estimates, scope)
+		if err != nil {
+			return EstTimeResult{}, err
+		}
+		if len(changes) > 0 {
+			rendered[rel] = out
+			res.Files = append(res.Files, rel)
+			res.Changes = append(res.Changes, changes...)
+		}
+	}
+	if !r.DryRun {
+		for _, rel := range res.Files {
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), rendered[rel], 0o644); err != nil {
+				return EstTimeResult{}, fmt.Errorf("est-time: writing %s: %w", rel, err)
+			}
+		}
+	}
+	repo := r.Repository
+	if repo == "" {
+		repo = estimate.DefaultRepository
+	}
+	res.Report = estimate.Report(res.Changes, from, before, repo)
+	return res, nil
+}
+
+// RecordRequest is the recording after `miles-ci run` or `file-run` (and a
+// graph run's shard): the run's attempts into the history.
+type RecordRequest struct {
+	// DB is the history (see HistoryDB).
+	DB string
+	// Summary is the run's summary.
+	Summary report.Summary
+	// Provenance is the run's (history.ProvenanceFromEnv).
+	Provenance history.Provenance
+	// Results is the run's results folder, where the rows are kept
+	// (history.RowsFile) to import later; "" for none.
+	Results string
+	// Repo is the checkout, for an est_time the summary lacks.
+	Repo string
+	// At is when the run ended (recorded_at).
+	At time.Time
+}
+
+// Record writes the run's attempts and keeps them in the results folder.
+// Its error is for a warning: the run's verdict never depends on it.
+func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
+	estOf := registryEstTimes(r.Repo, r.Summary)
+	b, notes, _ := history.RecordSummary(ctx, nil, r.Summary, r.Provenance, r.At, estOf)
+	if r.Results != "" {
+		data, err := json.MarshalIndent(b, "", "  ")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(r.Results, history.RowsFile), append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			return notes, fmt.Errorf("keeping the history rows in %s: %w", r.Results, err)
+		}
+	}
+	store, err := history.Open(ctx, r.DB)
+	if err != nil {
+		return notes, err
+	}
+	defer store.Close()
+	return notes, store.Write(ctx, b)
+}
+
+// registryEstTimes looks up, in the checkout's registry, the est_time of a
+// summary's files that carry none (a single-file run, or a plan from the
+// container); nil when every file has one or the registry cannot be read.
+func registryEstTimes(repo string, s report.Summary) func(string) float64 {
+	need := slices.ContainsFunc(s.Tests, func(t report.TestResult) bool { return t.EstTime <= 0 && t.Status != report.NotRun })
+	if !need || repo == "" {
+		return nil
+	}
+	reg, err := policy.LoadRegistry(repo)
+	if err != nil {
+		return nil
+	}
+	return func(file string) float64 {
+		for _, g := range reg.Registrations {
+			if g.File == file && g.Backend == s.HW && g.Suite == s.Suite {
+				return g.EstTime
+			}
+		}
+		return 0
+	}
+}
+
+// ImportRequest is `miles-ci history import`: results folders into the
+// history.
+type ImportRequest struct {
+	DB      string
+	Results []string
+	// Repo is the checkout, for an est_time an older summary lacks.
+	Repo string
+	// RunID names a local run (default: the hash of each summary.json, so
+	// importing a folder twice writes it once).
+	RunID  string
+	Getenv func(string) string
+}
+
+// Validate checks the request before anything is read.
+func (r ImportRequest) Validate() error {
+	if len(r.Results) == 0 {
+		return errors.New("history import: give --results DIR ... (folders a run wrote)")
+	}
+	if r.DB == "" {
+		return errors.New("history import: no history database; give --db or set " + history.EnvDB)
+	}
+	return nil
+}
+
+// Imported is one folder's import.
+type Imported struct {
+	Dir      string   `json:"dir"`
+	Attempts int      `json:"attempts"`
+	From     string   `json:"from"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// Import records each folder's kept rows (history.RowsFile), else the
+// attempts of its summary.json with the provenance of this environment;
+// one batch per folder, the first failure ends it.
+func Import(ctx context.Context, r ImportRequest) ([]Imported, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	store, err := history.Open(ctx, r.DB)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	var out []Imported
+	for _, dir := range r.Results {
+		b, im, err := importBatch(dir, r)
+		if err != nil {
+			return out, err
+		}
+		if err := store.Write(ctx, b); err != nil {
+			return out, fmt.Errorf("%s: %w", dir, err)
+		}
+		out = append(out, im)
+	}
+	return out, nil
+}
+
+func importBatch(dir string, r ImportRequest) (history.Batch, Imported, error) {
+	kept := filepath.Join(dir, history.RowsFile)
+	data, err := fsinput.ReadFile(kept, fsinput.Kind{Name: "a history-rows.json", Max: report.MaxResultsSize})
+	if err == nil {
+		var b history.Batch
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&b); err != nil {
+			return b, Imported{}, fmt.Errorf("%s is not the rows a run kept: %w", kept, err)
+		}
+		return b, Imported{Dir: dir, Attempts: len(b.Attempts), From: history.RowsFile}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return history.Batch{}, Imported{}, err
+	}
+	s, err := report.ReadResults(dir)
+	if err != nil {
+		return history.Batch{}, Imported{}, err
+	}
+	runID := r.RunID
+	if runID == "" {
+		raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+		sum := sha256.Sum256(raw)
+		runID = fmt.Sprint(binary.BigEndian.Uint64(sum[:8]) >> 1)
+	}
+	p, err := history.ProvenanceFromEnv(r.Getenv, r.Getenv("GITHUB_SHA"), runID)
+	if err != nil {
+		return history.Batch{}, Imported{}, err
+	}
+	at := time.Now()
+	if info, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		at = info.ModTime()
+	}
+	b, notes, _ := history.RecordSummary(context.Background(), nil, *s, p, at, registryEstTimes(r.Repo, *s))
+	return b, Imported{Dir: dir, Attempts: len(b.Attempts), From: "summary.json", Notes: notes}, nil
+}
+
+// Flaky is a test identity whose outcome changed without its code
+// changing: a pass and a fail at one commit, or a pass only on a retry.
+type Flaky struct {
+	estimate.Identity
+	// Commits are the commits at which it both passed and failed.
+	Commits []string `json:"commits"`
+	// RetryPasses counts the runs in which it passed only after a failed attempt.
+	RetryPasses int `json:"retry_passes"`
+	// Passes and Fails count its attempts (TIMEOUT counts as a fail).
+	Passes int `json:"passes"`
+	Fails  int `json:"fails"`
+}
+
+// FlakyFiles ranks the flaky identities of the history's rows: by flaky
+// commits plus retry passes, then by fails, then by identity.
+func FlakyFiles(ctx context.Context, db string, since time.Time) ([]Flaky, error) {
+	store, err := history.Open(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	rows, err := store.Rows(ctx, since, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	type run struct {
+		id      int64
+		attempt int
+	}
+	byID := map[estimate.Identity]*Flaky{}
+	outcomes := map[estimate.Identity]map[string][2]bool{} // commit -> passed, failed
+	passedAt := map[estimate.Identity]map[run]int{}        // run -> the passing test attempt
+	failedBefore := map[estimate.Identity]map[run]bool{}
+	for _, r := range rows {
+		id := estimate.Identity{TestPath: r.TestPath, Backend: r.Backend, Suite: r.Suite}
+		f := byID[id]
+		if f == nil {
+			f = &Flaky{Identity: id, Commits: []string{}}
+			byID[id] = f
+			outcomes[id], passedAt[id], failedBefore[id] = map[string][2]bool{}, map[run]int{}, map[run]bool{}
+		}
+		o := outcomes[id][r.CommitSHA]
+		ru := run{r.RunID, r.RunAttempt}
+		if r.Status == history.Pass {
+			f.Passes++
+			o[0] = true
+			passedAt[id][ru] = r.TestAttempt
+		} else {
+			f.Fails++
+			o[1] = true
+			failedBefore[id][ru] = true
+		}
+		outcomes[id][r.CommitSHA] = o
+	}
+	var out []Flaky
+	for id, f := range byID {
+		for commit, o := range outcomes[id] {
+			if o[0] && o[1] && commit != "unknown" {
+				f.Commits = append(f.Commits, commit)
+			}
+		}
+		slices.Sort(f.Commits)
+		for ru, n := range passedAt[id] {
+			if n > 1 && failedBefore[id][ru] {
+				f.RetryPasses++
+			}
+		}
+		if len(f.Commits) > 0 || f.RetryPasses > 0 {
+			out = append(out, *f)
+		}
+	}
+	slices.SortFunc(out, func(a, b Flaky) int {
+		if c := (len(b.Commits) + b.RetryPasses) - (len(a.Commits) + a.RetryPasses); c != 0 {
+			return c
+		}
+		if c := b.Fails - a.Fails; c != 0 {
+			return c
+		}
+		return strings.Compare(a.TestPath+"\x00"+a.Backend+"\x00"+a.Suite, b.TestPath+"\x00"+b.Backend+"\x00"+b.Suite)
+	})
+	return out, nil
+}
+
+// ShardsRequest is `miles-ci history shards`: a stage's shards under
+// today's est_time and under the calibrated ones, against what they took.
+type ShardsRequest struct {
+	Repo, DB, Stage string
+	AsOf            time.Time
+	Events          []string
+}
+
+// Validate checks the request before anything is read.
+func (r ShardsRequest) Validate() error {
+	if r.Stage == "" {
+		return errors.New("history shards: give --stage S")
+	}
+	if r.DB == "" || r.AsOf.IsZero() {
+		return errors.New("history shards: no history database or date")
+	}
+	return nil
+}
+
+// ShardLoad is one shard's predicted and observed seconds.
+type ShardLoad struct {
+	Shard int `json:"shard"`
+	// Today is the shard's est_time total as the checkout splits it now.
+	Today float64 `json:"today_s"`
+	// Observed is what today's shard took: each file's latest PASS
+	// seconds, its est_time where it has none (Unobserved counts those).
+	Observed   float64 `json:"observed_s"`
+	Unobserved int     `json:"unobserved"`
+	// Calibrated is the shard of the same index when the stage is split by
+	// the calibrated est_time (today's where a file has no estimate).
+	Calibrated float64 `json:"calibrated_s"`
+	// Files are today's shard's files.
+	Files []string `json:"files"`
+}
+
+// ShardsAnswer is a stage's shards and the job's timeout.
+type ShardsAnswer struct {
+	Stage    string      `json:"stage"`
+	TimeoutS int         `json:"timeout_s"`
+	Shards   []ShardLoad `json:"shards"`
+}
+
+// Shards splits the stage's regular-cadence tests (every label) as rules
+// §5 does, once by today's est_time and once by the calibrated ones.
+func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
+	if err := r.Validate(); err != nil {
+		return ShardsAnswer{}, err
+	}
+	root, err := policy.CheckCheckout(r.Repo)
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	tables, reg, err := policy.LoadTablesAndRegistry(root)
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	st, err := LookupStage(tables, r.Stage)
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	plan, err := policy.BuildPlan(reg, policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: policy.Regular, MatchAllLabels: true})
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	store, err := history.Open(ctx, r.DB)
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	defer store.Close()
+	events := r.Events
+	if len(events) == 0 {
+		events = []string{"schedule"}
+	}
+	from, before := estimate.Window(r.AsOf)
+	samples, err := store.Samples(ctx, history.SampleQuery{From: from, Before: before, Events: events, Ref: "refs/heads/main", Limit: estimate.MaxSamples})
+	if err != nil {
+		return ShardsAnswer{}, err
+	}
+	estimates := estimate.Build(samples)
+	latest := map[string]float64{}
+	for _, s := range samples { // newest first within an identity
+		if _, ok := latest[s.TestPath]; !ok && s.Backend == estimate.BackendName(st.Backend) && s.Suite == st.Name {
+			latest[s.TestPath] = s.ElapsedS
+		}
+	}
+	var today, calibrated []policy.Registration
+	for _, t := range plan.Enabled {
+		g := policy.Registration{File: t.File, EstTime: t.EstTime}
+		today = append(today, g)
+		if e, ok := estimates[estimate.Identity{TestPath: t.File, Backend: estimate.BackendName(st.Backend), Suite: st.Name}]; ok {
+			g.EstTime = float64(e.EstTime)
+		}
+		calibrated = append(calibrated, g)
+	}
+	n := max(st.Shards, 1)
+	p := policy.ProfileOf(st.Backend)
+	ans := ShardsAnswer{Stage: st.Name, TimeoutS: tables.RunSteps.TimeoutMinutes(st.Backend, p.StageTimeoutMinutes) * 60}
+	cal := policy.AssignShards(calibrated, n)
+	for i, shard := range policy.AssignShards(today, n) {
+		l := ShardLoad{Shard: i, Files: []string{}}
+		for _, t := range shard {
+			l.Today += t.EstTime
+			l.Files = append(l.Files, t.File)
+			if s, ok := latest[t.File]; ok {
+				l.Observed += s
+			} else {
+				l.Observed += t.EstTime
+				l.Unobserved++
+			}
+		}
+		for _, t := range cal[i] {
+			l.Calibrated += t.EstTime
+		}
+		ans.Shards = append(ans.Shards, l)
+	}
+	return ans, nil
+}
