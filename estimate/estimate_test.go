@@ -183,15 +183,15 @@ func TestTargets(t *testing.T) {
 		{"tests/e2e/a/test_a.py", "CUDA", "s1"}: {EstTime: 90}, {"tests/e2e/a/test_b.py", "ROCM", "s2"}: {EstTime: 90},
 		{"tests/fast-gpu/test_c.py", "CUDA", "s1"}: {EstTime: 90},
 	}
-	files, err := Targets(regs, est, DefaultScope)
+	files, _, err := Targets(regs, est, DefaultScope)
 	if err != nil || strings.Join(files, ",") != "tests/e2e/a/test_a.py" {
 		t.Errorf("wanted only the CUDA file under tests/e2e, got %v %v", files, err)
 	}
-	files, _ = Targets(regs, est, Scope{Backends: []policy.Backend{policy.CUDA, policy.ROCM}})
+	files, _, _ = Targets(regs, est, Scope{Backends: []policy.Backend{policy.CUDA, policy.ROCM}})
 	if strings.Join(files, ",") != "tests/e2e/a/test_a.py,tests/e2e/a/test_b.py" {
 		t.Errorf("wanted ROCm too, got %v", files)
 	}
-	if _, err := Targets(append(regs, regs[0]), est, DefaultScope); err == nil || !strings.Contains(err.Error(), "duplicate active CUDA CI runtime identity") {
+	if _, _, err := Targets(append(regs, regs[0]), est, DefaultScope); err == nil || !strings.Contains(err.Error(), "duplicate active CUDA CI runtime identity") {
 		t.Errorf("wanted the duplicate identity error, got %v", err)
 	}
 }

@@ -44,38 +44,41 @@ func identity(r policy.Registration) Identity {
 	return Identity{TestPath: r.File, Backend: BackendName(r.Backend), Suite: r.Suite}
 }
 
-// Targets are the files to edit, sorted, each with the estimates of its
-// active registrations in scope under tests/e2e/. Two active registrations
-// with one identity are an error (update_est_time.py's
-// _active_cuda_e2e_registrations).
-func Targets(regs []policy.Registration, estimates map[Identity]Estimate, scope Scope) (files []string, err error) {
+// Targets are the files to edit, sorted, and the estimates of their active
+// registrations in scope under tests/e2e/ (update_est_time.py's eligible
+// estimates; RewriteFile takes only these). Two active registrations with
+// one identity are an error (its _active_cuda_e2e_registrations).
+func Targets(regs []policy.Registration, estimates map[Identity]Estimate, scope Scope) (files []string, eligible map[Identity]Estimate, err error) {
 	seen := map[Identity]bool{}
 	byFile := map[string]bool{}
+	eligible = map[Identity]Estimate{}
 	for _, r := range regs {
 		if !scope.active(r) || !strings.HasPrefix(r.File, e2eRoot) {
 			continue
 		}
 		id := identity(r)
 		if seen[id] {
-			return nil, fmt.Errorf("duplicate active %s CI runtime identity: %s suite %s is registered twice; remove or disable one registration", id.Backend, id.TestPath, id.Suite)
+			return nil, nil, fmt.Errorf("duplicate active %s CI runtime identity: %s suite %s is registered twice; remove or disable one registration", id.Backend, id.TestPath, id.Suite)
 		}
 		seen[id] = true
-		if _, ok := estimates[id]; ok {
+		if e, ok := estimates[id]; ok {
 			byFile[r.File] = true
+			eligible[id] = e
 		}
 	}
 	for f := range byFile {
 		files = append(files, f)
 	}
 	slices.Sort(files)
-	return files, nil
+	return files, eligible, nil
 }
 
 // RewriteFile replaces, in one file's bytes, the est_time literal of each
 // active registration in scope whose estimate differs from it, and leaves
 // every other byte as it was. sites are the file's registrations in call
-// order (policy.Tables.EstTimeSites). A literal that spans lines is an
-// error, as is an estimate with no single active registration.
+// order (policy.Tables.EstTimeSites); estimates are Targets' eligible ones.
+// A literal that spans lines is an error, as is an estimate of the file
+// with no single active registration.
 func RewriteFile(rel string, src []byte, sites []policy.EstTimeSite, estimates map[Identity]Estimate, scope Scope) ([]byte, []Change, error) {
 	var targets []Identity
 	for id := range estimates {

@@ -22,6 +22,20 @@ staticcheck=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 echo "== staticcheck ./... and hack/ (${staticcheck#*/cmd/})"
 go run "$staticcheck" ./...
 (cd hack && go run "$staticcheck" ./...)
+# The runtime history's tests run against a real PostgreSQL too (issue 25): a throwaway
+# server in a temporary folder (hack/postgres.sh; Debian's postgresql, installed with apt-get
+# on a fresh machine as root), on a unix socket only, stopped on exit. Without it they test
+# SQLite alone, and under CI=true they fail.
+if [ -z "${MILES_CI_TEST_POSTGRES:-}" ]; then
+	pgdir=$(mktemp -d /tmp/miles-ci-postgres.XXXXXX)
+	trap 'bash hack/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+	echo "== PostgreSQL for the history tests (hack/postgres.sh start $pgdir)"
+	if MILES_CI_TEST_POSTGRES=$(bash hack/postgres.sh start "$pgdir"); then
+		export MILES_CI_TEST_POSTGRES
+	else
+		echo "hack/postgres.sh could not start PostgreSQL: the history tests use SQLite only (and fail under CI=true)"
+	fi
+fi
 echo "== go test ./..."
 go test ./...
 

@@ -1,54 +1,42 @@
-package history
+package history_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/history/historytest"
 	"github.com/radixark/miles-ci/report"
 )
 
-// stores are the back ends under test: SQLite always, and the real
-// Postgres of MILES_CI_TEST_POSTGRES (hack/test.sh starts one), which CI
-// must have.
-func stores(t *testing.T) map[string]func(t *testing.T) Store {
-	out := map[string]func(t *testing.T) Store{
-		"sqlite": func(t *testing.T) Store {
-			s, err := Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
+// stores are the back ends under test (historytest.DBs), opened.
+func stores(t *testing.T) map[string]func(t *testing.T) history.Store {
+	out := map[string]func(t *testing.T) history.Store{}
+	for name, db := range historytest.DBs(t) {
+		out[name] = func(t *testing.T) history.Store {
+			s, err := history.Open(context.Background(), db(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
 			return s
-		},
-	}
-	url := os.Getenv("MILES_CI_TEST_POSTGRES")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("MILES_CI_TEST_POSTGRES is not set in CI: hack/test.sh starts a PostgreSQL server (hack/postgres.sh) and sets it")
 		}
-		t.Log("MILES_CI_TEST_POSTGRES is not set: the Postgres back end is not tested (hack/test.sh sets it)")
-		return out
 	}
-	out["postgres"] = func(t *testing.T) Store { return freshPostgres(t, url) }
 	return out
 }
 
-func batch(run int64, attempts ...Attempt) Batch {
-	return Batch{Provenance: Provenance{CommitSHA: "deadbeef", RunID: run, RunAttempt: 2, Event: "schedule", Ref: "refs/heads/main"},
+func batch(run int64, attempts ...history.Attempt) history.Batch {
+	return history.Batch{Provenance: history.Provenance{CommitSHA: "deadbeef", RunID: run, RunAttempt: 2, Event: "schedule", Ref: "refs/heads/main"},
 		Attempts: attempts, RecordedAt: time.Date(2026, 8, 10, 12, 0, 0, 0, time.UTC)}
 }
 
-func attempt(status string, n int, elapsed float64) Attempt {
-	return Attempt{TestPath: "tests/e2e/test_x.py", Backend: "CUDA", Suite: "stage-c-8-gpu-h100", TestAttempt: n, Status: status, ElapsedS: elapsed, EstimatedS: 20}
+func attempt(status string, n int, elapsed float64) history.Attempt {
+	return history.Attempt{TestPath: "tests/e2e/test_x.py", Backend: "CUDA", Suite: "stage-c-8-gpu-h100", TestAttempt: n, Status: status, ElapsedS: elapsed, EstimatedS: 20}
 }
 
 func TestWrite(t *testing.T) {
@@ -56,7 +44,7 @@ func TestWrite(t *testing.T) {
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
-			b := batch(123, attempt(Fail, 1, 12.5), attempt(Pass, 2, 10), attempt(Pass, 2, 10))
+			b := batch(123, attempt(history.Fail, 1, 12.5), attempt(history.Pass, 2, 10), attempt(history.Pass, 2, 10))
 			if err := s.Write(ctx, b); err != nil {
 				t.Fatal(err)
 			}
@@ -67,13 +55,13 @@ func TestWrite(t *testing.T) {
 			if err != nil || len(rows) != 2 {
 				t.Fatalf("wanted 2 rows, got %d (%v)", len(rows), err)
 			}
-			if rows[0].Status != Fail || rows[1].Status != Pass || !rows[0].RecordedAt.Equal(b.RecordedAt) || rows[0].RunAttempt != 2 || rows[0].Ref != "refs/heads/main" {
+			if rows[0].Status != history.Fail || rows[1].Status != history.Pass || !rows[0].RecordedAt.Equal(b.RecordedAt) || rows[0].RunAttempt != 2 || rows[0].Ref != "refs/heads/main" {
 				t.Errorf("wanted the batch's rows, got %+v", rows)
 			}
 			// A different payload for one key fails the whole batch.
-			conflict := batch(123, attempt(Pass, 3, 9), attempt(Pass, 2, 11))
+			conflict := batch(123, attempt(history.Pass, 3, 9), attempt(history.Pass, 2, 11))
 			err = s.Write(ctx, conflict)
-			var ce *ConflictError
+			var ce *history.ConflictError
 			if !errors.As(err, &ce) || ce.Key.TestAttempt != 2 {
 				t.Fatalf("wanted a conflict on test attempt 2, got %v", err)
 			}
@@ -81,7 +69,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("the failed batch wrote %d rows", len(rows)-2)
 			}
 			// So does a different commit.
-			other := batch(123, attempt(Pass, 2, 10))
+			other := batch(123, attempt(history.Pass, 2, 10))
 			other.CommitSHA = "cafe"
 			if err := s.Write(ctx, other); !errors.As(err, &ce) {
 				t.Errorf("wanted a conflict for another commit, got %v", err)
@@ -93,13 +81,13 @@ func TestWrite(t *testing.T) {
 func TestValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		a    Attempt
+		a    history.Attempt
 		err  string
 	}{
-		{"status", Attempt{Status: "SKIP", TestAttempt: 1, EstimatedS: 1}, `unsupported runtime status: "SKIP"`},
-		{"elapsed", Attempt{Status: Pass, TestAttempt: 1, ElapsedS: -1, EstimatedS: 1}, "invalid elapsed_seconds"},
-		{"estimate", Attempt{Status: Pass, TestAttempt: 1}, "invalid estimated_seconds"},
-		{"attempt", Attempt{Status: Pass, EstimatedS: 1}, "invalid test_attempt"},
+		{"status", history.Attempt{Status: "SKIP", TestAttempt: 1, EstimatedS: 1}, `unsupported runtime status: "SKIP"`},
+		{"elapsed", history.Attempt{Status: history.Pass, TestAttempt: 1, ElapsedS: -1, EstimatedS: 1}, "invalid elapsed_seconds"},
+		{"estimate", history.Attempt{Status: history.Pass, TestAttempt: 1}, "invalid estimated_seconds"},
+		{"attempt", history.Attempt{Status: history.Pass, EstimatedS: 1}, "invalid test_attempt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := batch(1, tc.a).Validate()
@@ -108,7 +96,7 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := batch(1, attempt(Pass, 1, 1), attempt(Fail, 1, 1)).Validate(); err == nil || !strings.Contains(err.Error(), "conflicting runtime attempts for idempotency key") {
+	if _, err := batch(1, attempt(history.Pass, 1, 1), attempt(history.Fail, 1, 1)).Validate(); err == nil || !strings.Contains(err.Error(), "conflicting runtime attempts for idempotency key") {
 		t.Errorf("wanted the in-batch conflict, got %v", err)
 	}
 }
@@ -119,20 +107,20 @@ func TestSamples(t *testing.T) {
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
-			write := func(run int64, at time.Time, event, ref string, attempts ...Attempt) {
+			write := func(run int64, at time.Time, event, ref string, attempts ...history.Attempt) {
 				b := batch(run, attempts...)
 				b.RunAttempt, b.RecordedAt, b.Event, b.Ref = 1, at, event, ref
 				if err := s.Write(ctx, b); err != nil {
 					t.Fatal(err)
 				}
 			}
-			write(1, day(0), "schedule", "refs/heads/main", attempt(Pass, 1, 10))       // the window's first instant
-			write(2, day(21), "schedule", "refs/heads/main", attempt(Pass, 1, 99))      // its end, excluded
-			write(3, day(1), "pull_request", "refs/pull/1/merge", attempt(Pass, 1, 98)) // not scheduled
-			write(4, day(1), "schedule", "refs/heads/release", attempt(Pass, 1, 97))    // not main
-			write(5, day(2), "schedule", "refs/heads/main", attempt(Fail, 1, 96), attempt(Pass, 2, 20))
-			write(6, day(2), "local", "local", attempt(Pass, 1, 95))
-			got, err := s.Samples(ctx, SampleQuery{From: day(0), Before: day(21), Events: []string{"schedule"}, Ref: "refs/heads/main", Limit: 15})
+			write(1, day(0), "schedule", "refs/heads/main", attempt(history.Pass, 1, 10))       // the window's first instant
+			write(2, day(21), "schedule", "refs/heads/main", attempt(history.Pass, 1, 99))      // its end, excluded
+			write(3, day(1), "pull_request", "refs/pull/1/merge", attempt(history.Pass, 1, 98)) // not scheduled
+			write(4, day(1), "schedule", "refs/heads/release", attempt(history.Pass, 1, 97))    // not main
+			write(5, day(2), "schedule", "refs/heads/main", attempt(history.Fail, 1, 96), attempt(history.Pass, 2, 20))
+			write(6, day(2), "local", "local", attempt(history.Pass, 1, 95))
+			got, err := s.Samples(ctx, history.SampleQuery{From: day(0), Before: day(21), Events: []string{"schedule"}, Ref: "refs/heads/main", Limit: 15})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +131,7 @@ func TestSamples(t *testing.T) {
 			if len(seen) != 2 || seen[0] != 20 || seen[1] != 10 {
 				t.Errorf("wanted [20 10], got %v", seen)
 			}
-			got, _ = s.Samples(ctx, SampleQuery{From: day(0), Before: day(21), Events: []string{"schedule", "local"}, Ref: "refs/heads/main", Limit: 2})
+			got, _ = s.Samples(ctx, history.SampleQuery{From: day(0), Before: day(21), Events: []string{"schedule", "local"}, Ref: "refs/heads/main", Limit: 2})
 			if len(got) != 2 || got[0].ElapsedS != 95 || got[1].ElapsedS != 20 {
 				t.Errorf("wanted the local sample first and a limit of 2, got %+v", got)
 			}
@@ -156,17 +144,17 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(context.Background(), path)
+	_, err := history.Open(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), "has no usable table ci_test_runtime_attempts") {
 		t.Fatalf("wanted the missing-table error, got %v", err)
 	}
-	if err := Init(context.Background(), path); err != nil {
+	if err := history.Init(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
-	if err := Init(context.Background(), path); !errors.Is(err, ErrTableExists) {
-		t.Errorf("wanted ErrTableExists, got %v", err)
+	if err := history.Init(context.Background(), path); !errors.Is(err, history.ErrTableExists) {
+		t.Errorf("wanted history.ErrTableExists, got %v", err)
 	}
-	s, err := Open(context.Background(), path)
+	s, err := history.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +163,12 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 
 func TestPasswordIsMasked(t *testing.T) {
 	url := "postgres://ci:s3cr%21t@127.0.0.1:1/miles?connect_timeout=1"
-	_, err := Open(context.Background(), url)
+	_, err := history.Open(context.Background(), url)
 	if err == nil || strings.Contains(err.Error(), "s3cr") {
 		t.Errorf("wanted an error without the password, got %v", err)
 	}
-	if Redact(url) != "postgres://ci:xxxxx@127.0.0.1:1/miles?connect_timeout=1" || !HasPassword(url) {
-		t.Errorf("got %q", Redact(url))
+	if history.Redact(url) != "postgres://ci:xxxxx@127.0.0.1:1/miles?connect_timeout=1" || !history.HasPassword(url) {
+		t.Errorf("got %q", history.Redact(url))
 	}
 }
 
@@ -191,51 +179,12 @@ func TestAttemptsOf(t *testing.T) {
 		{File: "tests/e2e/b.py", Status: report.Timeout, Attempts: 1, ElapsedS: 75},
 		{File: "tests/e2e/c.py", Status: report.NotRun},
 	}}
-	got, notes := AttemptsOf(s, func(f string) float64 { return map[string]float64{"tests/e2e/b.py": 60}[f] })
-	if len(got) != 3 || got[0].Status != Fail || got[1].TestAttempt != 2 || got[1].ElapsedS != 20 || got[2].Status != Timeout || got[2].Backend != "CUDA" || len(notes) != 0 {
+	got, notes := history.AttemptsOf(s, func(f string) float64 { return map[string]float64{"tests/e2e/b.py": 60}[f] })
+	if len(got) != 3 || got[0].Status != history.Fail || got[1].TestAttempt != 2 || got[1].ElapsedS != 20 || got[2].Status != history.Timeout || got[2].Backend != "CUDA" || len(notes) != 0 {
 		t.Errorf("got %+v %v", got, notes)
 	}
 	s.Verdict = report.Inconsistent
-	if got, _ := AttemptsOf(s, nil); len(got) != 0 {
+	if got, _ := history.AttemptsOf(s, nil); len(got) != 0 {
 		t.Errorf("an inconsistent run gave %+v", got)
 	}
-}
-
-// freshPostgres is a Store on a new, empty database of the Postgres server
-// at serverURL, with Miles' table created by Init; the database is dropped
-// when the test ends. For tests (hack/postgres.sh serves one).
-func freshPostgres(t testing.TB, serverURL string) Store {
-	t.Helper()
-	ctx := context.Background()
-	admin, err := sql.Open("pgx", serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "t_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	if err := Init(ctx, u.String()); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.Close()
-		if a, err := sql.Open("pgx", serverURL); err == nil {
-			a.ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
-			a.Close()
-		}
-	})
-	return s
 }

@@ -119,7 +119,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	if err != nil {
 		return EstTimeResult{}, err
 	}
-	files, err := estimate.Targets(reg.Registrations, estimates, scope)
+	files, eligible, err := estimate.Targets(reg.Registrations, estimates, scope)
 	if err != nil {
 		return EstTimeResult{}, err
 	}
@@ -135,7 +135,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 		if err != nil {
 			return EstTimeResult{}, err
 		}
-		out, changes, err := estimate.RewriteFile(rel, src, sites, estimates, scope)
+		out, changes, err := estimate.RewriteFile(rel, src, sites, eligible, scope)
 		if err != nil {
 			return EstTimeResult{}, err
 		}

@@ -29,6 +29,7 @@ var Layers = map[string]int{
 	// What renders and runs them.
 	"report":                    4,
 	"history":                   5,
+	"history/historytest":       6,
 	"pipeline":                  5,
 	"github":                    5,
 	"github/githubtest":         5,

@@ -111,11 +111,14 @@ func gitHead(repo string) string {
 func historyCmd(args []string, env Env) int {
 	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards}
 	if len(args) == 0 || sub[args[0]] == nil {
-		fmt.Fprintf(env.Stderr, "usage: miles-ci history init|import|flaky|shards ... (-h for each)\n")
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return 0
+		fs := newFlagSet("history", "init|import|flaky|shards ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
+		if len(args) == 0 {
+			return fs.usageError("give a subcommand: init, import, flaky or shards")
 		}
-		return 2
+		if code := fs.parseOrExit(args); code >= 0 {
+			return code
+		}
+		return fs.usageError("%q is not a subcommand of history; give init, import, flaky or shards", args[0])
 	}
 	return sub[args[0]](args[1:], env)
 }

@@ -116,7 +116,7 @@ func runStage(args []string, env Env) int {
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--record] [--db URL|PATH] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
 	sf := addRunSuiteFlags(fs)
@@ -190,7 +190,7 @@ func runFile(args []string, env Env) int {
 	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
 		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
 		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--record] [--db URL|PATH] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {

@@ -1,0 +1,81 @@
+// Package historytest gives tests a real history store of each back end:
+// SQLite in a temporary folder always, and a fresh database on the Postgres
+// server of MILES_CI_TEST_POSTGRES (hack/test.sh starts one with
+// hack/postgres.sh), which CI must have. Only tests import it.
+package historytest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/radixark/miles-ci/history"
+)
+
+// EnvPostgres names the test Postgres server.
+const EnvPostgres = "MILES_CI_TEST_POSTGRES"
+
+// DBs are the back ends to test against, by name, each a function that
+// makes an empty history with Miles' table and gives its --db. Without
+// MILES_CI_TEST_POSTGRES only SQLite is there, and under CI=true that fails
+// the test: CI must test the real Postgres.
+func DBs(t *testing.T) map[string]func(t *testing.T) string {
+	t.Helper()
+	out := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string {
+			db := filepath.Join(t.TempDir(), "history.db")
+			if err := history.Init(context.Background(), db); err != nil {
+				t.Fatal(err)
+			}
+			return db
+		},
+	}
+	server := os.Getenv(EnvPostgres)
+	if server == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set in CI: hack/test.sh starts a PostgreSQL server (hack/postgres.sh) and sets it", EnvPostgres)
+		}
+		t.Logf("%s is not set: the Postgres back end is not tested (hack/test.sh sets it)", EnvPostgres)
+		return out
+	}
+	out["postgres"] = func(t *testing.T) string { return freshPostgres(t, server) }
+	return out
+}
+
+// freshPostgres makes a new database on the server with Miles' table
+// (history.Init) and drops it when the test ends.
+func freshPostgres(t *testing.T, server string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "t_" + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	if err := history.Init(ctx, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if a, err := sql.Open("pgx", server); err == nil {
+			a.ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+			a.Close()
+		}
+	})
+	return u.String()
+}

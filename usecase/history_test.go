@@ -1,0 +1,189 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/history/historytest"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+)
+
+// copyTree copies the folder src to a new temporary folder.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// rowsDirs are the fixture's kept batches (testdata/esttime/rows).
+func rowsDirs(t *testing.T) []string {
+	dirs, err := filepath.Glob("testdata/esttime/rows/run-*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixture rows: %v", err)
+	}
+	return dirs
+}
+
+// TestEstTimeMatchesMiles: the fixture's attempts, imported into each back
+// end, give the files and the report Miles' update_est_time.py (branch
+// jiajun/ci-runtime-est-time) gave on the same rows in Postgres and the
+// same test files (testdata/esttime/want): the keyword and positional
+// literals (CRLF, a wide character, parentheses), a disabled registration
+// sharing the identity, a decrease, fewer than 3 samples, an estimate
+// already current, 200 and 201 s, 17 samples tied on recorded_at, a
+// pull_request, release, local and out-of-window row, ROCm and a CUDA file
+// outside tests/e2e.
+func TestEstTimeMatchesMiles(t *testing.T) {
+	want, err := os.ReadFile("testdata/esttime/want/report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, newDB := range historytest.DBs(t) {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			if _, err := Import(context.Background(), ImportRequest{DB: db, Results: rowsDirs(t), Getenv: os.Getenv}); err != nil {
+				t.Fatal(err)
+			}
+			tree := copyTree(t, "testdata/esttime/tree")
+			req := EstTimeRequest{Repo: tree, DB: db, AsOf: time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC), DryRun: true}
+			dry, err := EstTime(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dry.Report != string(want) {
+				t.Errorf("wanted Miles' report\n%s\ngot\n%s", want, dry.Report)
+			}
+			sameTree(t, "testdata/esttime/tree", tree) // a dry run writes nothing
+			req.DryRun = false
+			res, err := EstTime(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Report != string(want) || len(res.Files) != 6 {
+				t.Errorf("wanted the same report and 6 files, got %d files %v", len(res.Files), res.Files)
+			}
+			sameTree(t, "testdata/esttime/want/tests", filepath.Join(tree, "tests"))
+			// Calibrating the calibrated tree changes nothing.
+			again, err := EstTime(context.Background(), req)
+			if err != nil || len(again.Changes) != 0 || !strings.HasSuffix(again.Report, "No `est_time` changes were needed.\n") {
+				t.Errorf("wanted no change the second time, got %+v, %v", again.Changes, err)
+			}
+		})
+	}
+}
+
+// sameTree compares every file below want with the one below got.
+func sameTree(t *testing.T, want, got string) {
+	t.Helper()
+	filepath.WalkDir(want, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(want, path)
+		w, _ := os.ReadFile(path)
+		g, err := os.ReadFile(filepath.Join(got, rel))
+		if err != nil || string(w) != string(g) {
+			t.Errorf("%s: wanted %q, got %q (%v)", rel, w, g, err)
+		}
+		return nil
+	})
+}
+
+func TestEstTimeExtensions(t *testing.T) {
+	db := historytest.DBs(t)["sqlite"](t)
+	if _, err := Import(context.Background(), ImportRequest{DB: db, Results: rowsDirs(t), Getenv: os.Getenv}); err != nil {
+		t.Fatal(err)
+	}
+	tree := copyTree(t, "testdata/esttime/tree")
+	res, err := EstTime(context.Background(), EstTimeRequest{Repo: tree, DB: db, AsOf: time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC), DryRun: true,
+		Backends: []policy.Backend{policy.CUDA, policy.ROCM}, Events: []string{"schedule", "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rocm, few bool
+	for _, c := range res.Changes {
+		rocm = rocm || (c.Backend == "ROCM" && c.New == 400)
+		few = few || (c.TestPath == "tests/e2e/b/test_few.py" && c.Samples == 3)
+	}
+	if !rocm || !few {
+		t.Errorf("wanted the ROCm registration at 400 and test_few with its local sample, got %+v", res.Changes)
+	}
+}
+
+func TestRecordAndReplay(t *testing.T) {
+	ctx := context.Background()
+	for name, newDB := range historytest.DBs(t) {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			results := t.TempDir()
+			s := report.Summary{HW: "cuda", Suite: "stage-c-8-gpu-h100", Verdict: report.Failed, Tests: []report.TestResult{
+				{File: "tests/e2e/a.py", Status: report.Pass, Attempts: 2, EstTime: 60, Tries: []report.Try{{Status: report.Fail, ElapsedS: 5}, {Status: report.Pass, ElapsedS: 7}}},
+				{File: "tests/e2e/b.py", Status: report.Timeout, Attempts: 1, EstTime: 60, Tries: []report.Try{{Status: report.Timeout, ElapsedS: 75}}},
+			}}
+			p := history.Provenance{CommitSHA: "abc", RunID: 42, RunAttempt: 1, Event: "schedule", Ref: "refs/heads/main"}
+			at := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
+			count := func() int {
+				st, err := history.Open(ctx, db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				rows, err := st.Rows(ctx, time.Time{}, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(rows)
+			}
+			req := RecordRequest{DB: db, Summary: s, Provenance: p, Results: results, At: at}
+			if _, err := Record(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(); n != 3 {
+				t.Fatalf("wanted 3 attempts, got %d", n)
+			}
+			req.At = at.Add(time.Hour) // the same run recorded again, later
+			if _, err := Record(ctx, req); err != nil || count() != 3 {
+				t.Fatalf("wanted a replay to write nothing, got %v and %d rows", err, count())
+			}
+			// The same run id with another outcome is refused, whole.
+			req.Summary.Tests = append([]report.TestResult{}, s.Tests...)
+			req.Summary.Tests[1] = report.TestResult{File: "tests/e2e/b.py", Status: report.Pass, Attempts: 1, EstTime: 60, Tries: []report.Try{{Status: report.Pass, ElapsedS: 70}}}
+			req.Summary.Tests = append(req.Summary.Tests, report.TestResult{File: "tests/e2e/c.py", Status: report.Pass, Attempts: 1, EstTime: 60, ElapsedS: 3})
+			var ce *history.ConflictError
+			if _, err := Record(ctx, req); !errors.As(err, &ce) || count() != 3 {
+				t.Fatalf("wanted a conflict and nothing written, got %v and %d rows", err, count())
+			}
+			// The kept rows import later, as the same run: nothing new.
+			if _, err := os.Stat(filepath.Join(results, history.RowsFile)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Import(ctx, ImportRequest{DB: db, Results: []string{results}, Getenv: os.Getenv}); !errors.As(err, &ce) {
+				t.Errorf("wanted the kept conflicting rows refused, got %v", err)
+			}
+		})
+	}
+}
