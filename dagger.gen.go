@@ -681,18 +681,18 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg matchAllLabels", err))
 				}
 			}
-			var partitionId *int
-			if inputArgs["partitionId"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["partitionId"]), &partitionId)
+			var autoPartitionId *int
+			if inputArgs["autoPartitionId"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["autoPartitionId"]), &autoPartitionId)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg partitionId", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg autoPartitionId", err))
 				}
 			}
-			var partitionSize *int
-			if inputArgs["partitionSize"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["partitionSize"]), &partitionSize)
+			var autoPartitionSize *int
+			if inputArgs["autoPartitionSize"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["autoPartitionSize"]), &autoPartitionSize)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg partitionSize", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg autoPartitionSize", err))
 				}
 			}
 			var continueOnError bool
@@ -709,7 +709,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Plan(&parent, ctx, hw, suite, all, cadence, labels, matchAllLabels, partitionId, partitionSize, continueOnError, planner)
+			return (*MilesCi).Plan(&parent, ctx, hw, suite, all, cadence, labels, matchAllLabels, autoPartitionId, autoPartitionSize, continueOnError, planner)
 		case "Policy":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
-	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/policy"
@@ -21,20 +19,12 @@ import (
 // +cache="session"
 func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 	return withExport(ctx, m.Source, func(dir string) (string, error) {
-		if _, err := policy.CheckCheckout(dir); err != nil {
-			var ce *policy.CheckoutError
-			if !errors.As(err, &ce) {
-				return "", err
-			}
-			fmt.Fprint(os.Stderr, ghoutput.Annotation("notice", "", 0, "source "+ce.Problem+"; showing the built-in roster of rules §1"))
-			return jsonString(policy.Roster())
-		}
-		tables, msgs, err := usecase.LoadTables(dir, "source")
+		roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: dir, Shown: "source", Given: usecase.Given{Repo: true}, OrBuiltIn: true})
 		printMessages(msgs)
 		if err != nil {
 			return "", err
 		}
-		return jsonString(tables.Stages())
+		return jsonString(roster)
 	})
 }
 
@@ -64,12 +54,12 @@ func (m *MilesCi) Plan(
 	// Include every known label, as a manual dispatch of a GPU stage does.
 	// +optional
 	matchAllLabels bool,
-	// 0-based shard index; give it together with partitionSize (absent: not partitioned).
+	// 0-based shard index; give it together with autoPartitionSize (absent: not partitioned), as run_suite.py's --auto-partition-id.
 	// +optional
-	partitionId *int,
-	// Number of shards; give it together with partitionId (absent: not partitioned).
+	autoPartitionId *int,
+	// Number of shards; give it together with autoPartitionId (absent: not partitioned).
 	// +optional
-	partitionSize *int,
+	autoPartitionSize *int,
 	// Keep running after a failed test.
 	// +optional
 	continueOnError bool,
@@ -82,29 +72,11 @@ func (m *MilesCi) Plan(
 	if err != nil {
 		return "", err
 	}
-	in := usecase.PlanInputs{Shown: "source", All: all, Planner: who,
-		Request: policy.PlanRequest{Cadence: policy.Regular, Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
+	in := usecase.PlanRequest{Shown: "source", All: all, Planner: who, PartitionID: autoPartitionId, PartitionSize: autoPartitionSize,
+		Request: policy.PlanRequest{HW: policy.Backend(hw), Suite: suite, Cadence: policy.Cadence(cadence), Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
 		Given:   usecase.Given{Cadence: cadence != "", Labels: labels != nil}}
-	if (partitionId == nil) != (partitionSize == nil) {
-		return "", errors.New("--partition-id and --partition-size must be specified together")
-	}
-	switch {
-	case all && (hw != "" || suite != "" || partitionSize != nil):
-		return "", errors.New("--all plans every suite and shard; drop --hw, --suite and --partition-*")
-	case !all && (hw == "" || suite == ""):
-		return "", errors.New("--hw and --suite are required (or --all)")
-	case !all:
-		in.Request.HW = policy.Backend(hw)
-		in.Request.Suite = suite
-		if partitionSize != nil {
-			in.Request.Partition = &policy.Partition{ID: *partitionId, Size: *partitionSize}
-			if err := in.Request.Partition.Validate(); err != nil {
-				return "", err
-			}
-		}
-	}
-	if cadence != "" {
-		in.Request.Cadence = policy.Cadence(cadence)
+	if err := in.Validate(); err != nil {
+		return "", err
 	}
 	if in.PR, err = m.pullRequestOf(ctx, all); err != nil {
 		return "", err
@@ -155,18 +127,18 @@ func (m *MilesCi) Policy(
 	// +optional
 	planner string,
 ) (string, error) {
-	if event == "" && cadenceOverride == "" && m.Pr == 0 {
-		return "", errors.New("--event is required (or --cadence-override, or with-pr --number N)")
+	req := usecase.PolicyRequest{
+		Trigger: policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: string(cadenceOverride)},
+		Given:   usecase.Given{Event: event != "", PRLabels: prLabelsJson != "", Diff: changedFiles != nil, PR: m.Pr != 0}}
+	if err := req.Validate(usecase.Module); err != nil {
+		return "", err
 	}
 	who, err := parsePlanner(planner)
 	if err != nil {
 		return "", err
 	}
-	req := usecase.PolicyRequest{
-		Trigger:    policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: string(cadenceOverride)},
-		EventGiven: event != "", LabelsGiven: prLabelsJson != "", DiffGiven: changedFiles != nil}
 	// The PR's changed files are needed unless a diff file was given.
-	if req.PR, err = m.pullRequestOf(ctx, !req.DiffGiven); err != nil {
+	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
 		return "", err
 	}
 	return withCheckout(ctx, m.Source, func(dir string) (string, error) {

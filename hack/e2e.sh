@@ -102,7 +102,7 @@ same "call plan cpu" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json 
 same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 \
 	--cadence nightly --labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error --json \
 	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --cadence nightly \
-	--labels run-ci-megatron --partition-id 0 --partition-size 2 --continue-on-error
+	--labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error
 same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
 	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
 same "call plan --all (every shard of the roster)" plan --repo "$fixture" --all --cadence nightly --json \

@@ -14,11 +14,11 @@ type ExplainInputs struct {
 	Labels      []string
 	MatchAll    bool
 	// Trigger, when set, decides cadence and labels as the workflow would;
-	// with PR, the facts the caller did not give (EventGiven, LabelsGiven)
-	// are the pull request's.
-	Trigger                 *policy.Trigger
-	PR                      *github.PR
-	EventGiven, LabelsGiven bool
+	// with PR, the facts the caller did not give (Given.Event,
+	// Given.PRLabels) are the pull request's.
+	Trigger *policy.Trigger
+	PR      *github.PR
+	Given   Given
 }
 
 // ExplainAnswer is, for each registration of the file, whether the run
@@ -41,7 +41,7 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 	if in.Trigger != nil {
 		trig := *in.Trigger
 		if in.PR != nil {
-			trig = PRTrigger(trig, in.PR, in.EventGiven, in.LabelsGiven)
+			trig = PRTrigger(trig, in.PR, in.Given)
 		}
 		trig.Tables = tables
 		wp, err := policy.ResolveTrigger(trig)

@@ -69,14 +69,21 @@ func loadRegistry(repo, shown string) (*policy.Tables, *policy.Registry, []Messa
 	return tables, reg, fallbackNote(tables, repo, shown), err
 }
 
-// PlanInputs are what `plan` is given, by either front end.
-type PlanInputs struct {
+// PlanRequest is what `plan` is given, by either front end; Validate holds
+// its argument rules.
+type PlanRequest struct {
 	// Repo is the Miles checkout; Shown names it in messages (see LoadTables).
 	Repo, Shown string
 	// Request is the run_suite.py request; with All, its HW, Suite and
 	// Partition are ignored and every stage and shard of the roster is planned.
 	Request policy.PlanRequest
 	All     bool
+	// PartitionID and PartitionSize are the shard arguments as given (nil:
+	// not given); Validate checks them and sets Request.Partition.
+	PartitionID, PartitionSize *int
+	// HasTestsOutput says the caller asked whether the shard has tests
+	// (the CLI's --github-output).
+	HasTestsOutput bool
 	// PR is the pull request of --pr (nil without it), read with its changed
 	// files when All is set. Its cadence and labels fill those Given does not
 	// name; with All, the stages its diff skips plan nothing.
@@ -107,9 +114,41 @@ type PlanAnswer struct {
 	Messages []Message
 }
 
+// Validate checks plan's arguments (run_suite.py's, and --all), one message
+// per rule, and sets the partition of the request.
+func (in *PlanRequest) Validate() error {
+	if in.All && in.HasTestsOutput {
+		return errors.New("--github-output says whether one shard has tests; drop --all")
+	}
+	if (in.PartitionID == nil) != (in.PartitionSize == nil) {
+		// argparse's words: the workflows' run_suite.py says the same.
+		return errors.New("--auto-partition-id and --auto-partition-size must be specified together.")
+	}
+	if in.PartitionSize != nil {
+		part := &policy.Partition{ID: *in.PartitionID, Size: *in.PartitionSize}
+		if err := part.Validate(); err != nil {
+			return err
+		}
+		in.Request.Partition = part
+	}
+	switch {
+	case in.All && (in.Request.HW != "" || in.Request.Suite != "" || in.Request.Partition != nil):
+		return errors.New("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
+	case !in.All && (in.Request.HW == "" || in.Request.Suite == ""):
+		return errors.New("--hw and --suite are required (or --all)")
+	}
+	if in.Request.Cadence == "" {
+		in.Request.Cadence = policy.Regular
+	}
+	return nil
+}
+
 // Plan answers `plan`: what one suite shard (or, with All, every shard of the
 // roster) runs, as run_suite.py --list-only shows it.
-func Plan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
+func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
+	if err := in.Validate(); err != nil {
+		return PlanAnswer{}, err
+	}
 	if in.Planner == PlannerCheckout {
 		return checkoutPlan(ctx, in)
 	}
@@ -200,7 +239,7 @@ func (a PlanAnswer) ReadPlans() ([]*policy.Plan, error) {
 // checkoutPlan is Plan with the checkout planner: the checkout's own
 // run_suite.py --list-only, with a pull request's cadence, labels and (with
 // All) skipped stages as the checkout's own ci_policy resolves them.
-func checkoutPlan(ctx context.Context, in PlanInputs) (PlanAnswer, error) {
+func checkoutPlan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 	var ans PlanAnswer
 	c, err := in.Checkout()
 	if err != nil {

@@ -38,7 +38,7 @@ func TestPlanAll(t *testing.T) {
 	for _, st := range tables.Stages() {
 		want += max(st.ShardsFor(policy.Regular), 1)
 	}
-	ans, err := Plan(context.Background(), PlanInputs{Repo: milesRepo, All: true, Request: policy.PlanRequest{Cadence: policy.Regular}})
+	ans, err := Plan(context.Background(), PlanRequest{Repo: milesRepo, All: true, Request: policy.PlanRequest{Cadence: policy.Regular}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestPlanAll(t *testing.T) {
 	}
 
 	pr := fetch(t, 2874, true)
-	ans, err = Plan(context.Background(), PlanInputs{Repo: milesRepo, All: true, PR: pr, Request: policy.PlanRequest{Cadence: policy.Regular}})
+	ans, err = Plan(context.Background(), PlanRequest{Repo: milesRepo, All: true, PR: pr, Request: policy.PlanRequest{Cadence: policy.Regular}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPlanAll(t *testing.T) {
 		}
 	}
 
-	given, err := Plan(context.Background(), PlanInputs{Repo: milesRepo, PR: pr, Given: Given{Labels: true},
+	given, err := Plan(context.Background(), PlanRequest{Repo: milesRepo, PR: pr, Given: Given{Labels: true},
 		Request: policy.PlanRequest{HW: policy.CUDA, Suite: "stage-c-4-gpu-h200", Cadence: policy.Regular, Labels: []string{}}})
 	if err != nil {
 		t.Fatal(err)

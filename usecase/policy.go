@@ -3,6 +3,7 @@ package usecase
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/fsinput"
@@ -21,12 +22,9 @@ type PolicyRequest struct {
 	Trigger policy.Trigger
 	// PR is the pull request of --pr, or nil.
 	PR *github.PR
-	// EventGiven and LabelsGiven say the caller gave --event and
-	// --pr-labels-json itself, so the pull request does not override them.
-	EventGiven, LabelsGiven bool
-	// DiffGiven says --changed-files was given: it wins over the pull
-	// request's files.
-	DiffGiven bool
+	// Given names the trigger facts (Event, PRLabels) and the diff (Diff)
+	// the caller gave itself: the pull request does not override them.
+	Given Given
 	// ReadDiff reads the --changed-files diff (nil: there is none), only on a
 	// pull request and only when the PR's own files do not stand in for it.
 	// unusable says why a diff cannot be used (then no stage is skipped, rules
@@ -39,6 +37,19 @@ type PolicyRequest struct {
 	// Registry is nil because of it: returned when the answer needs the
 	// registry, instead of reading it again.
 	RegistryErr error
+}
+
+// Validate checks the policy request's arguments before a pull request is
+// read (f names the front end's spelling in the message).
+func (req PolicyRequest) Validate(f Frontend) error {
+	if req.Trigger.Event == "" && req.Trigger.CadenceOverride == "" && !req.Given.PR {
+		env := ""
+		if f.EnvFallback {
+			env = "set EVENT_NAME, or "
+		}
+		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, f.PR)
+	}
+	return nil
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
@@ -54,11 +65,11 @@ type PolicyAnswer struct {
 
 // PRTrigger fills the trigger facts the caller did not give from a pull
 // request: the event is pull_request and the labels are the PR's.
-func PRTrigger(t policy.Trigger, pr *github.PR, eventGiven, labelsGiven bool) policy.Trigger {
-	if !eventGiven {
+func PRTrigger(t policy.Trigger, pr *github.PR, given Given) policy.Trigger {
+	if !given.Event {
 		t.Event = policy.EventPullRequest
 	}
-	if !labelsGiven {
+	if !given.PRLabels {
 		t.PRLabelsJSON = pr.LabelsJSON()
 	}
 	return t
@@ -74,7 +85,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	trig := req.Trigger
 	trig.Tables = req.Tables
 	if req.PR != nil {
-		trig = PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+		trig = PRTrigger(trig, req.PR, req.Given)
 	}
 	wp, err := policy.ResolveTrigger(trig)
 	if err != nil {
@@ -90,7 +101,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	var diff []byte
 	unusable := ""
 	switch {
-	case req.PR != nil && !req.DiffGiven:
+	case req.PR != nil && !req.Given.Diff:
 		diff, unusable = req.PR.NameStatus()
 	case req.ReadDiff != nil:
 		if diff, unusable, err = req.ReadDiff(); err != nil {
@@ -134,11 +145,11 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 func PolicyOfCheckout(ctx context.Context, c *Checkout, req PolicyRequest) (CheckoutPolicy, error) {
 	trig := req.Trigger
 	if req.PR != nil {
-		trig = PRTrigger(trig, req.PR, req.EventGiven, req.LabelsGiven)
+		trig = PRTrigger(trig, req.PR, req.Given)
 	}
 	var diff []byte
 	switch {
-	case req.PR != nil && !req.DiffGiven:
+	case req.PR != nil && !req.Given.Diff:
 		if d, why := req.PR.NameStatus(); why == "" {
 			diff = d
 		}

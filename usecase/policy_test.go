@@ -38,13 +38,13 @@ func TestPolicyFromPR(t *testing.T) {
 	}{
 		{name: "the PR is the trigger", req: PolicyRequest{PR: pr},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{"stage-c-8-gpu-h100"}},
-		{name: "given labels win", req: PolicyRequest{PR: pr, LabelsGiven: true, Trigger: policy.Trigger{PRLabelsJSON: `[]`}},
+		{name: "given labels win", req: PolicyRequest{PR: pr, Given: Given{PRLabels: true}, Trigger: policy.Trigger{PRLabelsJSON: `[]`}},
 			cadence: policy.Regular, labels: []string{}, skipped: []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-c-4-gpu-mi350", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}},
-		{name: "a given event wins", req: PolicyRequest{PR: pr, EventGiven: true, Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}},
+		{name: "a given event wins", req: PolicyRequest{PR: pr, Given: Given{Event: true}, Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}},
 			cadence: policy.Weekly, labels: []string{}, skipped: []string{}},
-		{name: "a given diff wins over the PR's files", req: PolicyRequest{PR: pr, DiffGiven: true, ReadDiff: diffOf([]byte{}, "")},
+		{name: "a given diff wins over the PR's files", req: PolicyRequest{PR: pr, Given: Given{Diff: true}, ReadDiff: diffOf([]byte{}, "")},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "the diff is empty"},
-		{name: "a given diff that cannot be read fails open", req: PolicyRequest{PR: pr, DiffGiven: true, ReadDiff: diffOf(nil, "--changed-files x.z is a FIFO")},
+		{name: "a given diff that cannot be read fails open", req: PolicyRequest{PR: pr, Given: Given{Diff: true}, ReadDiff: diffOf(nil, "--changed-files x.z is a FIFO")},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "--changed-files x.z is a FIFO"},
 		{name: "a capped PR fails open", req: PolicyRequest{PR: &capped},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, skipped: []string{}, unusable: "GitHub lists at most 3000"},
@@ -86,7 +86,7 @@ func TestPolicyReadsNoDiffOffAPullRequest(t *testing.T) {
 		return nil, "", nil
 	}
 	for _, req := range []PolicyRequest{
-		{Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}, DiffGiven: true, ReadDiff: read},
+		{Trigger: policy.Trigger{Event: policy.EventSchedule, Schedule: "0 15 * * 6"}, Given: Given{Diff: true}, ReadDiff: read},
 		{PR: fetch(t, 2874, true), ReadDiff: read},
 	} {
 		req.Repo, req.Tables = milesRepo, tables

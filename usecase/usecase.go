@@ -72,7 +72,10 @@ type Inputs struct {
 }
 
 // Given names the facts a caller gave itself (a flag given, an argument set),
-// so that a pull request's facts fill only the others.
+// so that a pull request's facts fill only the others. It is the one
+// definition of "the caller gave this" for every request: the CLI sets a
+// field when the flag is on the command line, the module when the argument
+// is set (a list: not nil; a string: not "").
 type Given struct {
 	// Body: a PR body was given (--pr-body-file), even an empty one.
 	Body bool
@@ -82,7 +85,33 @@ type Given struct {
 	Cadence, Labels bool
 	// Number and HeadSHA: --pr-number and --head-sha were given.
 	Number, HeadSHA bool
+	// Event and PRLabels: --event and --pr-labels-json were given, so a pull
+	// request does not override them.
+	Event, PRLabels bool
+	// Diff: --changed-files was given; it wins over a pull request's files.
+	Diff bool
+	// PR: a pull request was named (--pr N, with-pr --number N), before it is read.
+	PR bool
+	// PRImage: --pr-image-available was given (not read from the environment).
+	PRImage bool
+	// Repo: --repo was given.
+	Repo bool
 }
+
+// Frontend is how a front end spells what usecase's messages name, so each
+// message is written once.
+type Frontend struct {
+	// PR is how a pull request is named: "--pr N", "with-pr --number N".
+	PR string
+	// EnvFallback says the flags fall back to the workflow's env vars.
+	EnvFallback bool
+}
+
+// The two front ends.
+var (
+	CLI    = Frontend{PR: "--pr N", EnvFallback: true}
+	Module = Frontend{PR: "with-pr --number N"}
+)
 
 // Tables reads the CI tables of the checkout in.Repo (its roster, suites,
 // labels and crons; the built-in ones where it holds none).

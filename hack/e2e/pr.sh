@@ -54,7 +54,7 @@ else
 	same "call --pr plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
 		--auto-partition-id 0 --auto-partition-size 3 --json \
 		-- --source "$fixture" with-pr --number 2874 --api-url "$engine_api" \
-		plan --hw cuda --suite stage-c-4-gpu-h200 --partition-id 0 --partition-size 3
+		plan --hw cuda --suite stage-c-4-gpu-h200 --auto-partition-id 0 --auto-partition-size 3
 	same "call --pr policy" policy --pr 2874 --repo "$fixture" --json \
 		-- --source "$fixture" with-pr --number 2874 --api-url "$engine_api" policy
 

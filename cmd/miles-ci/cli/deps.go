@@ -9,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 func init() {
@@ -29,35 +30,23 @@ func runDeps(args []string, env Env) int {
 		return code
 	}
 	b := policy.Backend(*backend)
-	in := deps.Inputs{Backend: b, SGLangInput: *sglang, MegatronInput: *megatron}
+	in := usecase.DepsRequest{Backend: b, SGLangInput: *sglang, MegatronInput: *megatron, Repo: *repo, Given: usecase.Given{Repo: fs.Given("repo")}}
 	var err error
 	if in.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
 		return fail(env, err)
 	}
-	switch {
-	case !policy.ProfileOf(b).BakedDeps:
-		if in.Lock, err = deps.ReadLock(*repo); err != nil {
-			return fail(env, err)
-		}
-	case fs.Given("repo"):
-		// ROCm images bake their own dependencies and never read the
-		// lockfile; a --repo given anyway is still checked, so a typo in it
-		// is an error rather than ignored.
-		if _, err := policy.CheckCheckout(*repo); err != nil {
-			return fail(env, err)
-		}
-	}
-	d, err := deps.Resolve(in)
+	ans, err := usecase.Deps(in)
 	if err != nil {
 		return fail(env, err)
 	}
+	d := ans.Decision
 	for _, w := range d.Warnings {
 		warn(env, w)
 	}
 
 	var text strings.Builder
 	var outputs []output
-	if policy.ProfileOf(b).BakedDeps {
+	if ans.Baked {
 		switch {
 		case !d.Install:
 			text.WriteString("No dependency ref named: keeping the copies baked into the image\n")

@@ -62,7 +62,7 @@ func runExplain(args []string, env Env) int {
 		return explainWithCheckout(env, pf, *repo, *file, policy.PlanRequest{Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels}, *asJSON)
 	}
 	in := usecase.ExplainInputs{Repo: *repo, File: *file, Cadence: cadence, Labels: *sf.labels, MatchAll: *sf.matchAllLabels, // "" is the current folder
-		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json")}
+		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json")}}
 	if len(trigger) > 0 {
 		trig := tf.trigger()
 		in.Trigger = &trig
@@ -111,13 +111,10 @@ func runStages(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	roster := policy.Roster()
-	if fs.Given("repo") {
-		tables, err := loadTables(env, *repo) // "" is the current folder
-		if err != nil {
-			return fail(env, err)
-		}
-		roster = tables.Stages()
+	roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: *repo, Given: usecase.Given{Repo: fs.Given("repo")}})
+	printMessages(env, msgs)
+	if err != nil {
+		return fail(env, err)
 	}
 	if *asJSON {
 		return printJSON(env, roster)

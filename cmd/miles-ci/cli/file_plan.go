@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 func init() {
@@ -32,26 +33,21 @@ func runFilePlan(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := deps.FileRequest{Root: *repo, File: *file, ImageTag: *tag, ROCmImageTag: *rocmTag}
+	req := usecase.FilePlanRequest{Repo: *repo, File: *file, ImageTag: *tag, ROCmImageTag: *rocmTag, Registry: loadRegistry}
 	var err error
 	if req.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
 		return fail(env, err)
 	}
 	if pf.checkout() {
-		return filePlanWithCheckout(env, pf, req.Root, req.File, req.ImageTag, req.PRBody, out)
+		return filePlanWithCheckout(env, pf, req.Repo, req.File, req.ImageTag, req.PRBody, out)
 	}
-	if req.Tables, err = loadTables(env, req.Root); err != nil {
-		return fail(env, err)
-	}
-	plan, err := deps.PlanFile(req, loadRegistry(req.Tables))
+	ans, err := usecase.FilePlan(req)
+	printMessages(env, ans.Messages)
 	if err != nil {
 		return fail(env, err)
 	}
-	imageLine := 0
-	if d, ok := deps.FirstDirective(req.PRBody, deps.KeyImageTag); ok && plan.ImageSource == deps.FromPRBody {
-		imageLine = d.Line
-	}
-	if err := gh.writeSummary(env, ghoutput.FilePlanMarkdown(plan, req.PRBody, imageLine)); err != nil {
+	plan := ans.Plan
+	if err := gh.writeSummary(env, ghoutput.FilePlanMarkdown(plan, req.PRBody, ans.ImageLine)); err != nil {
 		return fail(env, err)
 	}
 	// file_run.py writes an empty runs_on for cpu: the CPU workflow fixes its runner.

@@ -57,6 +57,15 @@ type optInt struct {
 	Value int
 }
 
+// ptr is the flag as a request's optional integer: nil when not given.
+func (o *optInt) ptr() *int {
+	if !o.Set {
+		return nil
+	}
+	v := o.Value
+	return &v
+}
+
 // flagSet parses one subcommand's flags the way argparse does in Miles'
 // run_suite.py, so a workflow's command line works unchanged: --name value,
 // --name=value, boolean switches, and lists that take every following word up

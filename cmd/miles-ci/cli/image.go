@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 func init() {
@@ -34,15 +35,16 @@ func runImage(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *called != "" && *lockfile != "" {
-		return fs.usageError("--called-image-tag and --lockfile both name the called tag; give one")
-	}
-	b := policy.Backend(*backend)
-	in := deps.ImageInputs{
-		Backend:          b,
+	in := usecase.ImageRequest{
+		Backend:          policy.Backend(*backend),
 		CalledTag:        *called,
 		InputTag:         *input,
+		LockFile:         *lockfile,
 		PRImageAvailable: *prImage || (!fs.Given("pr-image-available") && env.Getenv("PR_IMAGE_AVAILABLE") == "true"),
+		Given:            usecase.Given{PRImage: fs.Given("pr-image-available")},
+	}
+	if err := in.Validate(); err != nil {
+		return fs.usageError("%v", err)
 	}
 	in.PRNumber = env.Getenv("PR_NUMBER") // deps checks it is a number
 	if prNumber.Set {
@@ -56,32 +58,7 @@ func runImage(args []string, env Env) int {
 	if pr != nil && !prNumber.Set {
 		in.PRNumber = strconv.Itoa(pr.Number)
 	}
-	body0 := in.PRBody
-	if !policy.ProfileOf(b).PRImageTag {
-		// The ROCm workflow reads no ci-image-tag: line and has no PR image.
-		in.PRBody = ""
-		if !fs.Given("pr-image-available") {
-			in.PRImageAvailable = false
-		}
-	}
-	var img deps.Image
-	if *lockfile != "" {
-		data, readErr := deps.ReadLockFile(*lockfile)
-		if readErr != nil {
-			return fail(env, fmt.Errorf("--lockfile: %w", readErr))
-		}
-		lock, parseErr := deps.ParseLock(*lockfile, data)
-		if parseErr != nil {
-			return fail(env, parseErr)
-		}
-		in.CalledTag = lock.CIImageTag
-		img, err = deps.ResolveImage(in)
-		if err == nil {
-			img.Source = deps.FromLockfile
-		}
-	} else {
-		img, err = deps.ResolveImage(in)
-	}
+	img, err := usecase.Image(in)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -90,7 +67,7 @@ func runImage(args []string, env Env) int {
 		from = fmt.Sprintf("pr-body line %d", img.Line)
 	}
 	text := fmt.Sprintf("Resolved CI image: %s (tag from %s)\n", img.Image, from)
-	if err := gh.writeSummary(env, ghoutput.ImageMarkdown(img, body0)); err != nil {
+	if err := gh.writeSummary(env, ghoutput.ImageMarkdown(img, in.PRBody)); err != nil {
 		return fail(env, err)
 	}
 	return out.emit(env, img, text, []output{{"container_image", img.Image}})

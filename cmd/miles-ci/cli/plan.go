@@ -81,35 +81,16 @@ func runPlan(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *all && fs.Given("github-output") {
-		return fs.usageError("--github-output says whether one shard has tests; drop --all")
-	}
-	if pid.Set != psize.Set {
-		return fs.usageError("--auto-partition-id and --auto-partition-size must be specified together.")
-	}
-	var part *policy.Partition
-	if psize.Set {
-		part = &policy.Partition{ID: pid.Value, Size: psize.Value}
-		if err := part.Validate(); err != nil {
-			return fs.usageError("%v", err)
-		}
-	}
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
-	if *all {
-		if fs.Given("hw") || fs.Given("suite") || part != nil {
-			return fs.usageError("--all plans every suite and shard; drop --hw, --suite and --auto-partition-*")
-		}
-	} else if !fs.Given("hw") || !fs.Given("suite") {
-		return fs.usageError("--hw and --suite are required (or --all)")
-	}
-	in := usecase.PlanInputs{Repo: *repo, All: *all, // "" is the current folder
-		Request: policy.PlanRequest{Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError},
+	in := usecase.PlanRequest{Repo: *repo, All: *all, HasTestsOutput: fs.Given("github-output"), // "" is the current folder
+		PartitionID: pid.ptr(), PartitionSize: psize.ptr(),
+		Request: policy.PlanRequest{HW: policy.Backend(*hw), Suite: *suite, Cadence: cadence, Labels: *sf.labels, MatchAllLabels: *sf.matchAllLabels, ContinueOnError: *sf.continueOnError},
 		Given:   usecase.Given{Cadence: fs.Given("cadence") || fs.Given("nightly"), Labels: fs.Given("labels")}}
-	if !*all {
-		in.Request.HW, in.Request.Suite, in.Request.Partition = policy.Backend(*hw), *suite, part
+	if err := in.Validate(); err != nil {
+		return fs.usageError("%v", err)
 	}
 	if pf.checkout() {
 		in.Planner, in.Checkout = usecase.PlannerCheckout, pf.opener(*repo)

@@ -267,7 +267,7 @@ func TestPolicyPullRequestDetails(t *testing.T) {
 		{"a diff that is a folder is named in the warning",
 			[]string{"--event", "pull_request", "--pr-labels-json", `[]`, "--changed-files", repo}, 0,
 			"", "::warning::changed files unusable (--changed-files " + repo + " is a folder, not a regular file); failing open: no GPU stage is skipped\n"},
-		{"the event is required", []string{"--pr-labels-json", `[]`}, 2, "", "miles-ci policy: --event is required (or set EVENT_NAME, or give --pr N)\n"},
+		{"the event is required", []string{"--pr-labels-json", `[]`}, 2, "", "miles-ci policy: --event is required (or set EVENT_NAME, or give --cadence-override or --pr N)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,8 +50,10 @@ func runPolicy(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	if *tf.event == "" && *tf.cadenceOverride == "" && !gh.active() {
-		return fs.usageError("--event is required (or set EVENT_NAME, or give --pr N)")
+	req := usecase.PolicyRequest{Repo: *repo, Trigger: tf.trigger(),
+		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Diff: fs.Given("changed-files"), PR: gh.active()}}
+	if err := req.Validate(usecase.CLI); err != nil {
+		return fs.usageError("%v", err)
 	}
 	var tables *policy.Tables
 	var err error
@@ -60,11 +62,10 @@ func runPolicy(args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	req := usecase.PolicyRequest{Repo: *repo, Tables: tables, Trigger: tf.trigger(),
-		EventGiven: fs.Given("event"), LabelsGiven: fs.Given("pr-labels-json"), DiffGiven: fs.Given("changed-files")}
+	req.Tables = tables
 	if gh.active() {
 		// The PR's changed files are needed unless a diff file was given.
-		if req.PR, err = gh.fetch(env, !req.DiffGiven); err != nil {
+		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {
 			return fail(env, err)
 		}
 		gh.note(env, req.PR)

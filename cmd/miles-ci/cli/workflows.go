@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/workflows"
 )
 
@@ -36,13 +36,10 @@ func runWorkflows(args []string, env Env) int {
 			*f.dst = f.val
 		}
 	}
-	roster := policy.Roster()
-	if fs.Given("repo") {
-		tables, err := loadTables(env, *repo)
-		if err != nil {
-			return fail(env, err)
-		}
-		roster = tables.Stages()
+	roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: *repo, Given: usecase.Given{Repo: fs.Given("repo")}})
+	printMessages(env, msgs)
+	if err != nil {
+		return fail(env, err)
 	}
 	files, err := workflows.Generate(roster, o)
 	if err != nil {
