@@ -375,6 +375,11 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 			// shaped like them can push the runner's out.
 			c = c.WithEnvVariable(PlanEnv, planJSON(spec.Tests))
 		}
+		if s.Role == RoleRun && policy.ProfileOf(spec.HW).Pytest {
+			// The wrapper loads miles-ci's pytest plugin, which reports
+			// each outcome through a channel outside /results.
+			c = c.WithEnvVariable(PytestEnv, "1")
+		}
 		var err error
 		if c, _, err = applyStep(ctx, c, s); err != nil {
 			return Result{}, cannot(err)
@@ -479,6 +484,9 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 // PlanEnv carries the planned files, in order, to the run wrapper (a JSON
 // list; the wrapper takes it out of the runner's environment).
 const PlanEnv = "MILES_CI_PLAN"
+
+// PytestEnv asks the run wrapper for miles-ci's pytest plugin and channel.
+const PytestEnv = "MILES_CI_PYTEST"
 
 // planJSON is the planned files as a JSON list.
 func planJSON(tests []ExpectedTest) string {

@@ -317,3 +317,39 @@ func TestRunWrapperStatusLinesByPosition(t *testing.T) {
 		t.Errorf("wanted the first and last 8 kept (the runner's FAIL last) and test_a.py named, got %d %q", len(rec.StatusLines), rec.StatusOverflow)
 	}
 }
+
+// TestRunWrapperPytestChannel runs pytest under the wrapper with miles-ci's
+// plugin: a test whose atexit hook forges an all-pass junit.xml and calls
+// os._exit(0) cannot take back what pytest reported (issue 22, case 5).
+// Needs a python3 with pytest (MILES_CI_PYTEST_PYTHON, else /usr/bin/python3).
+func TestRunWrapperPytestChannel(t *testing.T) {
+	py := os.Getenv("MILES_CI_PYTEST_PYTHON")
+	if py == "" {
+		py = "/usr/bin/python3"
+	}
+	if err := exec.Command(py, "-c", "import pytest").Run(); err != nil {
+		t.Skipf("no pytest in %s", py)
+	}
+	ws, results := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, "tests", "fast"), 0o755)
+	forge := fmt.Sprintf("import atexit, os\ndef _forge():\n    open(%q, 'w').write('<testsuites/>')\n    os._exit(0)\natexit.register(_forge)\ndef test_x():\n    assert False\n", filepath.Join(results, "junit.xml"))
+	os.WriteFile(filepath.Join(ws, "tests", "fast", "test_a.py"), []byte(forge), 0o644)
+	os.WriteFile(filepath.Join(ws, "tests", "fast", "test_b.py"), []byte("def test_ok():\n    pass\n"), 0o644)
+	cmd := exec.Command(py, "-ISc", RunWrapper(), "miles-ci-run", "--", py, "-m", "pytest", "tests/fast/test_a.py", "tests/fast/test_b.py", "-v", "-p", "no:cacheprovider")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "MILES_CI_RESULTS="+results, PytestEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wanted the forged exit 0, got %v", err)
+	}
+	rec, err := report.ParseRecord(stderr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := rec.Pytest
+	if rec.ExitCode != 0 || pr == nil || pr.Sessions != 1 || !slices.Equal(pr.ExitStatuses, []int{1}) ||
+		!pr.Files["tests/fast/test_a.py"].Failed || pr.Files["tests/fast/test_b.py"].Failed || !pr.Files["tests/fast/test_b.py"].Ran {
+		t.Errorf("wanted exit 0 and pytest's own report (1 session, exit status 1, test_a failed, test_b passed), got %d %+v", rec.ExitCode, pr)
+	}
+}

@@ -56,6 +56,34 @@ type RunRecord struct {
 	Leftovers int `json:"leftovers"`
 	// Warnings are the wrapper's own (e.g. a ulimit it could not raise).
 	Warnings []string `json:"warnings"`
+	// Pytest is what miles-ci's pytest plugin reported through the
+	// wrapper's channel (CPU stages); nil when the run had none.
+	Pytest *PytestReport `json:"pytest"`
+}
+
+// PytestReport is what pytest told miles-ci's plugin as the run went: a
+// channel outside /results that only the wrapper reads, so that what a test
+// does after pytest reported (an atexit hook that writes an all-pass
+// junit.xml and calls os._exit(0)) cannot take a report back.
+type PytestReport struct {
+	// Sessions counts the pytest sessions that started; ExitStatuses are
+	// the exit statuses of those that finished, in order.
+	Sessions     int   `json:"sessions"`
+	ExitStatuses []int `json:"exit_statuses"`
+	// Files are the test files pytest reported on (relative to the
+	// workspace), each with whether any of its tests (or its collection)
+	// failed.
+	Files map[string]PytestFile `json:"files"`
+	// BadLines counts lines of the channel that were not the plugin's;
+	// Overflow is set when it carried more than the wrapper keeps.
+	BadLines int  `json:"bad_lines"`
+	Overflow bool `json:"overflow"`
+}
+
+// PytestFile is one test file's outcome as pytest reported it.
+type PytestFile struct {
+	Ran    bool `json:"ran"`
+	Failed bool `json:"failed"`
 }
 
 // maxRecordBytes bounds the record line: the wrapper caps its status lines

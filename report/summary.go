@@ -185,6 +185,13 @@ func Summarize(in Input) Summary {
 			}
 		}
 	}
+	if pr := r.Pytest; pr != nil && r.Ending == Exited && r.ExitCode == 0 {
+		s.Inconsistent = append(s.Inconsistent, pytestInconsistent(*pr, len(s.Tests))...)
+	}
+	if pr := r.Pytest; pr != nil && (pr.Overflow || pr.BadLines > 0) {
+		s.Notes = append(s.Notes, fmt.Sprintf("miles-ci's pytest channel carried %d lines that were not its plugin's%s, so a test wrote to it", pr.BadLines,
+			map[bool]string{true: " and more than miles-ci keeps", false: ""}[pr.Overflow]))
+	}
 	if r.Ending == Exited && r.ExitCode == 0 {
 		var silent, failed []string
 		for _, t := range s.Tests {
@@ -229,6 +236,25 @@ func Summarize(in Input) Summary {
 	}
 	s.Passed = s.Verdict == Passed
 	return s
+}
+
+// pytestInconsistent says how what pytest reported to miles-ci contradicts
+// a runner that exited 0 with planned files to run.
+func pytestInconsistent(pr PytestReport, planned int) []string {
+	var out []string
+	switch {
+	case pr.Sessions == 0 && planned > 0:
+		out = append(out, "the runner exited 0, but pytest reported nothing to miles-ci's plugin (-p miles_ci_pytest), so no planned file has an outcome miles-ci can trust")
+	case len(pr.ExitStatuses) < pr.Sessions:
+		out = append(out, fmt.Sprintf("the runner exited 0, but %d of %d pytest sessions never finished (the process ended early, e.g. os._exit)", pr.Sessions-len(pr.ExitStatuses), pr.Sessions))
+	}
+	for _, code := range pr.ExitStatuses {
+		if code != 0 {
+			out = append(out, fmt.Sprintf("pytest reported exit status %d to miles-ci, but the runner exited 0", code))
+			break
+		}
+	}
+	return out
 }
 
 // ExitStatus is the exit status `miles-ci run` ends with: 0 when passed, the

@@ -263,3 +263,34 @@ func TestStatusLinesByPosition(t *testing.T) {
 		t.Errorf("wanted inconsistent naming tests/e2e/a.py, got %s %q", s.Verdict, s.Inconsistent)
 	}
 }
+
+// TestPytestChannel: a CPU test whose atexit hook writes an all-pass
+// junit.xml and calls os._exit(0) makes the runner exit 0, but pytest had
+// already told miles-ci's plugin that a file failed and the session ended
+// with 1: the file fails and the run is inconsistent (issue 22, case 5).
+// A forged junit.xml that blames an innocent file blames nothing.
+func TestPytestChannel(t *testing.T) {
+	plan := []Expected{{File: "tests/fast/test_a.py"}, {File: "tests/fast/test_b.py"}}
+	pr := &PytestReport{Sessions: 1, ExitStatuses: []int{1}, Files: map[string]PytestFile{
+		"tests/fast/test_a.py": {Ran: true, Failed: true}, "tests/fast/test_b.py": {Ran: true}}}
+	for _, tc := range []struct {
+		name  string
+		junit []Case
+	}{
+		{"an all-pass junit.xml", []Case{{Classname: "tests.fast.test_a", Name: "test_x"}, {Classname: "tests.fast.test_b", Name: "test_ok"}}},
+		{"a junit.xml that blames the innocent file", []Case{{Classname: "tests.fast.test_a", Name: "test_x"}, {Classname: "tests.fast.test_b", Name: "test_ok", Failed: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Summarize(Input{HW: policy.CPU, Suite: "stage-b-cpu", Tests: plan, Run: RunRecord{Ending: Exited, Pytest: pr},
+				JUnit: tc.junit, HaveJUnit: true})
+			if s.Tests[0].Status != Fail || s.Tests[1].Status != Pass || s.Verdict != Inconsistent || s.ExitStatus() != ExitInconsistent ||
+				!strings.Contains(strings.Join(s.Inconsistent, "\n"), "pytest reported exit status 1 to miles-ci, but the runner exited 0") {
+				t.Errorf("wanted test_a FAIL, test_b PASS, inconsistent; got %s %s %s %q", s.Tests[0].Status, s.Tests[1].Status, s.Verdict, s.Inconsistent)
+			}
+		})
+	}
+	s := Summarize(Input{HW: policy.CPU, Suite: "stage-b-cpu", Tests: plan, Run: RunRecord{Ending: Exited, Pytest: &PytestReport{Sessions: 1}}})
+	if s.Verdict != Inconsistent || !strings.Contains(strings.Join(s.Inconsistent, "\n"), "1 of 1 pytest sessions never finished") {
+		t.Errorf("wanted a session that never finished to be inconsistent, got %s %q", s.Verdict, s.Inconsistent)
+	}
+}

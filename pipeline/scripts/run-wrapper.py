@@ -1,10 +1,50 @@
-import json, os, re, resource, select, signal, stat, subprocess, sys, time
+import json, os, re, resource, select, signal, stat, subprocess, sys, tempfile, time
 
 RECORD = "miles-ci-run-record "
 STATUS = re.compile(rb"\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
 OPEN = re.compile(rb"\[[0-9]+/[0-9]+\] ")
 MAX_STATUS, MAX_LINE, PER_FILE = 4096, 1024, 8
 PLAN_ENV = "MILES_CI_PLAN"
+PYTEST_ENV, CHANNEL_ENV = "MILES_CI_PYTEST", "MILES_CI_PYTEST_CHANNEL"
+MAX_CHANNEL, MAX_FILES, MAX_SESSIONS = 16 << 20, 10000, 64
+
+# PLUGIN is miles-ci's pytest plugin (-p miles_ci_pytest): it reports each
+# test's outcome and the session's exit status through a FIFO only the
+# wrapper reads, outside /results, as they happen; what a test does later
+# (an atexit hook, os._exit, a forged junit.xml) cannot take a report back.
+PLUGIN = r"""
+import json, os
+_fd = os.open(os.environ.pop("MILES_CI_PYTEST_CHANNEL"), os.O_WRONLY)
+_root = None
+
+def _send(ev):
+    try:
+        os.write(_fd, (json.dumps(ev) + "\n").encode())
+    except OSError:
+        pass
+
+def _file(nodeid):
+    path = nodeid.split("::")[0]
+    if _root is not None:
+        path = os.path.relpath(os.path.join(_root, path), os.getcwd())
+    return path[:512]
+
+def pytest_configure(config):
+    global _root
+    _root = str(getattr(config, "rootpath", None) or config.rootdir)
+    _send({"e": "start"})
+
+def pytest_collectreport(report):
+    if report.failed:
+        _send({"e": "test", "file": _file(report.nodeid), "outcome": "failed"})
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        _send({"e": "test", "file": _file(report.nodeid), "outcome": report.outcome})
+
+def pytest_sessionfinish(session, exitstatus):
+    _send({"e": "finish", "exitstatus": int(exitstatus)})
+"""
 LIMITS = {"-l": (resource.RLIMIT_MEMLOCK, 1024), "-s": (resource.RLIMIT_STACK, 1024), "-n": (resource.RLIMIT_NOFILE, 1)}
 
 def write(fd, data):
@@ -133,6 +173,62 @@ def main():
             name = f.replace("\r", "\\r").replace("\n", "\\n")
             prefixes.append(("[%d/%d] %s  " % (i, len(plan), name)).encode("utf-8", "surrogateescape"))
     first, last, overflow, foreign, seq = {}, {}, {}, 0, 0
+    channel, pytest, pbuf, ptotal = None, None, bytearray(), 0
+    if env.pop(PYTEST_ENV, None) == "1":
+        try:
+            d = tempfile.mkdtemp(prefix="miles-ci-pytest-")
+            fifo = os.path.join(d, "channel")
+            os.mkfifo(fifo, 0o600)
+            channel = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # held: the channel never reads as ended
+            with open(os.path.join(d, "miles_ci_pytest.py"), "w") as f:
+                f.write(PLUGIN)
+            env["PYTHONPATH"] = d + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+            env["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " -p miles_ci_pytest").strip()
+            env[CHANNEL_ENV] = fifo
+            pytest = {"sessions": 0, "exit_statuses": [], "files": {}, "bad_lines": 0, "overflow": False}
+        except OSError as e:
+            warnings.append("::warning::could not set up miles-ci's pytest channel: %s" % e)
+
+    def heard(data):
+        nonlocal pbuf, ptotal
+        ptotal += len(data)
+        if ptotal > MAX_CHANNEL:
+            pytest["overflow"] = True
+            return
+        pbuf += data
+        *lines, rest = bytes(pbuf).split(b"\n")
+        pbuf = bytearray(rest[:8192])
+        for raw in lines:
+            try:
+                ev = json.loads(raw)
+                kind = ev["e"]
+            except (ValueError, TypeError, KeyError):
+                pytest["bad_lines"] += 1
+                continue
+            if kind == "start":
+                pytest["sessions"] += 1
+            elif kind == "finish" and isinstance(ev.get("exitstatus"), int) and len(pytest["exit_statuses"]) < MAX_SESSIONS:
+                pytest["exit_statuses"].append(ev["exitstatus"])
+            elif kind == "test" and isinstance(ev.get("file"), str) and isinstance(ev.get("outcome"), str):
+                files = pytest["files"]
+                if ev["file"] not in files and len(files) >= MAX_FILES:
+                    pytest["overflow"] = True
+                    continue
+                seen = files.setdefault(ev["file"], {"ran": True, "failed": False})
+                seen["failed"] = seen["failed"] or ev["outcome"] == "failed"
+            else:
+                pytest["bad_lines"] += 1
+
+    def listen():
+        while channel is not None:
+            try:
+                data = os.read(channel, 1 << 16)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            heard(data)
 
     def output(data):
         nonlocal head_left, tail, total
@@ -230,10 +326,13 @@ def main():
         if r is None:
             if runner_done:
                 break
-            time.sleep(0.2)
+            select.select([channel] if channel is not None else [], [], [], 0.2)
+            listen()
             continue
-        ready, _, _ = select.select([r], [], [], 0.2)
-        if ready:
+        ready, _, _ = select.select([r] + ([channel] if channel is not None else []), [], [], 0.2)
+        if channel in ready:
+            listen()
+        if r in ready:
             data = os.read(r, 1 << 16)
             if not data:
                 # Every writer is gone; the runner may still run (it closed
@@ -243,6 +342,7 @@ def main():
                 continue
             output(data)
             scan(data)
+    listen()
     if line:
         done(bytes(line))
     elapsed = time.monotonic() - start
@@ -255,7 +355,7 @@ def main():
     rec = {"ending": "exited", "exit_code": 127, "signal": 0, "timeout_s": 0, "elapsed_s": round(elapsed, 3),
            "log_bytes": total, "log_cut_bytes": cut, "status_lines": status, "status_dropped": dropped,
            "status_foreign": foreign, "status_overflow": [plan[i] for i in sorted(overflow)],
-           "leftovers": leftovers, "warnings": warnings}
+           "leftovers": leftovers, "warnings": warnings, "pytest": pytest}
     if timed_out:
         rec["ending"], rec["timeout_s"] = "timeout", timeout
     elif proc is not None and proc.returncode < 0:
