@@ -169,6 +169,9 @@ func cpuResults(s *Summary, in Input) {
 		if foreign > 0 {
 			s.Notes = append(s.Notes, fmt.Sprintf("pytest reported on %d files that are not planned; they count for nothing", foreign))
 		}
+		if in.JUnitProblem != "" {
+			s.Notes = append(s.Notes, in.JUnitProblem+"; the outcomes come from pytest's report to miles-ci")
+		}
 		if in.HaveJUnit {
 			for _, c := range in.JUnit {
 				if i, ok := caseFile(c, byFile, byModule); ok && c.Failed && !failed[i] {
