@@ -205,7 +205,7 @@ func checkGitHubValue(name, value string) error {
 		return fmt.Errorf("%s is %d bytes, more than the %d a GitHub run fact holds; give the value GitHub Actions sets", name, len(value), MaxGitHubValue)
 	}
 	if !utf8.ValidString(value) || strings.ContainsFunc(value, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("%s %q holds a control character (a newline or NUL); give the one-line value GitHub Actions sets", name, value)
+		return fmt.Errorf("%s %q holds a control character (a newline or NUL); give the one-line value GitHub Actions sets", name, redacted(value))
 	}
 	f := factNamed(name)
 	switch {
@@ -214,5 +214,22 @@ func checkGitHubValue(name, value string) error {
 	case f.valid == nil || f.valid(value):
 		return nil
 	}
-	return fmt.Errorf("%s %q is not %s; give %s", name, value, f.shape, f.fix)
+	return fmt.Errorf("%s %q is not %s; give %s", name, redacted(value), f.shape, f.fix)
+}
+
+// redacted is a value as an error may show it: a URL's credentials
+// (https://user:token@host) are replaced by ***.
+func redacted(value string) string {
+	scheme, rest, ok := strings.Cut(value, "://")
+	if !ok {
+		return value
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+		return scheme + "://***@" + rest[at+1:]
+	}
+	return value
 }

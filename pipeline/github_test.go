@@ -60,7 +60,7 @@ func TestParseGitHubEnvErrors(t *testing.T) {
 		{"ref", "GITHUB_REF=main", `--github-env: GITHUB_REF "main" is not a full ref; give github.ref, e.g. refs/heads/main or refs/pull/42/merge`},
 		{"event", "GITHUB_EVENT_NAME=Push!", `--github-env: GITHUB_EVENT_NAME "Push!" is not an event name; give github.event_name, e.g. pull_request or schedule`},
 		{"repository", "GITHUB_REPOSITORY=miles", `--github-env: GITHUB_REPOSITORY "miles" is not a repository; give github.repository, owner/name such as radixark/miles`},
-		{"server credentials", "GITHUB_SERVER_URL=https://u:p@github.com", `--github-env: GITHUB_SERVER_URL "https://u:p@github.com" is not a server URL; give github.server_url, e.g. https://github.com (no credentials, path or query)`},
+		{"server credentials", "GITHUB_SERVER_URL=https://u:p@github.com", `--github-env: GITHUB_SERVER_URL "https://***@github.com" is not a server URL; give github.server_url, e.g. https://github.com (no credentials, path or query)`},
 		{"job", "GITHUB_JOB=a job", `--github-env: GITHUB_JOB "a job" is not a job id; give github.job, the job's key in the workflow`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

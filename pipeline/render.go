@@ -79,6 +79,18 @@ const (
 	FileOther FileType = "other"
 )
 
+// article names a file type with its article, e.g. "a symlink", "a device,
+// FIFO or socket".
+func (t FileType) article() string {
+	switch t {
+	case FileOther:
+		return "a device, FIFO or socket"
+	case FileMissing:
+		return "missing"
+	}
+	return "a " + string(t)
+}
+
 // FileInfo is a path's type and size.
 type FileInfo struct {
 	Type FileType
@@ -557,7 +569,7 @@ func readRunnerFile(ctx context.Context, c Container, path string, limit int, wh
 	case info.Type == FileMissing:
 		return "", "", nil
 	case info.Type != FileRegular:
-		return "", fmt.Sprintf("%s is a %s, not a regular file; not read", what, info.Type), nil
+		return "", fmt.Sprintf("%s is %s, not a regular file; not read", what, info.Type.article()), nil
 	case info.Size > limit:
 		return "", fmt.Sprintf("%s is %d bytes, more than the %d miles-ci reads; not read", what, info.Size, limit), nil
 	}
@@ -588,7 +600,7 @@ func runnerFiles(ctx context.Context, c Container, m *report.Masker) ([]ResultFi
 		return nil, nil, fmt.Errorf("looking at %s: %w", ResultsDir, err)
 	}
 	if info.Type != FileDirectory {
-		return nil, []string{fmt.Sprintf("%s is a %s after the run, not a folder; nothing of it is exported", ResultsDir, info.Type)}, nil
+		return nil, []string{fmt.Sprintf("%s is %s after the run, not a folder; nothing of it is exported", ResultsDir, info.Type.article())}, nil
 	}
 	data, problem, err := readRunnerFile(ctx, c, StepSummaryPath, maxStepSummaryBytes, "the step summary ($GITHUB_STEP_SUMMARY)")
 	if err != nil {

@@ -353,3 +353,12 @@ func TestRunWrapperPytestChannel(t *testing.T) {
 		t.Errorf("wanted exit 0 and pytest's own report (1 session, exit status 1, test_a failed, test_b passed), got %d %+v", rec.ExitCode, pr)
 	}
 }
+
+// TestRunWrapperRecordAfterPartialLine checks a test that leaves an
+// unfinished line on the wrapper's own stderr does not void its record.
+func TestRunWrapperRecordAfterPartialLine(t *testing.T) {
+	_, rec, code := wrap(t, "--", "sh", "-c", `printf 'unfinished' >/proc/$PPID/fd/2; exit 3`)
+	if rec.ExitCode != 3 || code != 3 {
+		t.Errorf("wanted the record of exit 3, got %+v (%d)", rec, code)
+	}
+}

@@ -364,7 +364,8 @@ def main():
         rec["exit_code"] = proc.returncode
     code = rec["exit_code"] if rec["ending"] == "exited" and not 128 <= rec["exit_code"] <= 191 else 192
     sys.stdout.flush()
-    write(2, (RECORD + json.dumps(rec) + "\n").encode())
+    # On a line of its own, whatever a test left unfinished on this stderr.
+    write(2, ("\n" + RECORD + json.dumps(rec) + "\n").encode())
     os._exit(code)
 
 main()

@@ -314,6 +314,11 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
 	}
 	res, err := engineRun(ctx, req, host, nonce, log, m, say)
+	if err != nil && ctx.Err() != nil {
+		// Not a run that could not happen: the user stopped it.
+		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, "interrupted (SIGINT): miles-ci stopped the run; nothing of it was read"))
+		return ExitInterrupted
+	}
 	if err != nil {
 		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
 		return report.ExitCannotRun
@@ -339,6 +344,10 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	recordRun(rf.fs, rf.rec, env, usecase.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()
 }
+
+// ExitInterrupted is the exit status of a run stopped by SIGINT (128+2, as
+// a shell gives it), told apart from report.ExitCannotRun.
+const ExitInterrupted = 130
 
 // engineLog is where the engine's progress goes: stderr with --progress,
 // nowhere with --quiet, else a file (--engine-log, or a new one in the

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
@@ -431,5 +432,22 @@ func TestRunGitHubFacts(t *testing.T) {
 	wantErr := "::error::the GitHub Actions environment (GITHUB_ACTIONS=true): GITHUB_RUN_ID \"run-1\" is not a run id; give the digits of github.run_id, e.g. 1234567890\n"
 	if code != 1 || stdout != "" || stderr != wantErr {
 		t.Errorf("wanted exit 1 and %q, got %d %q %q", wantErr, code, stdout, stderr)
+	}
+}
+
+// TestRunInterrupted checks SIGINT during a run exits 130 with its own
+// message, not 125 as a run that could not happen.
+func TestRunInterrupted(t *testing.T) {
+	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+		engineRun = old
+	}(engineRun)
+	engineRun = func(ctx context.Context, _ pipeline.Request, _ engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		<-ctx.Done()
+		return pipeline.Result{}, fmt.Errorf("%w: the run step did not finish (was miles-ci's run wrapper killed?): %w", pipeline.ErrCannotRun, ctx.Err())
+	}
+	code, _, stderr := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200", "--gpus", "none", "--quiet")
+	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted (SIGINT)") {
+		t.Errorf("wanted exit %d and the interruption named, got %d, %q", ExitInterrupted, code, stderr)
 	}
 }
