@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+
+	"github.com/radixark/miles-ci/report"
 )
 
 // Text renders a spec for a person: what `miles-ci run --dry-run` prints.
@@ -115,7 +117,7 @@ func (s Spec) Text() string {
 		b.WriteString("  none\n")
 	}
 	for _, t := range s.Skipped {
-		fmt.Fprintf(&b, "  skipped: %s (%s)\n", t.File, t.Reason)
+		fmt.Fprintf(&b, "  skipped: %s (%s)\n", report.Printable(t.File), report.Printable(t.Reason))
 	}
 	return b.String()
 }

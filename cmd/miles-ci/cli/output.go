@@ -79,7 +79,7 @@ func (s stepFlags) emit(env Env, result any, text string, outputs []output) int 
 	if *s.json {
 		return printJSON(env, result)
 	}
-	io.WriteString(env.Stdout, text)
+	io.WriteString(env.Stdout, ghoutput.Plain(text))
 	return 0
 }
 

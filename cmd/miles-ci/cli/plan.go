@@ -136,7 +136,7 @@ func runPlan(args []string, env Env) int {
 		return printJSON(env, plans[0])
 	}
 	for _, p := range plans {
-		io.WriteString(env.Stdout, p.Text())
+		io.WriteString(env.Stdout, ghoutput.Plain(p.Text()))
 	}
 	return 0
 }

@@ -270,7 +270,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 			env.Stdout.Write(out)
 			return 0
 		}
-		io.WriteString(env.Stdout, spec.Text())
+		io.WriteString(env.Stdout, ghoutput.Plain(spec.Text()))
 		return 0
 	}
 	host := engine.Inputs{Repo: in.Repo, Secrets: map[string]string{}, Models: *rf.models, Datasets: *rf.datasets}
@@ -358,7 +358,7 @@ func engineLog(env Env, rf runFlags, m *report.Masker) (io.Writer, func(), error
 	// paths miles-ci reads: every secret value given is masked in it too.
 	switch {
 	case *rf.progress:
-		w := report.NewMaskingWriter(env.Stderr, m)
+		w := report.NewMaskingWriter(ghoutput.PlainWriter{W: env.Stderr}, m)
 		return w, func() { w.Flush() }, nil
 	case *rf.quiet:
 		return nil, func() {}, nil
