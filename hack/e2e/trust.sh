@@ -170,6 +170,101 @@ cachemounts() {
 n_fork=$(cachemounts with-pull-request --fork) && n_own=$(cachemounts) && [[ $n_fork == 0 && $n_own -gt 0 ]]
 check $? "trust (module): a fork PR's run phase mounts no cache volume (fork: ${n_fork:-?}, own: ${n_own:-?})"
 
+# Round 2 (issue 22): the nine cases, rebuilt here (docs/running.md, the trust model).
+fxf=$(tree flood gpu-flood e2e/gpu)
+fxn=$(tree names gpu-names e2e/gpu)
+fxa=$(tree atexit cpu-atexit fast)
+# named DIR: no file of DIR is named after a secret value.
+named() { ! find "$1" -name "*$WANDB_API_KEY*" -o -name "*$HF_TOKEN*" | grep -q . || { echo "$1 holds a file named after a secret" >&2; return 1; }; }
+# round2 LABEL FLOOD NAMES ATEXIT: cases 4-8 on these trees (the stand-in runner, or Miles').
+round2() {
+	local l=$1 f=$2 n=$3 a=$4
+	echo "=== RUN trust ($l): 5,000 status-shaped lines of a passing test (case 4)"
+	mt "$f" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test results export --path "$out/t-$l-flood" &&
+		json "$out/t-$l-flood/summary.json" "$(statuses "['pass', 'pass']") and s['verdict'] == 'passed' and s['exit_code'] == 0 and any('5000 lines shaped like status lines' in n for n in s['notes'])" &&
+		clean "$out/t-$l-flood"
+	check $? "trust ($l, module): a test that prints 5,000 status-shaped lines still passes"
+	cli "$f" "$out/t-$l-flood-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short
+	((rc == 0)) && clean "$out/t-$l-flood-cli"
+	check $? "trust ($l, CLI): the same run exits 0"
+
+	echo "=== RUN trust ($l): an atexit hook forges an all-pass junit.xml and exits 0 (case 5)"
+	mt "$a" stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-$l-atexit" &&
+		json "$out/t-$l-atexit/summary.json" "$(statuses "['fail', 'not-run']") and s['exit_code'] == 0 and s['verdict'] == 'inconsistent' and any('pytest reported exit status 1' in n for n in s['inconsistent'])" &&
+		clean "$out/t-$l-atexit"
+	check $? "trust ($l, module): the failure pytest reported counts, the forged junit.xml does not"
+	cli "$a" "$out/t-$l-atexit-cli" run --stage stage-b-cpu
+	((rc == 1)) && has "$out/last.out" "FAIL     tests/fast/test_e1_atexit.py" && clean "$out/t-$l-atexit-cli"
+	check $? "trust ($l, CLI): the same run exits 1 as inconsistent"
+
+	echo "=== RUN trust ($l): 100,000 files, a secret and HTML in file names, commands in a skip reason (cases 6, 7, 8)"
+	mt "$n" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 \
+		test results export --path "$out/t-$l-names" &&
+		json "$out/t-$l-names/summary.json" "$(statuses "['fail']") and len(open(sys.argv[1]).read()) < 65536 and any('100002 file(s)' in n and 'more' in n for n in s['notes'])" &&
+		(($(find "$out/t-$l-names/artifacts" -type f | wc -l) == 32)) && clean "$out/t-$l-names" && named "$out/t-$l-names"
+	check $? "trust ($l, module): the left-out files are counted, no file is named after the secret"
+	cli "$n" "$out/t-$l-names-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short --progress
+	((rc == 255)) && clean "$out/t-$l-names-cli" && named "$out/t-$l-names-cli" &&
+		! grep -qE '^[[:space:]]*::' "$out/last.out" && ! grep -q $'\x1b' "$out/last.out" && has "$out/last.out" 'flaky\n::error file=x::forged \x1b[31mred' &&
+		(($(stat -c %s "$out/t-$l-names-cli.md") < 1048576)) && ! grep -qE '<img|<script|\]\(https://' "$out/t-$l-names-cli.md"
+	check $? "trust ($l, CLI): stdout holds no workflow command or escape, the step summary no HTML or link, no progress line the secret"
+}
+round2 stand-in "$fxf" "$fxn" "$fxa"
+
+echo "=== RUN trust: a fork's verify_source_resolution.py cannot poison the caches (case 1)"
+fxp=$out/fx-poison
+rm -rf "$fxp" && cp -r "$fx" "$fxp" && cat >>"$fxp/tests/ci/verify_source_resolution.py" <<PY
+import os
+for d in ("/root/.cache/huggingface", "/root/.cache/pip", "/root/.cache/uv"):
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "miles-ci-poison-$run"), "w").write("poison")
+PY
+mt "$fxp" with-pull-request --fork stage --name stage-b-cpu shard --id 0 container with-exec --args true stdout &&
+	mt "$fx" stage --name stage-b-cpu shard --id 0 container with-exec --args sh,-c,"ls -a /root/.cache/huggingface /root/.cache/pip /root/.cache/uv" stdout &&
+	! grep -q "miles-ci-poison" "$out/last.out"
+check $? "trust (module): a fork's checkout code writes nothing a trusted run's caches hold"
+
+echo "=== RUN trust: --results never replaces what miles-ci did not make (case 3)"
+scratch=$out/scratch/a/b
+rm -rf "$out/scratch" && mkdir -p "$scratch" && cp -r "$fxf" "$scratch/miles" && echo mine >"$out/scratch/a/work.txt"
+ok3=0
+for dir in "$scratch/miles" "$scratch" . .. / "$HOME" "$out/scratch/a"; do
+	(cd "$scratch" && bash "$engine" run "$out/miles-ci" run --repo miles --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --results "$dir") \
+		>"$out/last.out" 2>"$out/last.log"
+	rc=$?
+	((rc == 1)) && has "$out/last.log" "::error::--results" && ! grep -q "running on the Dagger engine" "$out/last.log" || { echo "--results $dir: exit $rc" >&2; ok3=1; }
+done
+((ok3 == 0)) && test -f "$scratch/miles/tests/ci/run_suite.py" && test -f "$out/scratch/a/work.txt"
+check $? "trust (CLI): --results is refused before the run for the checkout, its parents, ., .., /, home and a folder miles-ci did not make"
+
+echo "=== RUN trust: a --list-only that prints 300 MB (case 9)"
+fxo=$(tree plan-flood skip e2e/gpu)
+python3 - "$fxo/tests/ci/run_suite.py" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "    if args.list_only:\n        return 0\n"
+assert old in s
+open(p, "w").write(s.replace(old, "    if args.list_only:\n        import sys as _s\n        _s.stdout.write('x' * (300 << 20))\n        return 0\n", 1))
+PY
+command time -f %M -o "$out/rss" bash "$engine" run "$out/miles-ci" run --repo "$fxo" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --quiet \
+	>"$out/last.out" 2>"$out/last.log"
+rc=$?
+((rc == 125)) && has "$out/last.log" "printed more than the 1048576 bytes miles-ci reads" && (($(tail -n 1 "$out/rss") < 1048576))
+check $? "trust (CLI): the plan step's output is cut at 1 MiB, exit 125 ($(tail -n 1 "$out/rss" 2>/dev/null) KiB at most)"
+
+# Miles' own runner (MILES_CI_REAL_MILES, as in stages.sh): the same cases under it.
+if [[ -n ${MILES_CI_REAL_MILES:-} && -f ${MILES_CI_REAL_MILES:-}/tests/ci/run_suite.py ]]; then
+	# real TREE: TREE with Miles' tests/ci in place of the stand-in runner.
+	real() {
+		local t=$1-real
+		rm -rf "$t" && cp -r "$1" "$t" && cp -r "$MILES_CI_REAL_MILES/tests/ci/." "$t/tests/ci/" &&
+			find "$t/tests/ci" -name 'test_*.py' -delete && cp "$1/tests/ci/verify_source_resolution.py" "$1/tests/ci/requirements-ci-cpu.txt" "$t/tests/ci/" &&
+			rm -f "$t/tests/ci/run_suite_defaults.json" && echo "$t"
+	}
+	round2 miles "$(real "$fxf")" "$(real "$fxn")" "$(real "$fxa")"
+fi
+
 echo "=== RUN docs: hack/run.sh --pr N with the GitHub API stand-in (docs/running.md)"
 MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run \
 	>"$out/last.out" 2>"$out/last.log" &&
@@ -216,6 +311,22 @@ PY
 	cli "$fxt" "$out/t-hang-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short --timeout-minutes 1
 	((rc == 124)) && has "$out/last.out" "TIMEOUT (miles-ci ended the run after 60s)" && clean "$out/t-hang-cli"
 	check $? "trust (CLI): --timeout-minutes 1 ends a hung runner, exit 124 ($((SECONDS - t0)) s)"
+
+	echo "=== RUN trust: a sitecustomize.py that sleeps cannot stretch the run (case 2)"
+	fxz=$out/fx-sleep
+	rm -rf "$fxz" && cp -r "$fx" "$fxz" &&
+		printf 'import os, time
+if os.environ.get("MILES_CI_RUN_ID"):
+    time.sleep(200)
+' >"$fxz/sitecustomize.py"
+	t0=$SECONDS
+	mt "$fxz" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --timeout-minutes 1 results export --path "$out/t-sleep" &&
+		json "$out/t-sleep/summary.json" "s['verdict'] == 'timeout' and s['exit_code'] == 124" && clean "$out/t-sleep" && ((SECONDS - t0 < 190))
+	check $? "trust (module): a sleeping sitecustomize.py ends as TIMEOUT by the deadline ($((SECONDS - t0)) s)"
+	t0=$SECONDS
+	cli "$fxz" "$out/t-sleep-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short --timeout-minutes 1
+	((rc == 124)) && clean "$out/t-sleep-cli" && ((SECONDS - t0 < 190))
+	check $? "trust (CLI): a sleeping sitecustomize.py ends as TIMEOUT, exit 124 ($((SECONDS - t0)) s)"
 fi
 
 echo "=== RUN trust: a secret too short to mask"
