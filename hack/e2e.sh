@@ -3,7 +3,6 @@
 # engine if needed (hack/engine/engine.sh), then checks that
 #   - `dagger functions` lists the module's functions, and --help documents their arguments,
 #   - `dagger call stages|plan|policy` print byte-for-byte what the miles-ci CLI prints,
-#     and the CLI plans the same with its call cache cold, warm, damaged and off,
 #   - with-pr reads a PR from a GitHub API stand-in as `miles-ci ... --pr` does, and its
 #     --token secret appears in no output (hack/e2e/pr.sh),
 #   - stage shards run in their containers with the expected results (hack/e2e/stages.sh:
@@ -123,22 +122,6 @@ same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	-- --source "$fixture" policy --event pull_request --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
 same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 15 * * 6" --json \
 	-- --source "$fixture" policy --event schedule --schedule "0 15 * * 6"
-
-# The CLI's call cache (policy/callcache): cold, warm, damaged and off, the plan is
-# the same, byte for byte; the module above keeps none and gave the same bytes too.
-echo "=== RUN CLI call cache"
-cache_home=$out/cache-home
-plan_all() { XDG_CACHE_HOME=$cache_home "$@" "$out/miles-ci" plan --repo "$fixture" --all --cadence nightly --json; }
-if plan_all env >"$out/cold" 2>&1 && cache_file=$(find "$cache_home/miles-ci/calls" -type f 2>/dev/null | head -n 1) && [[ -s $cache_file ]] &&
-	plan_all env >"$out/warm" 2>&1 && cmp -s "$out/cold" "$out/warm" &&
-	truncate -s 100 "$cache_file" && plan_all env >"$out/damaged" 2>&1 && cmp -s "$out/cold" "$out/damaged" &&
-	plan_all env MILES_CI_CALL_CACHE=off >"$out/off" 2>&1 && cmp -s "$out/cold" "$out/off"; then
-	ok "CLI call cache: cold, warm, damaged and off give the same plan"
-else
-	find "$cache_home" -type f 2>&1 | tail -n 5
-	diff -u "$out/cold" "$out/warm" 2>&1 | head -n 10 || true
-	bad "CLI call cache"
-fi
 
 # Bad input must surface as an error naming it.
 echo "=== RUN call plan error"

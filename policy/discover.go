@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -241,8 +240,7 @@ type fileScan struct {
 // goroutine walks them and then reads files too, and one more worker per
 // core takes each file as soon as the walk has found it. Each worker checks
 // a file's calls at once when tables returns the tables, else keeps them
-// for registry. With a call cache (UseCallCache) a file whose text the
-// cache knows by its hash is read but not parsed.
+// for registry.
 func scanRegistry(root string, tables func() *Tables) *registryScan {
 	root, err := CheckCheckout(root)
 	if err != nil {
@@ -251,7 +249,6 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	if err := olderDiscovery(root); err != nil {
 		return &registryScan{err: err}
 	}
-	cache := openCallCache(root)
 	w := &walk{}
 	w.more.L = &w.mu
 	work := func() {
@@ -265,7 +262,7 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 				return
 			}
 			f := lf.scan
-			text, calls, owned, err := readCalls(root, lf.rel, lf.typ, &buf, cache)
+			text, calls, err := readCalls(root, lf.rel, lf.typ, &buf)
 			if err != nil {
 				f.err = err
 				continue
@@ -275,10 +272,7 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 				f.checked = true
 				continue
 			}
-			if !owned {
-				calls = cloneCalls(calls)
-			}
-			f.calls, f.mentions = calls, mentionsIn(lf.rel, text, calls)
+			f.calls, f.mentions = cloneCalls(calls), mentionsIn(lf.rel, text, calls)
 		}
 	}
 	var wg sync.WaitGroup
@@ -289,9 +283,6 @@ func scanRegistry(root string, tables func() *Tables) *registryScan {
 	w.end()
 	work()
 	wg.Wait()
-	if cache != nil && err == nil {
-		cache.Done()
-	}
 	if err != nil {
 		return &registryScan{err: err}
 	}
@@ -369,10 +360,9 @@ func (s *registryScan) registry(t *Tables) (*Registry, error) {
 // folder listing gave it, fsinput.ReadListedInto; fs.ModeIrregular when
 // unknown) into *buf, which it may grow and which the caller may reuse, and
 // returns its text and its top-level registration calls. The calls point
-// into *buf unless owned (they came from cache, or were copied out to be
-// kept there); registrations made from them copy what they keep
+// into *buf; registrations made from them copy what they keep
 // (fileRegistrations applies the collection rules of rules §2).
-func readCalls(root, rel string, listed fs.FileMode, buf *[]byte, cache CallCache) (text string, calls []pysource.Call, owned bool, err error) {
+func readCalls(root, rel string, listed fs.FileMode, buf *[]byte) (text string, calls []pysource.Call, err error) {
 	rel = path.Clean(filepath.ToSlash(rel))
 	src, err := fsinput.ReadListedInto(filepath.Join(root, filepath.FromSlash(rel)), listed, fsinput.TestFile, buf)
 	if err != nil {
@@ -381,27 +371,15 @@ func readCalls(root, rel string, listed fs.FileMode, buf *[]byte, cache CallCach
 		if errors.As(err, &fe) {
 			problem = fe.Problem
 		}
-		return "", nil, false, &RegistryError{File: rel, Msg: "the test file " + problem,
+		return "", nil, &RegistryError{File: rel, Msg: "the test file " + problem,
 			Fix: "make it a readable Python file of at most 4 MiB, or remove it"}
 	}
 	// The parser reads the buffer in place; registrations copy what they keep.
 	if len(src) > 0 {
 		text = unsafe.String(&src[0], len(src))
 	}
-	if cache == nil {
-		calls, err = registrationCalls(rel, text)
-		return text, calls, false, err
-	}
-	sum := sha256.Sum256(src)
-	if calls, ok := cache.Calls(sum); ok {
-		return text, calls, true, nil
-	}
-	if calls, err = registrationCalls(rel, text); err != nil {
-		return text, nil, false, err // not kept: the next scan fails the same way
-	}
-	calls = cloneCalls(calls)
-	cache.Keep(sum, calls)
-	return text, calls, true, nil
+	calls, err = registrationCalls(rel, text)
+	return text, calls, err
 }
 
 // mentionsIn is whether the text of the test file rel, whose top-level

@@ -104,15 +104,8 @@ func keywordCode(s string) byte {
 	if n < 1 || n > 8 {
 		return kwNone0
 	}
-	e := &keywordTable[keywordHash(s[0], s[n-1], n)]
-	if int(e.n) != n {
-		return kwNone0
-	}
-	var w uint64
-	for i := 0; i < n; i++ {
-		w |= uint64(s[i]) << (8 * i)
-	}
-	if w != e.word {
+	e := keywordTable[keywordHash(s[0], s[n-1], n)]
+	if int(e.n) != n || s != keywords[e.code] {
 		return kwNone0
 	}
 	return e.code
@@ -120,8 +113,7 @@ func keywordCode(s string) byte {
 
 // keywordHash places every name with a code in a slot of its own of
 // keywordTable, by its first and last byte and its length (the three tell
-// all of them apart; TestKeywordTable checks the slots). The lexer's
-// fastTokens does keywordCode's look-up inline.
+// all of them apart; TestKeywordTable checks the slots).
 func keywordHash(first, last byte, n int) uint {
 	return (uint(first)*2 + uint(last)*15 + uint(n)*25) & (keywordSlots - 1)
 }
@@ -129,10 +121,9 @@ func keywordHash(first, last byte, n int) uint {
 // keywordSlots is the size of keywordTable, a power of two.
 const keywordSlots = 128
 
-// keywordEntry is a name with a code: its bytes as a little-endian word,
-// its length (0 for an empty slot) and its code.
+// keywordEntry is a name with a code: its length (0 for an empty slot) and
+// its code.
 type keywordEntry struct {
-	word uint64
 	n    uint8
 	code byte
 }
@@ -153,11 +144,7 @@ var keywordTable = func() (t [keywordSlots]keywordEntry) {
 		if kw == "" {
 			continue
 		}
-		var w uint64
-		for i := 0; i < len(kw); i++ {
-			w |= uint64(kw[i]) << (8 * i)
-		}
-		t[keywordHash(kw[0], kw[len(kw)-1], len(kw))] = keywordEntry{word: w, n: uint8(len(kw)), code: byte(code)}
+		t[keywordHash(kw[0], kw[len(kw)-1], len(kw))] = keywordEntry{n: uint8(len(kw)), code: byte(code)}
 	}
 	return t
 }()

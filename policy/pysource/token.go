@@ -8,7 +8,6 @@ package pysource
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -184,23 +183,6 @@ var identByte = func() (t [256]bool) {
 	return t
 }()
 
-// closer is closerOf as a table, for fastTokens.
-var closer = func() (t [256]byte) {
-	t['('], t['['], t['{'] = ')', ']', '}'
-	return t
-}()
-
-// nameStop marks the bytes after an ASCII name's letters that fastTokens
-// leaves to name: a non-ASCII character (the name goes on, or is an error)
-// and a quote (the name is a string's prefix).
-var nameStop = func() (t [256]bool) {
-	for c := utf8.RuneSelf; c < 256; c++ {
-		t[c] = true
-	}
-	t['"'], t['\''] = true, true
-	return t
-}()
-
 // closerOf is the bracket that closes an opening one.
 func closerOf(open byte) byte {
 	switch open {
@@ -230,8 +212,7 @@ type lexer struct {
 	plainTop int
 	// Backing arrays for the common depths, so a file costs no growth.
 	indentBuf, altIndentBuf [8]int
-	// opensBuf backs opens at every depth (the tokenizer allows no more),
-	// so that fastTokens keeps only a depth in a register.
+	// opensBuf backs opens at every depth (the tokenizer allows no more).
 	opensBuf [maxNesting]tok
 	// onLine takes each logical line; nil drops them (the scan after a
 	// parser error only looks for tokenizer errors).
@@ -239,9 +220,6 @@ type lexer struct {
 	// module, when set, takes the lines instead of onLine: a direct call,
 	// where the method value m.line cost a wrapper's call per line.
 	module *moduleReader
-	// lineDone is set by fastTokens when it has ended the logical line
-	// with its NEWLINE: run hands it to onLine.
-	lineDone bool
 }
 
 // Normalize turns the source into the text Python reads: universal newlines
@@ -414,23 +392,20 @@ func (lx *lexer) endLine() error {
 	return nil
 }
 
+// run is the lexer: it reads tokens from lx.pos to the end of the source
+// (or to an error), one dispatch on the byte class a token, and hands on
+// each logical line as it ends.
 func (lx *lexer) run() error {
+	src := lx.src
 	for {
 		if lx.atLineStart && len(lx.opens) == 0 {
-			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' {
-				// An empty line: indentation's answer (blank) and
-				// the reading of it below, without the call.
-				lx.pos++
-				lx.newline()
-				continue
-			}
 			lx.atLineStart = false
 			blank, err := lx.indentation()
 			if err != nil {
 				return err
 			}
 			if blank {
-				if lx.pos >= len(lx.src) {
+				if lx.pos >= len(src) {
 					break
 				}
 				lx.pos++ // the '\n'
@@ -439,117 +414,75 @@ func (lx *lexer) run() error {
 				continue
 			}
 		}
-		// The common tokens are read by fastTokens, which makes no call;
-		// the others, and those it leaves when a buffer is full, here.
-		lx.fastTokens()
-		if lx.lineDone {
-			lx.lineDone = false
-			// flush, for the module reader's lines without the call.
-			if m := lx.module; m != nil {
-				err := m.line(lx.toks)
-				lx.toks = lx.toks[:0]
-				if err != nil {
-					lx.lineErr = true
-					return err
-				}
-				continue
-			}
-			if err := lx.flush(); err != nil {
-				return err
-			}
-			continue
-		}
-		src, pos := lx.src, lx.pos
+		pos := lx.pos
 		if pos >= len(src) {
 			break
 		}
-		c := src[pos]
-		switch charClass[c] {
-		case cName, cNonASCII:
-			// A one-letter prefix and its string (most are f-strings):
-			// name's reading of them, without its scan.
-			if pos+1 < len(src) && (src[pos+1] == '"' || src[pos+1] == '\'') && isStringPrefix(src[pos:pos+1]) {
-				lx.pos = pos + 1
-				if err := lx.str(pos); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := lx.name(); err != nil {
-				return err
-			}
+		var err error
+		switch c := src[pos]; charClass[c] {
 		case cSpace:
 			lx.pos++
-		case cBackslash:
-			if err := lx.continuation(); err != nil {
-				return err
+		case cName:
+			// An ASCII name, read here; name reads the others and a
+			// string's prefix.
+			end := pos + 1
+			for end < len(src) && identByte[src[end]] {
+				end++
 			}
+			if end < len(src) && (src[end] >= utf8.RuneSelf || src[end] == '"' || src[end] == '\'') {
+				err = lx.name()
+				break
+			}
+			lx.pos = end
+			lx.toks = append(lx.toks, tok{start: int32(pos), end: int32(end), line: int32(lx.line), Kind: Name, code: keywordCode(src[pos:end])})
+		case cNonASCII:
+			err = lx.name()
+		case cDigit:
+			err = lx.number()
+		case cDot:
+			if pos+1 < len(src) && isDigit(src[pos+1]) {
+				err = lx.number()
+			} else {
+				err = lx.op()
+			}
+		case cQuote:
+			err = lx.str(pos)
+		case cBackslash:
+			err = lx.continuation()
 		case cComment:
 			lx.skipComment()
-			if lx.pos >= len(lx.src) {
-				continue
-			}
-			fallthrough // to the newline that ends the comment
 		case cNewline:
 			if len(lx.opens) == 0 {
-				if err := lx.endLine(); err != nil {
-					return err
-				}
+				err = lx.endLine()
 			} else {
 				lx.pos++ // inside brackets: no logical line ends
 				lx.newline()
 			}
-		case cQuote:
-			if err := lx.str(lx.pos); err != nil {
-				return err
-			}
-			// A docstring, mostly, which ends its line outside brackets:
-			// the newline's reading (cNewline) at once, rather than after
-			// a trip through fastTokens.
-			if lx.pos < len(lx.src) && lx.src[lx.pos] == '\n' && len(lx.opens) == 0 {
-				if err := lx.endLine(); err != nil {
-					return err
-				}
-			}
-		case cDigit:
-			if err := lx.number(); err != nil {
-				return err
-			}
-		case cDot:
-			if lx.pos+1 < len(lx.src) && isDigit(lx.src[lx.pos+1]) {
-				if err := lx.number(); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := lx.op(); err != nil {
-				return err
-			}
 		case cOpen, cClose, cAlone:
-			// Brackets and the one-character operators, here rather than
-			// in op: they are most of the operators.
+			// Brackets and the operators that are one character whatever
+			// follows, here rather than in op: they are most operators.
 			t := tok{start: int32(pos), end: int32(pos + 1), line: int32(lx.line), Kind: Op, code: c}
-			switch {
-			case charClass[c] == cOpen:
+			switch charClass[c] {
+			case cOpen:
 				if len(lx.opens) >= maxNesting {
 					return lx.errf("too many nested parentheses")
 				}
 				lx.opens = append(lx.opens, t)
-			case charClass[c] == cClose:
-				n := len(lx.opens)
-				if n == 0 || closerOf(lx.opens[n-1].code) != c {
+			case cClose:
+				if n := len(lx.opens); n == 0 || closerOf(lx.opens[n-1].code) != c {
 					return lx.closeError(c)
 				}
-				lx.opens = lx.opens[:n-1]
+				lx.opens = lx.opens[:len(lx.opens)-1]
 			}
 			lx.toks = append(lx.toks, t)
 			lx.pos = pos + 1
 		case cControl:
-			return lx.errf("%s", invalidCharacter(rune(c)))
+			err = lx.errf("%s", invalidCharacter(rune(c)))
 		default:
-			if err := lx.op(); err != nil {
-				return err
-			}
+			err = lx.op()
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if len(lx.opens) > 0 {
@@ -571,190 +504,6 @@ func (lx *lexer) run() error {
 	return nil
 }
 
-// fastTokens reads tokens from lx.pos while they are of the common kinds
-// (spaces between tokens, ASCII names, plain decimal integers, strings on
-// one line with no prefix and no backslash, brackets that open or close as
-// they should, and operators of one character or of one and '=') and the
-// token buffers have room. It stops before anything else: a newline, any
-// other string, a comment, a longer operator, a faulty bracket or a full
-// buffer, which run reads.
-//
-// It makes no call, not even for the keyword look-up or a growth of the
-// buffers, so that Go keeps its state in registers across tokens.
-func (lx *lexer) fastTokens() {
-	src, pos, line := lx.src, lx.pos, int32(lx.line)
-	toks, opens, depth := lx.toks, &lx.opensBuf, len(lx.opens)
-	// The unsigned tests of pos against len(src) here prove the index in
-	// range as well (pos is never negative), which saves a bounds check.
-	for uint(pos) < uint(len(src)) && len(toks) < cap(toks) {
-		c := src[pos]
-		start := pos
-		kind, code := Op, c
-		switch charClass[c] {
-		case cSpace:
-			pos++
-			continue
-		case cNewline:
-			goto newline
-		case cName:
-			// next is the byte after the name, or one of its own (no
-			// stop) at the end of the source: one read for both tests.
-			end, next := pos+1, byte(0)
-			for uint(end) < uint(len(src)) {
-				if next = src[end]; !identByte[next] {
-					break
-				}
-				end++
-			}
-			if nameStop[next] {
-				goto done // a non-ASCII name or a string prefix: name reads it
-			}
-			kind, code = Name, kwNone0
-			// keywordCode, inline: most names share no slot with a
-			// keyword; the others are compared as one 8-byte word. Of
-			// the names of one letter (the most common length) only _
-			// is one, a soft keyword: no look-up for them.
-			if n := end - pos; n == 1 {
-				if c == '_' {
-					code = kwUnderscore
-				}
-			} else if n <= 8 {
-				if e := &keywordTable[keywordHash(c, src[end-1], n)]; int(e.n) == n {
-					var w uint64
-					if pos+8 <= len(src) {
-						b := src[pos : pos+8]
-						w = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-							uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-						w &= uint64(1)<<(8*n) - 1
-					} else {
-						for i := 0; i < n; i++ {
-							w |= uint64(src[pos+i]) << (8 * i)
-						}
-					}
-					if w == e.word {
-						code = e.code
-					}
-				}
-			}
-			pos = end
-		case cDigit:
-			// A plain decimal integer (1, 42, 0): digits with no '_',
-			// then a character that can follow no number; number reads
-			// the others.
-			end := pos + 1
-			if c == '0' && end < len(src) && isDigit(src[end]) {
-				goto done
-			}
-			for end < len(src) && isDigit(src[end]) {
-				end++
-			}
-			if uint(end) < uint(len(src)) && charClass[src[end]]-cDigit <= cNonASCII-cDigit {
-				goto done
-			}
-			kind, code = Number, 0
-			pos = end
-		case cQuote:
-			// A string on one line with no backslash and no prefix, read
-			// as str reads it; str reads the others (a triple quote, an
-			// escape, a newline or the end of the source before the
-			// closing quote) from the opening quote.
-			if pos+2 < len(src) && src[pos+1] == c && src[pos+2] == c {
-				goto done
-			}
-			stop := &stopDouble
-			if c == '\'' {
-				stop = &stopSingle
-			}
-			end := pos + 1
-			for end < len(src) && !stop[src[end]] {
-				end++
-			}
-			if uint(end) >= uint(len(src)) || src[end] != c {
-				goto done
-			}
-			kind, code = String, 0
-			pos = end + 1
-		case cOpen:
-			if depth >= maxNesting {
-				goto done // run refuses the bracket
-			}
-			o := &opens[depth]
-			o.start, o.end, o.line, o.Kind, o.code = int32(pos), int32(pos+1), line, Op, c
-			depth++
-			pos++
-		case cClose:
-			if depth == 0 || closer[opens[depth-1].code] != c {
-				goto done
-			}
-			depth--
-			pos++
-		case cAlone:
-			pos++
-		case cDot, cOther:
-			// One character, or one and '=' (opAt reads the others: **,
-			// //, >>, <<, ->, ... and their augmented forms).
-			next := byte(0)
-			if pos+1 < len(src) {
-				next = src[pos+1]
-			}
-			switch {
-			case next == '=' && opWithEq[c] != 0:
-				code = opWithEq[c]
-				pos += 2
-			case opAlone[c] && next != c && !(c == '-' && next == '>') && !(c == '.' && isDigit(next)):
-				pos++
-			default:
-				goto done
-			}
-		default:
-			goto done
-		}
-		toks = toks[:len(toks)+1]
-		t := &toks[len(toks)-1]
-		t.start, t.end, t.line, t.Kind, t.code = int32(start), int32(pos), line, kind, code
-		// Most tokens are followed by one space: skip it here rather
-		// than in a trip round the loop (cSpace would skip it too).
-		if uint(pos) < uint(len(src)) && src[pos] == ' ' {
-			pos++
-		}
-	}
-	goto done
-newline:
-	// The end of a logical line with tokens, as run ends it: a NEWLINE,
-	// and run hands the line on and reads the next line's indentation.
-	// run reads the others: a newline in brackets, or after no token.
-	if depth == 0 && len(toks) > 0 && toks[len(toks)-1].Kind < Newline {
-		toks = toks[:len(toks)+1]
-		t := &toks[len(toks)-1]
-		t.start, t.end, t.line, t.Kind, t.code = int32(pos), int32(pos), line, Newline, 0
-		pos++
-		line++
-		lx.lineDone, lx.atLineStart = true, true
-	}
-done:
-	// Only the lengths change: the buffers are the lexer's own (opens is
-	// always opensBuf, whose length it never reaches), and a slice cut from
-	// itself costs no write barrier.
-	lx.pos, lx.line, lx.toks, lx.opens = pos, int(line), lx.toks[:len(toks)], lx.opens[:depth]
-}
-
-// opAlone marks the operator characters that are an operator on their own
-// (when the next character does not make a longer one): not '!'.
-var opAlone = func() (t [256]bool) {
-	for _, c := range "%&*+-./:<=>@^|" {
-		t[c] = true
-	}
-	return t
-}()
-
-// opWithEq is the code of each operator character followed by '=' (an
-// augmented assignment, a comparison or :=), 0 for none.
-var opWithEq = func() (t [256]byte) {
-	t['%'], t['&'], t['+'], t[':'], t['='], t['@'], t['^'], t['|'] = opModEq, opAndEq, opAddEq, opWalrus, opEq, opMatMulEq, opXorEq, opOrEq
-	t['*'], t['/'], t['>'], t['<'], t['-'], t['!'] = opMulEq, opDivEq, opGe, opLe, opSubEq, opNe
-	return t
-}()
-
 // indentation reads the indentation of a new logical line and emits INDENT or
 // DEDENT tokens. It reports a blank (or comment-only) line, which has none.
 func (lx *lexer) indentation() (blank bool, err error) {
@@ -763,20 +512,10 @@ func (lx *lexer) indentation() (blank bool, err error) {
 	// of the first backslash (if not 0) is the line's indentation.
 	contCol := 0
 	src, i := lx.src, lx.pos
-	// Most indentation is spaces only: count them eight at a time, and
-	// leave tabs, form feeds and continuations to the loop below.
-	for {
-		if i+8 > len(src) {
-			for i < len(src) && src[i] == ' ' {
-				i++
-			}
-			break
-		}
-		if x := load64(src, i) ^ 0x2020202020202020; x != 0 {
-			i += bits.TrailingZeros64(x) / 8
-			break
-		}
-		i += 8
+	// Most indentation is spaces only: count them first, and leave tabs,
+	// form feeds and continuations to the loop below.
+	for i < len(src) && src[i] == ' ' {
+		i++
 	}
 	col, altcol = i-lx.pos, i-lx.pos
 	// The common line: spaces only, as deep as the line before, and then
@@ -890,13 +629,6 @@ var indentGoesOn = func() (t [256]bool) {
 	return t
 }()
 
-// load64 is the 8 bytes of s at i as a little-endian word (one load).
-func load64(s string, i int) uint64 {
-	b := s[i : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
 // continuation reads a backslash that must end its physical line: the
 // logical line goes on, and may not end the file there.
 func (lx *lexer) continuation() error {
@@ -991,7 +723,9 @@ func (lx *lexer) str(start int) error {
 	}
 	code := byte(0) // strBackslash once a backslash is met
 	for {
-		i = skipPlain(src, i, q, stop)
+		for i < len(src) && !stop[src[i]] {
+			i++
+		}
 		if i >= len(src) {
 			lx.pos = i
 			detected := lx.line
@@ -1039,44 +773,6 @@ func (lx *lexer) str(start int) error {
 			i++
 		}
 	}
-}
-
-// skipPlain returns the index of the first byte from i on that a string's
-// scan stops at (stop: its quote q, a backslash, a newline), len(src) for
-// none: the byte loop's answer, eight bytes at a time while a word holds
-// none of the three.
-func skipPlain(src string, i int, q byte, stop *[256]bool) int {
-	quotes := uint64(q) * lowBytes
-	for i+8 <= len(src) {
-		b := src[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if m := zeroBytes(w^quotes) | zeroBytes(w^backslashes) | zeroBytes(w^newlines); m != 0 {
-			// The lowest marked byte is the first stop byte.
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	for i < len(src) && !stop[src[i]] {
-		i++
-	}
-	return i
-}
-
-// lowBytes has a 1 in each byte; backslashes and newlines are eight of
-// each, for zeroBytes.
-const (
-	lowBytes    = 0x0101010101010101
-	backslashes = '\\' * lowBytes
-	newlines    = '\n' * lowBytes
-)
-
-// zeroBytes marks the bytes of w that are 0 with their high bit. It may
-// also mark a byte above a zero one (the borrow runs on), never one below
-// the lowest zero byte, so the lowest mark is exact and a word with no
-// zero byte has none (^w keeps out bytes of 0x80 and up).
-func zeroBytes(w uint64) uint64 {
-	return (w - lowBytes) &^ w & (lowBytes << 7)
 }
 
 // number scans a number literal as CPython 3.11's tokenizer does, with its
@@ -1230,27 +926,6 @@ func (lx *lexer) op() error {
 	start := lx.pos
 	c := lx.src[start]
 	switch c {
-	case '(', '[', '{':
-		if len(lx.opens) >= maxNesting {
-			return lx.errf("too many nested parentheses")
-		}
-		t := tok{start: int32(start), end: int32(start + 1), line: int32(lx.line), Kind: Op, code: c}
-		lx.pos = start + 1
-		lx.toks = append(lx.toks, t)
-		lx.opens = append(lx.opens, t)
-		return nil
-	case ')', ']', '}':
-		if n := len(lx.opens); n == 0 || closerOf(lx.opens[n-1].code) != c {
-			return lx.closeError(c)
-		}
-		lx.opens = lx.opens[:len(lx.opens)-1]
-		lx.pos++
-		lx.emitOp(start, c)
-		return nil
-	case ',', ';', '~':
-		lx.pos++
-		lx.emitOp(start, c)
-		return nil
 	case '.', ':', '=':
 		// The common . : = alone, without opAt's search for ... := ==.
 		if next := start + 1; next < len(lx.src) && lx.src[next] != c && lx.src[next] != '=' {
