@@ -68,6 +68,10 @@ type FilePlan struct {
 	ImageSource Source `json:"image_source"`
 	// TimeoutSeconds is max(1800, est_time × 1.25), truncated to whole seconds.
 	TimeoutSeconds int `json:"timeout_seconds"`
+	// NumGPUs is a CUDA file's required_gpus under the B200 pool rules
+	// (rules §11.8), which the batch workflow passes to _run-ci.yml; 0
+	// elsewhere.
+	NumGPUs int `json:"num_gpus,omitempty"`
 	// Command is the argv that runs the file.
 	Command []string `json:"command"`
 }
@@ -241,6 +245,9 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		Suite:          reg.Suite,
 		RunsOn:         runsOn,
 		TimeoutSeconds: timeout,
+	}
+	if reg.Backend == policy.CUDA && req.Tables.TakesNumGPUs() {
+		plan.NumGPUs = req.Tables.RequiredGPUs(reg)
 	}
 	p := policy.ProfileOf(reg.Backend)
 	if p.Hosted {

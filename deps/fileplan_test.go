@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -248,6 +250,67 @@ func TestPlanFileRefusesSymlinksElsewhere(t *testing.T) {
 			}
 			_, err := PlanFile(FileRequest{Root: root, File: f}, lookup)
 			checkErr(t, err, tt.want)
+		})
+	}
+}
+
+// TestPlanFileB200 (issue 24, defect 3): a test homed on a B200 stage whose
+// workflow job names no runner of its own (the planner of a called workflow
+// picks them) runs where file_run.py sends it: CUDA_STAGES' runners, and
+// under the B200 pool rules ["b200", "<required_gpus>gpu"] with num_gpus.
+func TestPlanFileB200(t *testing.T) {
+	gpugen := t.TempDir()
+	testfiles.CopyTree(t, "../testdata/miles-gpugen", gpugen)
+	wf := filepath.Join(gpugen, ".github", "workflows")
+	pool := "../testdata/miles-b200pool/.github/workflows/"
+	for _, f := range []string{"_run-ci-b200.yml", "_run-ci-b200-batch.yml"} {
+		data, err := os.ReadFile(pool + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testfiles.Write(t, wf, f, string(data))
+	}
+	prTest, err := os.ReadFile(filepath.Join(wf, "pr-test.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := regexp.MustCompile(`(?s)  stage-c-8-gpu-b200:\n.*`).ReplaceAllString(string(prTest), `  stage-c-b200:
+    needs: [policy, image, stage-a-cpu]
+    if: |
+      always() && !cancelled() &&
+      !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'stage-c-8-gpu-b200')
+    uses: ./.github/workflows/_run-ci-b200.yml
+    with:
+      container_image: ${{ needs.image.outputs.container_image }}
+      cadence: ${{ needs.policy.outputs.cadence }}
+      raw_labels: ${{ needs.policy.outputs.raw_labels }}
+      run_8_gpu: true
+      run_4_gpu: false
+    secrets: inherit
+`)
+	testfiles.Write(t, wf, "pr-test.yml", job)
+	for _, tc := range []struct {
+		name, root, file string
+		runsOn           []string
+		numGPUs          int
+	}{
+		{"GPU-generation rules", gpugen, "tests/e2e/short/test_blackwell_only.py", []string{"b200", "8gpu"}, 0},
+		{"pool rules, num_gpus=2", "../testdata/miles-b200pool", "tests/e2e/short/test_b200_two.py", []string{"b200", "2gpu"}, 2},
+		{"pool rules, the home's count", "../testdata/miles-b200pool", "tests/e2e/megatron/test_b200_eight.py", []string{"b200", "8gpu"}, 8},
+		{"pool rules, a Hopper stage", "../testdata/miles-b200pool", "tests/e2e/short/test_hopper_only.py", []string{"h200", "2gpu"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tables, err := policy.LoadTables(tc.root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp, err := PlanFile(FileRequest{Root: tc.root, File: tc.file, Tables: tables}, tables.LoadRegistry)
+			if err != nil {
+				t.Fatalf("wanted a plan, got %v", err)
+			}
+			if fp.HW != policy.CUDA || !reflect.DeepEqual(fp.RunsOn, tc.runsOn) || fp.NumGPUs != tc.numGPUs {
+				t.Errorf("wanted cuda on %q with %d GPU(s), got %s on %q with %d", tc.runsOn, tc.numGPUs, fp.HW, fp.RunsOn, fp.NumGPUs)
+			}
 		})
 	}
 }

@@ -14,6 +14,9 @@ func runnerFor(t *policy.Tables, file string, reg policy.Registration) ([]string
 	if err := t.CheckSuite(reg.Backend, reg.Suite); err != nil {
 		return nil, fmt.Errorf("%s line %d: %w", file, reg.Line, err)
 	}
+	if runsOn, ok := t.FileRunsOn(reg); ok {
+		return runsOn, nil
+	}
 	stage, ok := t.Stage(reg.Suite)
 	if !ok || stage.External || len(stage.RunsOn) == 0 {
 		return nil, fmt.Errorf("%s is registered only for %s, which runs outside miles-ci (external nightly); register it for stage-c-4-gpu-mi350 to run it here", file, reg.Suite)

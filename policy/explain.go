@@ -27,6 +27,9 @@ type Explanation struct {
 	// Targets are the CUDA stages the registration is dispatched to under
 	// the GPU-generation rules (rules §11.4), sorted; nil under other rules.
 	Targets []string `json:"dispatch_targets,omitempty"`
+	// PoolRunsOn are the runners of the registration's job when Stage is a
+	// B200 pool suite (rules §11.8): ["b200", "<required_gpus>gpu"].
+	PoolRunsOn []string `json:"pool_runs_on,omitempty"`
 }
 
 // FileExplanation is every registration of one test file under a run policy.
@@ -56,6 +59,14 @@ func Explain(reg *Registry, file string, rp RunPolicy) (FileExplanation, error) 
 }
 
 func explainOne(reg *Registry, r Registration, rp RunPolicy) Explanation {
+	e := explainStage(reg, r, rp)
+	if e.Stage != nil && r.Backend == CUDA && reg.Tables.IsPoolSuite(e.Stage.Name) {
+		e.PoolRunsOn = PoolRunsOn(reg.Tables.RequiredGPUs(r))
+	}
+	return e
+}
+
+func explainStage(reg *Registry, r Registration, rp RunPolicy) Explanation {
 	e := Explanation{Registration: r}
 	st, ok := reg.Tables.Stage(r.Suite)
 	if !ok || st.Backend != r.Backend {

@@ -26,6 +26,9 @@ type Registration struct {
 	// Hardware are the GPU generations a CUDA test supports, in source order
 	// (rules §11.2); empty under the 31f1ca9 rules and for CPU and ROCm.
 	Hardware []string `json:"hardware,omitempty"`
+	// NumGPUs is num_gpus= of a CUDA test under the B200 pool rules (rules
+	// §11.8), 0 when not given: Tables.RequiredGPUs is the count it runs at.
+	NumGPUs int `json:"num_gpus,omitempty"`
 	// Nightly marks a registration admitted only by nightly, weekly and release cadences.
 	Nightly bool `json:"nightly"`
 	// Disabled is nil when enabled, else the reason the test is skipped.

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/radixark/miles-ci/policy/pysource"
@@ -237,6 +238,14 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 			return fail(msg, fix)
 		}
 	}
+	numGPUs := 0
+	if v, ok := parsed[poolKeyword]; ok && t.spec().numGPUs {
+		n, msg, fix := t.checkNumGPUs(fn, backend, suiteExpr.Const.Str, v)
+		if msg != "" {
+			return fail(msg, fix)
+		}
+		numGPUs = n
+	}
 	var unknown []string
 	for _, l := range labels {
 		if !t.IsKnownLabel(l) {
@@ -271,6 +280,7 @@ func parseCall(rel string, c pysource.Call, t *Tables) (Registration, error) {
 		Suite:    strings.Clone(suiteExpr.Const.Str),
 		Labels:   labels,
 		Hardware: hardware,
+		NumGPUs:  numGPUs,
 		Nightly:  nightly,
 		Disabled: disabled,
 		Line:     c.Line,
@@ -346,4 +356,47 @@ func (t *Tables) checkHardware(fn string, b Backend, suite string, hardware []st
 			"home the test on a " + first + " stage, or list " + pysource.Repr(home.Arch) + " in hardware="
 	}
 	return "", ""
+}
+
+// checkNumGPUs applies the B200 pool rules to num_gpus= (rules §11.8; the
+// messages rest on Miles' tests/ci/test/test_ci_register.py, whose patterns
+// they match: "num_gpus is CUDA-only", "num_gpus must be an integer",
+// "exceeds the home suite"). It runs after checkHardware, so a CUDA suite is
+// a CUDA_STAGES stage here.
+func (t *Tables) checkNumGPUs(fn string, b Backend, suite string, v pysource.Expr) (n int, msg, fix string) {
+	if b != CUDA {
+		return 0, fmt.Sprintf("num_gpus is CUDA-only in %s(); CPU and ROCm tests take no GPU count", fn), "drop num_gpus="
+	}
+	most := t.spec().maxNumGPUs
+	c := v.Const
+	if c.Type != "int" || c.Overflow || c.Num < 1 || c.Num > float64(most) || c.Num != float64(int(c.Num)) {
+		return 0, fmt.Sprintf("num_gpus must be an integer from 1 to %d in %s() (got %s)", most, fn, constRepr(c)),
+			fmt.Sprintf("give the GPUs the test needs, e.g. num_gpus=2 (1 to %d)", most)
+	}
+	n = int(c.Num)
+	if home, ok := t.cudaStage(suite); ok && n > home.NumGPUs {
+		return 0, fmt.Sprintf("num_gpus=%d in %s() exceeds the home suite %s, which has %d GPUs", n, fn, pysource.Repr(suite), home.NumGPUs),
+			"home the test on a stage with enough GPUs, or lower num_gpus"
+	}
+	return n, "", ""
+}
+
+// constRepr is a literal as Python's repr writes it, for a message.
+func constRepr(c *pysource.Constant) string {
+	switch c.Type {
+	case "int":
+		if c.Overflow {
+			return "a number too large"
+		}
+		return strconv.FormatFloat(c.Num, 'f', -1, 64)
+	case "str":
+		return pysource.Repr(c.Str)
+	case "bool":
+		return pyBool(c.Bool)
+	case "NoneType":
+		return "None"
+	case "float":
+		return pysource.FloatRepr(c.Num)
+	}
+	return c.Type
 }

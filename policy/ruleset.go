@@ -20,6 +20,45 @@ var ruleSets = map[RuleSet]ruleSetSpec{
 		blackwellLabel: "run-ci-blackwell-only",
 		blackwellArch:  "blackwell",
 	},
+	RulesB200Pool: {
+		keywords:       []string{"disabled", "est_time", "hardware", "labels", "nightly", "num_gpus", "suite"},
+		hardware:       true,
+		blackwellLabel: "run-ci-blackwell-only",
+		blackwellArch:  "blackwell",
+		numGPUs:        true,
+		maxNumGPUs:     8,
+		// b200_plan.py's plan_jobs asserts these two suites.
+		poolSuites: []string{"stage-c-4-gpu-b200", "stage-c-8-gpu-b200"},
+	},
+}
+
+// poolKeyword is the registration keyword of the B200 pool line.
+const poolKeyword = "num_gpus"
+
+// PoolPlannerFile is the B200 pool line's planner.
+const PoolPlannerFile = "tests/ci/b200_plan.py"
+
+// choosePoolRules moves a GPU-generation checkout to the B200 pool rules
+// when it declares both halves of that line (rules §0, §11.8): num_gpus in
+// its own _VALID_KWARGS, and the planner that gives it its meaning,
+// tests/ci/b200_plan.py with a top-level plan_jobs. With the keyword alone
+// the checkout stays ahead of miles-ci (rules §11.7): what it does with
+// num_gpus is not known.
+func (t *Tables) choosePoolRules(src func(rel string) []byte) {
+	if t.Rules != RulesGPUGen || t.Forms.NoDispatch || !slices.Contains(t.Keywords, poolKeyword) {
+		return
+	}
+	data := src(PoolPlannerFile)
+	if data == nil {
+		return
+	}
+	found := false
+	err := scanTopLevel(pysource.Normalize(string(data)), func(toks []pysource.Token) {
+		found = found || (len(toks) > 1 && toks[0].Text == "def" && toks[1].Text == "plan_jobs")
+	})
+	if err == nil && found {
+		t.Rules = RulesB200Pool
+	}
 }
 
 // ruleSetSpec is the knowledge of one rule set.
@@ -32,6 +71,11 @@ type ruleSetSpec struct {
 	// blackwellLabel is the scope label that runs the tests exclusive to
 	// blackwellArch (rules §11.3), or "".
 	blackwellLabel, blackwellArch string
+	// numGPUs: register_cuda_ci takes num_gpus=, at most maxNumGPUs (rules §11.8).
+	numGPUs    bool
+	maxNumGPUs int
+	// poolSuites are the suites the B200 pool planner plans together.
+	poolSuites []string
 }
 
 // spec returns the knowledge of the tables' rule set.
@@ -153,7 +197,7 @@ func (t *Tables) KnownKeywords() []string {
 
 // keywordOrder is the order keywords are listed in a fix: Miles' order of
 // the parameters, then any other in byte order.
-var keywordOrder = []string{"est_time", "suite", "labels", "hardware", "nightly", "disabled"}
+var keywordOrder = []string{"est_time", "suite", "labels", "hardware", "num_gpus", "nightly", "disabled"}
 
 // keywordList is "est_time, suite, labels, nightly and disabled".
 func keywordList(kws []string) string {

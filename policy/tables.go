@@ -68,6 +68,9 @@ const (
 	RulesBase RuleSet = "31f1ca9"
 	// RulesGPUGen are the GPU-generation rules Miles adopted after 31f1ca9 (rules §11).
 	RulesGPUGen RuleSet = "gpu-generation"
+	// RulesB200Pool are the GPU-generation rules with Miles' B200 pool
+	// (rules §11.8): num_gpus= on register_cuda_ci and the pool planner.
+	RulesB200Pool RuleSet = "b200-pool"
 )
 
 // Label is one known domain label and its description.

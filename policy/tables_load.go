@@ -95,13 +95,15 @@ func LoadTables(root string) (*Tables, error) {
 			return nil, asAhead(err)
 		}
 	}
-	t.readForms(func(rel string) []byte {
+	src := func(rel string) []byte {
 		if m := mods.read[rel]; m != nil {
 			return m.src // read for its tables already
 		}
 		data, _ := readTableFile(root, rel)
 		return data
-	})
+	}
+	t.choosePoolRules(src)
+	t.readForms(src)
 
 	docs := workflowDocs{}
 	if err := t.readWorkflows(root, docs); err != nil {

@@ -111,6 +111,9 @@ type PlanAnswer struct {
 	// HasTests is has_tests for --github-output: the first shard has an
 	// enabled test (miles-ci planner).
 	HasTests bool
+	// Pool is the B200 pool plan of the one suite planned, when it is a
+	// pool suite (rules §11.8), else nil.
+	Pool     *policy.PoolPlan
 	Messages []Message
 }
 
@@ -212,6 +215,11 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 			ans.Messages = append(ans.Messages, warning(w))
 		}
 		ans.HasTests = len(ans.Plans[0].Enabled) > 0
+	}
+	if !in.All {
+		var msgs []Message
+		ans.Pool, msgs = poolOfSuite(reg, base)
+		ans.Messages = append(ans.Messages, msgs...)
 	}
 	return ans, nil
 }

@@ -128,6 +128,9 @@ func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
 	for _, s := range Stages(t) {
 		names = append(names, s.Name)
 	}
+	if ok && t.IsPoolSuite(name) {
+		return policy.Stage{}, fmt.Errorf("stage %s is planned with the B200 pool, one job per file (job %s, rules §11.8): run --stage %s --batch N, the batches of miles-ci plan --pool", name, st.Job, poolJobName(t, st))
+	}
 	if ok {
 		return policy.Stage{}, fmt.Errorf("stage %s runs outside miles-ci (the external MI350 nightly); pick one of %v", name, names)
 	}
@@ -335,7 +338,7 @@ func File(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	st, err := LookupStage(tables, fp.Suite)
+	st, err := fileStage(tables, fp)
 	if err != nil {
 		return pipeline.Request{}, err
 	}

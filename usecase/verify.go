@@ -642,7 +642,11 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 				if !policy.ProfileOf(fp.HW).Hosted {
 					runsOn = pythonList(fp.RunsOn)
 				}
-				return fmt.Sprintf("hw=%s\nsuite=%s\nruns_on=%s\ncontainer_image=%s\ntimeout_seconds=%d\n", fp.HW, fp.Suite, runsOn, fp.ContainerImage, fp.TimeoutSeconds), nil
+				text := fmt.Sprintf("hw=%s\nsuite=%s\nruns_on=%s\ncontainer_image=%s\ntimeout_seconds=%d\n", fp.HW, fp.Suite, runsOn, fp.ContainerImage, fp.TimeoutSeconds)
+				if fp.NumGPUs > 0 {
+					text += fmt.Sprintf("num_gpus=%d\n", fp.NumGPUs)
+				}
+				return text, nil
 			},
 			judge: fileRunJudge,
 		})

@@ -96,7 +96,10 @@ func runExplain(args []string, env Env) int {
 			desc, where = "implicit registration (tests/fast/, no call)", "stage-a-cpu, est_time=1.0"
 		}
 		fmt.Fprintf(env.Stdout, "  %s [%s]\n", desc, where)
-		if e.Stage != nil {
+		switch {
+		case e.Stage != nil && e.PoolRunsOn != nil:
+			fmt.Fprintf(env.Stdout, "    stage: %s (%s, B200 pool job on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.PoolRunsOn, "+"))
+		case e.Stage != nil:
 			fmt.Fprintf(env.Stdout, "    stage: %s (%s, runs on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.Stage.RunsOn, "+"))
 		}
 		fmt.Fprintf(env.Stdout, "    %s: %s\n", e.Verdict, e.Reason)
@@ -164,6 +167,9 @@ func registrationCall(r policy.Registration) string {
 	}
 	if len(r.Hardware) > 0 {
 		desc += ", hardware=" + pysource.ReprList(r.Hardware)
+	}
+	if r.NumGPUs > 0 {
+		desc += fmt.Sprintf(", num_gpus=%d", r.NumGPUs)
 	}
 	if r.Nightly {
 		desc += ", nightly=True"

@@ -58,13 +58,18 @@ func runFilePlan(args []string, env Env) int {
 	}
 	text := fmt.Sprintf("file: %s\nhw: %s\nsuite: %s\nruns_on: %s\ncontainer_image: %s\ntimeout_seconds: %d\ncommand: %s\n",
 		plan.File, plan.HW, plan.Suite, runsOnText, plan.ContainerImage, plan.TimeoutSeconds, strings.Join(plan.Command, " "))
-	return out.emit(env, plan, text, []output{
+	outs := []output{
 		{"hw", string(plan.HW)},
 		{"suite", plan.Suite},
 		{"runs_on", runsOn},
 		{"container_image", plan.ContainerImage},
 		{"timeout_seconds", strconv.Itoa(plan.TimeoutSeconds)},
-	})
+	}
+	if plan.NumGPUs > 0 {
+		text += fmt.Sprintf("num_gpus: %d\n", plan.NumGPUs)
+		outs = append(outs, output{"num_gpus", strconv.Itoa(plan.NumGPUs)})
+	}
+	return out.emit(env, plan, text, outs)
 }
 
 // pythonJSONList renders labels as Python's json.dumps does, the form

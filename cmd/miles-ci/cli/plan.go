@@ -63,7 +63,9 @@ func runPlan(args []string, env Env) int {
 		"    [--match-all-labels] [--auto-partition-id I --auto-partition-size N] [--continue-on-error]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]\n"+
 		"--all [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
-		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]", env)
+		"    [--pr N [--github-repo OWNER/NAME]] [--github-step-summary FILE] [--json]\n"+
+		"--pool [--suites S ...] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+		"    [--github-output FILE] [--matrix | --json]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout to plan (default: the current folder)")
 	hw := fs.String("hw", "HW", "hardware backend (required unless --all)", oneOf(policy.BackendNames()...))
 	suite := fs.String("suite", "S", "suite (= stage) name, e.g. stage-a-cpu (required unless --all)")
@@ -78,8 +80,17 @@ func runPlan(args []string, env Env) int {
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	hasTestsOut := fs.String("github-output", "FILE", "append has_tests=true|false (the shard has an enabled test) to FILE, as run_suite.py --list-only --github-output does for the hosted plan job (rules §11.5)")
 	pf := addPlannerFlags(fs)
+	pool := fs.Bool("pool", "plan the B200 pool as tests/ci/b200_plan.py does (rules §11.8): one job per file at its GPU count, in batches")
+	poolSuites := fs.List("suites", "S", "with --pool: the pool suites to plan (default: every pool suite of the checkout)")
+	matrix := fs.Bool("matrix", "with --pool: print the matrix as b200_plan.py prints it")
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
+	}
+	if *pool {
+		return runPoolPlan(fs, env, poolPlanFlags{repo: *repo, sf: sf, suites: *poolSuites, matrix: *matrix, asJSON: *asJSON, githubOutput: hasTestsOut})
+	}
+	if fs.Given("suites") || fs.Given("matrix") {
+		return fs.usageError("--suites and --matrix go with --pool")
 	}
 	cadence, err := sf.resolveCadence(fs)
 	if err != nil {
@@ -137,6 +148,70 @@ func runPlan(args []string, env Env) int {
 	}
 	for _, p := range plans {
 		io.WriteString(env.Stdout, ghoutput.Plain(p.Text()))
+	}
+	if ans.Pool != nil {
+		io.WriteString(env.Stdout, ans.Pool.Text())
+	}
+	return 0
+}
+
+// poolPlanFlags are the flags plan --pool reads.
+type poolPlanFlags struct {
+	repo         string
+	sf           suiteFlags
+	suites       []string
+	matrix       bool
+	asJSON       bool
+	githubOutput *string
+}
+
+// poolJSON is plan --pool --json: the plan and the matrix text.
+type poolJSON struct {
+	policy.PoolPlan
+	Matrix   string `json:"matrix"`
+	HasTests bool   `json:"has_tests"`
+}
+
+// runPoolPlan is plan --pool: b200_plan.py's plan of the B200 pool.
+func runPoolPlan(fs *flagSet, env Env, f poolPlanFlags) int {
+	for _, name := range []string{"hw", "suite", "all", "auto-partition-id", "auto-partition-size", "pr", "planner"} {
+		if fs.Given(name) {
+			return fs.usageError("--pool plans the pool's suites as one; drop --%s", name)
+		}
+	}
+	if f.matrix && f.asJSON {
+		return fs.usageError("--matrix and --json: give one")
+	}
+	cadence, err := f.sf.resolveCadence(fs)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	req := policy.PoolRequest{Cadence: cadence, Labels: *f.sf.labels, MatchAllLabels: *f.sf.matchAllLabels}
+	if fs.Given("suites") {
+		req.Suites = f.suites
+		if req.Suites == nil {
+			req.Suites = []string{}
+		}
+	}
+	ans, err := usecase.PlanPool(usecase.PoolInputs{Repo: f.repo, Request: req})
+	printMessages(env, ans.Messages)
+	if err != nil {
+		return fail(env, err)
+	}
+	p := ans.Plan
+	if fs.Given("github-output") {
+		out := stepFlags{githubOutput: f.githubOutput}
+		if err := out.writeOutputs([]output{{"matrix", p.Matrix()}, {"has_tests", fmt.Sprintf("%t", p.HasTests())}}); err != nil {
+			return fail(env, err)
+		}
+	}
+	switch {
+	case f.asJSON:
+		return printJSON(env, poolJSON{PoolPlan: p, Matrix: p.Matrix(), HasTests: p.HasTests()})
+	case f.matrix:
+		io.WriteString(env.Stdout, p.Matrix()+"\n")
+	default:
+		io.WriteString(env.Stdout, p.Text())
 	}
 	return 0
 }

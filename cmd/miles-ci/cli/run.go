@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
@@ -116,9 +117,11 @@ func runStage(args []string, env Env) int {
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
+		"--stage JOB --batch N [the flags above but --shard and --results]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
+	batch := fs.Int("batch", "N", "1-based batch of the B200 pool job (e.g. --stage stage-c-b200; see miles-ci plan --pool): each of its files runs alone with its own GPU count", 1, policy.PoolMaxJobs)
 	sf := addRunSuiteFlags(fs)
 	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")
 	schedule := fs.String("schedule", "CRON", "cron of a scheduled run (with --event schedule)")
@@ -178,6 +181,9 @@ func runStage(args []string, env Env) int {
 	}
 	if err := rf.readPR(fs, &in, true); err != nil {
 		return fail(env, err)
+	}
+	if batch.Set {
+		return runBatch(fs, env, in, rf, batch.Value)
 	}
 	req, err := usecase.Stage(in)
 	if err != nil {
@@ -394,4 +400,29 @@ func warnRequest(env Env, req pipeline.Request) {
 // renders a results folder's summary.json, masked.
 func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary, m *report.Masker) error {
 	return gh.writeSummary(env, m.Mask(ghoutput.ResultsMarkdown(&summary)))
+}
+
+// runBatch is run --stage JOB --batch N: each file of batch N of the B200
+// pool in turn, through the single-file run; the worst exit status is the
+// batch's.
+func runBatch(fs *flagSet, env Env, in usecase.Inputs, rf runFlags, n int) int {
+	if *rf.results != "" {
+		return fs.usageError("--results holds one run's results; a batch runs several files: give --results to file-run --file F")
+	}
+	if in.Shard != nil {
+		return fs.usageError("--batch and --shard: the B200 pool has batches, not shards")
+	}
+	reqs, b, err := usecase.PoolBatch(in, n)
+	if err != nil {
+		return fail(env, err)
+	}
+	worst := 0
+	for i, req := range reqs {
+		j := b.Jobs[i]
+		fmt.Fprintf(env.Stderr, "miles-ci: batch %d, job %d/%d: %s (%d GPU(s), runs on %s)\n", b.Batch, i+1, len(reqs), j.File, j.NumGPUs, strings.Join(j.RunsOn, "+"))
+		if code := execute(req, in, rf, env); code > worst {
+			worst = code
+		}
+	}
+	return worst
 }

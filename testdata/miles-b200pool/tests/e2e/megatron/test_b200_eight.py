@@ -1,0 +1,3 @@
+from tests.ci.ci_register import register_cpu_ci, register_cuda_ci
+
+register_cuda_ci(est_time=2400, suite="stage-c-8-gpu-b200", labels=["megatron"], hardware=["blackwell"])
