@@ -145,8 +145,10 @@ func openSQLite(path string) (*sqlStore, error) {
 			return nil, fmt.Errorf("the runtime history %s: %w", path, err)
 		}
 	}
-	// One writer at a time, waiting up to 10 s for another miles-ci's.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	// One writer at a time, waiting up to 10 s for another miles-ci's; in
+	// WAL mode synchronous=NORMAL syncs at checkpoints, not at each commit
+	// (a power cut may lose the last batches, never corrupt the file).
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("the runtime history %s: %w", path, err)
 	}

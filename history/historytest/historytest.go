@@ -24,10 +24,10 @@ const EnvPostgres = "MILES_CI_TEST_POSTGRES"
 // makes an empty history with Miles' table and gives its --db. Without
 // MILES_CI_TEST_POSTGRES only SQLite is there, and under CI=true that fails
 // the test: CI must test the real Postgres.
-func DBs(t *testing.T) map[string]func(t *testing.T) string {
+func DBs(t testing.TB) map[string]func(t testing.TB) string {
 	t.Helper()
-	out := map[string]func(t *testing.T) string{
-		"sqlite": func(t *testing.T) string {
+	out := map[string]func(t testing.TB) string{
+		"sqlite": func(t testing.TB) string {
 			db := filepath.Join(t.TempDir(), "history.db")
 			if err := history.Init(context.Background(), db); err != nil {
 				t.Fatal(err)
@@ -43,13 +43,13 @@ func DBs(t *testing.T) map[string]func(t *testing.T) string {
 		t.Logf("%s is not set: the Postgres back end is not tested (hack/test.sh sets it)", EnvPostgres)
 		return out
 	}
-	out["postgres"] = func(t *testing.T) string { return freshPostgres(t, server) }
+	out["postgres"] = func(t testing.TB) string { return freshPostgres(t, server) }
 	return out
 }
 
 // freshPostgres makes a new database on the server with Miles' table
 // (history.Init) and drops it when the test ends.
-func freshPostgres(t *testing.T, server string) string {
+func freshPostgres(t testing.TB, server string) string {
 	t.Helper()
 	ctx := context.Background()
 	admin, err := sql.Open("pgx", server)
