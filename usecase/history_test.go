@@ -11,31 +11,15 @@ import (
 
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/history/historytest"
+	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
 
 // copyTree copies the folder src to a new temporary folder.
 func copyTree(t *testing.T, src string) string {
-	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testfiles.CopyTree(t, src, dst)
 	return dst
 }
 

@@ -54,11 +54,8 @@ func estTime(args []string, env Env) int {
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
 	}
-	req.AsOf = time.Now().UTC()
-	if *asOf != "" {
-		if req.AsOf, err = time.Parse("2006-01-02", *asOf); err != nil {
-			return fs.usageError("--as-of %q is not a date; give YYYY-MM-DD", *asOf)
-		}
+	if req.AsOf, err = asOfDate(*asOf); err != nil {
+		return fs.usageError("%v", err)
 	}
 	for _, b := range *backends {
 		if !slices.Contains([]policy.Backend{policy.CPU, policy.CUDA, policy.ROCM}, policy.Backend(b)) {
@@ -80,6 +77,18 @@ func estTime(args []string, env Env) int {
 	}
 	io.WriteString(env.Stdout, res.Report)
 	return 0
+}
+
+// asOfDate is --as-of: the date given, else today in UTC.
+func asOfDate(text string) (time.Time, error) {
+	if text == "" {
+		return time.Now().UTC(), nil
+	}
+	d, err := time.Parse("2006-01-02", text)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--as-of %q is not a date; give YYYY-MM-DD", text)
+	}
+	return d, nil
 }
 
 // gitHead is the commit checked out at repo, read from .git (HEAD, then
@@ -261,15 +270,13 @@ func historyShards(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := usecase.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events, AsOf: time.Now().UTC()}
+	req := usecase.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events}
 	var err error
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
 	}
-	if *asOf != "" {
-		if req.AsOf, err = time.Parse("2006-01-02", *asOf); err != nil {
-			return fs.usageError("--as-of %q is not a date; give YYYY-MM-DD", *asOf)
-		}
+	if req.AsOf, err = asOfDate(*asOf); err != nil {
+		return fs.usageError("%v", err)
 	}
 	ans, err := usecase.Shards(context.Background(), req)
 	if err != nil {
