@@ -284,11 +284,9 @@ func importBatch(dir string, r ImportRequest) (history.Batch, Imported, error) {
 	kept := filepath.Join(dir, history.RowsFile)
 	data, err := fsinput.ReadFile(kept, fsinput.Kind{Name: "a history-rows.json", Max: report.MaxResultsSize})
 	if err == nil {
-		var b history.Batch
-		dec := json.NewDecoder(strings.NewReader(string(data)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&b); err != nil {
-			return b, Imported{}, fmt.Errorf("%s is not the rows a run kept: %w", kept, err)
+		b, err := history.ParseRows(kept, data)
+		if err != nil {
+			return b, Imported{}, err
 		}
 		return b, Imported{Dir: dir, Attempts: len(b.Attempts), From: history.RowsFile}, nil
 	}
