@@ -97,15 +97,13 @@ func (m *MilesCi) Verify(
 	return err
 }
 
-// parsePlanner checks a --planner argument.
-func parsePlanner(s string) (usecase.Planner, error) {
-	switch usecase.Planner(s) {
-	case "", usecase.PlannerMilesCI:
-		return usecase.PlannerMilesCI, nil
-	case usecase.PlannerCheckout:
-		return usecase.PlannerCheckout, nil
+// plannerOf is a --planner argument as usecase's (absent: miles-ci); Dagger
+// refuses any other value before the function runs.
+func plannerOf(p Planner) usecase.Planner {
+	if p == PlannerCheckout {
+		return usecase.PlannerCheckout
 	}
-	return "", fmt.Errorf("--planner %q: give miles-ci (the default) or checkout", s)
+	return usecase.PlannerMilesCI
 }
 
 // checkoutPolicyOf is Policy's request answered by the checkout's own

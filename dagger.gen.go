@@ -66,7 +66,7 @@ func (r MilesCi) MarshalJSON() ([]byte, error) {
 		SglangPr        string
 		MegatronPr      string
 		ImageTag        string
-		PrNumber        string
+		PrNumber        int
 		HeadSha         string
 		Fork            bool
 		Gpus            string
@@ -112,7 +112,7 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 		SglangPr        string
 		MegatronPr      string
 		ImageTag        string
-		PrNumber        string
+		PrNumber        int
 		HeadSha         string
 		Fork            bool
 		Gpus            string
@@ -331,6 +331,52 @@ func (r *Event) UnmarshalJSON(bs []byte) error {
 		*r = EventSchedule
 	case "WorkflowDispatch":
 		*r = EventWorkflowDispatch
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
+func (r Planner) IsEnum() {}
+
+func (r Planner) Name() string {
+	switch r {
+	case PlannerCheckout:
+		return "Checkout"
+	case PlannerMilesCi:
+		return "MilesCi"
+	}
+	return ""
+}
+
+func (r Planner) Value() string {
+	return string(r)
+}
+
+func (r Planner) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Planner) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Checkout":
+		*r = PlannerCheckout
+	case "MilesCi":
+		*r = PlannerMilesCi
 	default:
 		return fmt.Errorf("invalid enum value %q", s)
 	}
@@ -702,7 +748,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg continueOnError", err))
 				}
 			}
-			var planner string
+			var planner Planner
 			if inputArgs["planner"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
 				if err != nil {
@@ -730,11 +776,11 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg schedule", err))
 				}
 			}
-			var prLabelsJson string
-			if inputArgs["prLabelsJson"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["prLabelsJson"]), &prLabelsJson)
+			var prLabels []string
+			if inputArgs["prLabels"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prLabels"]), &prLabels)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabelsJson", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabels", err))
 				}
 			}
 			var cadenceOverride Cadence
@@ -751,14 +797,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg changedFiles", err))
 				}
 			}
-			var planner string
+			var planner Planner
 			if inputArgs["planner"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
 				if err != nil {
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabelsJson, cadenceOverride, changedFiles, planner)
+			return (*MilesCi).Policy(&parent, ctx, event, schedule, prLabels, cadenceOverride, changedFiles, planner)
 		case "Release":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -856,14 +902,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg schedule", err))
 				}
 			}
-			var prLabelsJson string
-			if inputArgs["prLabelsJson"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["prLabelsJson"]), &prLabelsJson)
+			var prLabels []string
+			if inputArgs["prLabels"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prLabels"]), &prLabels)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabelsJson", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabels", err))
 				}
 			}
-			return (*MilesCi).Stage(&parent, ctx, name, cadence, labels, matchAllLabels, event, schedule, prLabelsJson)
+			return (*MilesCi).Stage(&parent, ctx, name, cadence, labels, matchAllLabels, event, schedule, prLabels)
 		case "Stages":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -996,7 +1042,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg bodyFile", err))
 				}
 			}
-			var number string
+			var number int
 			if inputArgs["number"] != nil {
 				err = json.Unmarshal([]byte(inputArgs["number"]), &number)
 				if err != nil {
@@ -1017,7 +1063,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg fork", err))
 				}
 			}
-			return (*MilesCi).WithPullRequest(&parent, bodyFile, number, headSha, fork), nil
+			return (*MilesCi).WithPullRequest(&parent, bodyFile, number, headSha, fork)
 		case "WithSecrets":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/radixark/miles-ci/policy"
+import (
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
+)
 
 // Dagger lists these enums' members in `dagger call ... --help` and refuses
 // any other value before a function runs. Dagger v0.21.8 names a member after
@@ -46,4 +49,15 @@ const (
 	EventSchedule Event = Event(policy.EventSchedule)
 	// A manual dispatch.
 	EventWorkflowDispatch Event = Event(policy.EventWorkflowDispatch)
+)
+
+// Planner is who answers plan and policy: miles-ci's rules or the checkout's
+// own tests/ci code.
+type Planner string
+
+const (
+	// miles-ci's own rules, no Python: the default.
+	PlannerMilesCi Planner = Planner(usecase.PlannerMilesCI)
+	// The checkout's own tests/ci code, run in a Python 3.11 container.
+	PlannerCheckout Planner = Planner(usecase.PlannerCheckout)
 )

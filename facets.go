@@ -40,19 +40,22 @@ func (m *MilesCi) WithPullRequest(
 	// The pull request description; its ci-sglang-pr, ci-megatron-pr and ci-image-tag lines pin the run.
 	// +optional
 	bodyFile *dagger.File,
-	// The pull request number, for GITHUB_COMMIT_NAME ("" when the run is not for a PR).
+	// The pull request number, for GITHUB_COMMIT_NAME (0 when the run is not for a PR).
 	// +optional
-	number string,
+	number int,
 	// The tested commit, for GITHUB_COMMIT_NAME ("" is written as local).
 	// +optional
 	headSha string,
 	// The pull request comes from a fork: the run gets no secrets.
 	// +optional
 	fork bool,
-) *MilesCi {
+) (*MilesCi, error) {
+	if number < 0 {
+		return nil, fmt.Errorf("with-pull-request --number %d is not a pull request number; give the number, e.g. --number 2874", number)
+	}
 	c := *m
 	c.PrBodyFile, c.PrNumber, c.HeadSha, c.Fork = bodyFile, number, headSha, fork
-	return &c
+	return &c, nil
 }
 
 // WithDispatch gives the workflow_dispatch inputs, which win over the PR body.

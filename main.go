@@ -19,6 +19,7 @@ import (
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -38,7 +39,7 @@ type MilesCi struct {
 	// +private
 	ImageTag string
 	// +private
-	PrNumber string
+	PrNumber int
 	// +private
 	HeadSha string
 	// +private
@@ -89,17 +90,14 @@ func New(
 	return &MilesCi{Source: source, Gpus: gpus, VisibleDevices: visibleDevices}
 }
 
-// maxBodyBytes bounds the PR body read; GitHub caps a description at 65536 characters.
-const maxBodyBytes = 1 << 20
-
 // inputs are the constructor's facts as a run request's inputs, with the
 // checkout's tests/ and release-lock.json exported to dir; pr is the pull
 // request --pr read (JSON, "" without --pr).
 func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (usecase.Inputs, error) {
 	in := usecase.Inputs{Repo: dir, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, ImageTag: m.ImageTag,
-		PRNumber: m.PrNumber, HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
+		PRNumber: prNumber(m.PrNumber), HeadSHA: m.HeadSha, Fork: m.Fork, GPUs: m.Gpus, VisibleDevices: m.VisibleDevices,
 		Models: m.Models != nil, Datasets: m.Datasets != nil,
-		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", HeadSHA: m.HeadSha != ""}}
+		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, HeadSHA: m.HeadSha != ""}}
 	var err error
 	if in.GitHub, err = usecase.GitHubFromArgs(m.GithubEnv); err != nil {
 		return in, err
@@ -110,7 +108,7 @@ func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (usecase.Inputs, e
 		}
 	}
 	if m.PrBodyFile != nil {
-		body, err := readFile(ctx, m.PrBodyFile, maxBodyBytes, "with-pull-request --body-file")
+		body, err := readFile(ctx, m.PrBodyFile, fsinput.PRBody, "with-pull-request --body-file")
 		if err != nil {
 			return in, err
 		}
@@ -119,8 +117,18 @@ func (m *MilesCi) inputs(ctx context.Context, dir, pr string) (usecase.Inputs, e
 	return in, nil
 }
 
-// readFile reads a small File argument, refusing one larger than limit.
-func readFile(ctx context.Context, f *dagger.File, limit int, what string) (string, error) {
+// prNumber is a pull request number as GITHUB_COMMIT_NAME writes it ("": none).
+func prNumber(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// readFile reads a small File argument, refusing one larger than the CLI
+// accepts of the same kind of file.
+func readFile(ctx context.Context, f *dagger.File, kind fsinput.Kind, what string) (string, error) {
+	limit := int(kind.Max)
 	size, err := f.Size(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)

@@ -66,18 +66,16 @@ func (m *MilesCi) Plan(
 	// Who plans: miles-ci (the default) or checkout (the checkout's own
 	// run_suite.py --list-only, run in a Python 3.11 container).
 	// +optional
-	planner string,
+	planner Planner,
 ) (string, error) {
-	who, err := parsePlanner(planner)
-	if err != nil {
-		return "", err
-	}
+	who := plannerOf(planner)
 	in := usecase.PlanRequest{Shown: "source", All: all, Planner: who, PartitionID: autoPartitionId, PartitionSize: autoPartitionSize,
 		Request: policy.PlanRequest{HW: policy.Backend(hw), Suite: suite, Cadence: policy.Cadence(cadence), Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
 		Given:   usecase.Given{Cadence: cadence != "", Labels: labels != nil}}
 	if err := in.Validate(); err != nil {
 		return "", err
 	}
+	var err error
 	if in.PR, err = m.pullRequestOf(ctx, all); err != nil {
 		return "", err
 	}
@@ -113,9 +111,9 @@ func (m *MilesCi) Policy(
 	// Cron expression of a scheduled run.
 	// +optional
 	schedule string,
-	// The PR's label names as a JSON array, e.g. ["run-ci-megatron"].
+	// The PR's label names, e.g. run-ci-megatron (with event pull_request).
 	// +optional
-	prLabelsJson string,
+	prLabels []string,
 	// A called workflow's cadence input; it wins over the event.
 	// +optional
 	cadenceOverride Cadence,
@@ -125,19 +123,17 @@ func (m *MilesCi) Policy(
 	// Who resolves: miles-ci (the default) or checkout (the checkout's own
 	// python -m tests.ci.ci_policy, run in a Python 3.11 container).
 	// +optional
-	planner string,
+	planner Planner,
 ) (string, error) {
 	req := usecase.PolicyRequest{
-		Trigger: policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: prLabelsJson, CadenceOverride: string(cadenceOverride)},
-		Given:   usecase.Given{Event: event != "", PRLabels: prLabelsJson != "", Diff: changedFiles != nil, PR: m.Pr != 0}}
+		Trigger: policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: usecase.PRLabelsJSON(prLabels), CadenceOverride: string(cadenceOverride)},
+		Given:   usecase.Given{Event: event != "", PRLabels: prLabels != nil, Diff: changedFiles != nil, PR: m.Pr != 0}}
 	if err := req.Validate(usecase.Module); err != nil {
 		return "", err
 	}
-	who, err := parsePlanner(planner)
-	if err != nil {
-		return "", err
-	}
+	who := plannerOf(planner)
 	// The PR's changed files are needed unless a diff file was given.
+	var err error
 	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
@@ -26,7 +27,7 @@ func (m *MilesCi) Release(
 	if lockfile == nil {
 		lockfile, what = m.Source.File(deps.LockFileName), "the checkout's "+deps.LockFileName
 	}
-	text, err := readFile(ctx, lockfile, 64<<10, what)
+	text, err := readFile(ctx, lockfile, fsinput.Lockfile, what)
 	if err != nil {
 		return nil, fmt.Errorf("%w; give --lockfile or run on a release branch", err)
 	}

@@ -36,12 +36,12 @@ func (m *MilesCi) Stage(
 	// Cron of a scheduled run (with event schedule).
 	// +optional
 	schedule string,
-	// The PR's label names as a JSON array (with event pull_request).
+	// The PR's label names, e.g. run-ci-megatron (with event pull_request).
 	// +optional
-	prLabelsJson string,
+	prLabels []string,
 ) (*Stage, error) {
 	st := stageArgs{name: name, cadence: string(cadence), labels: labels, matchAllLabels: matchAllLabels,
-		event: string(event), schedule: schedule, prLabelsJSON: prLabelsJson}
+		event: string(event), schedule: schedule, prLabelsJSON: usecase.PRLabelsJSON(prLabels)}
 	return m.stage(ctx, st)
 }
 

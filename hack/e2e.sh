@@ -119,7 +119,7 @@ else
 fi
 same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
-	-- --source "$fixture" policy --event pull_request --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed"
+	-- --source "$fixture" policy --event pull_request --pr-labels run-ci-megatron --changed-files "$out/changed"
 same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 15 * * 6" --json \
 	-- --source "$fixture" policy --event schedule --schedule "0 15 * * 6"
 

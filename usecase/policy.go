@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -50,6 +51,16 @@ func (req PolicyRequest) Validate(f Frontend) error {
 		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, f.PR)
 	}
 	return nil
+}
+
+// PRLabelsJSON is a list of label names as the trigger's PR_LABELS_JSON
+// ("" for nil: not given).
+func PRLabelsJSON(labels []string) string {
+	if labels == nil {
+		return ""
+	}
+	b, _ := json.Marshal(labels) // a []string always encodes
+	return string(b)
 }
 
 // PolicyAnswer is the resolved policy, the four step outputs, and on a pull
