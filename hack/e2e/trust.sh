@@ -232,7 +232,10 @@ for dir in "$scratch/miles" "$scratch" . .. / "$HOME" "$out/scratch/a"; do
 	(cd "$scratch" && bash "$engine" run "$out/miles-ci" run --repo miles --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --results "$dir") \
 		>"$out/last.out" 2>"$out/last.log"
 	rc=$?
-	((rc == 1)) && has "$out/last.log" "::error::--results" && ! grep -q "running on the Dagger engine" "$out/last.log" || { echo "--results $dir: exit $rc" >&2; ok3=1; }
+	if ! { ((rc == 1)) && has "$out/last.log" "::error::--results" && ! grep -q "running on the Dagger engine" "$out/last.log"; }; then
+		echo "--results $dir: exit $rc" >&2
+		ok3=1
+	fi
 done
 ((ok3 == 0)) && test -f "$scratch/miles/tests/ci/run_suite.py" && test -f "$out/scratch/a/work.txt"
 check $? "trust (CLI): --results is refused before the run for the checkout, its parents, ., .., /, home and a folder miles-ci did not make"
