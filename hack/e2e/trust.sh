@@ -226,9 +226,9 @@ check $? "trust (module): a fork's checkout code writes nothing a trusted run's 
 
 echo "=== RUN trust: --results never replaces what miles-ci did not make (case 3)"
 scratch=$out/scratch/a/b
-rm -rf "$out/scratch" && mkdir -p "$scratch" && cp -r "$fxf" "$scratch/miles" && echo mine >"$out/scratch/a/work.txt"
+rm -rf "$out/scratch" && mkdir -p "$scratch" "$out/scratch/mine" && cp -r "$fxf" "$scratch/miles" && echo mine >"$out/scratch/mine/work.txt"
 ok3=0
-for dir in "$scratch/miles" "$scratch" . .. / "$HOME" "$out/scratch/a"; do
+for dir in "$scratch/miles" "$scratch" . .. / "$HOME" "$out/scratch/mine"; do
 	(cd "$scratch" && bash "$engine" run "$out/miles-ci" run --repo miles --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --results "$dir") \
 		>"$out/last.out" 2>"$out/last.log"
 	rc=$?
@@ -237,7 +237,7 @@ for dir in "$scratch/miles" "$scratch" . .. / "$HOME" "$out/scratch/a"; do
 		ok3=1
 	fi
 done
-((ok3 == 0)) && test -f "$scratch/miles/tests/ci/run_suite.py" && test -f "$out/scratch/a/work.txt"
+((ok3 == 0)) && test -f "$scratch/miles/tests/ci/run_suite.py" && test -f "$out/scratch/mine/work.txt"
 check $? "trust (CLI): --results is refused before the run for the checkout, its parents, ., .., /, home and a folder miles-ci did not make"
 
 echo "=== RUN trust: a --list-only that prints 300 MB (case 9)"
