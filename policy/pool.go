@@ -251,7 +251,7 @@ func (p PoolPlan) Matrix() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, `{"batch": %d, "jobs": %s}`, batch.Batch, pyJSONString(batch.jobsJSON()))
+		fmt.Fprintf(&b, `{"batch": %d, "jobs": %s}`, batch.Batch, pysource.JSONString(batch.jobsJSON()))
 	}
 	b.WriteString("]}")
 	return b.String()
@@ -267,8 +267,8 @@ func (b PoolBatch) jobsJSON() string {
 			s.WriteString(", ")
 		}
 		fmt.Fprintf(&s, `{"file": %s, "shell_file": %s, "suite": %s, "num_gpus": %d, "runs_on": %s, "timeout_minutes": %d, "est_time": %s}`,
-			pyJSONString(j.File), pyJSONString(j.ShellFile), pyJSONString(j.Suite), j.NumGPUs,
-			pyJSONString(pyJSONList(j.RunsOn)), j.TimeoutMinutes, pyJSONFloat(j.EstTime))
+			pysource.JSONString(j.File), pysource.JSONString(j.ShellFile), pysource.JSONString(j.Suite), j.NumGPUs,
+			pysource.JSONString(pysource.JSONList(j.RunsOn)), j.TimeoutMinutes, pysource.JSONFloat(j.EstTime))
 	}
 	s.WriteString("]}")
 	return s.String()
@@ -310,60 +310,4 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
-}
-
-// pyJSONString is s as Python's json.dumps writes a string (ensure_ascii).
-func pyJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || (r > 0x7f && r < 0x10000):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x10000:
-			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// pyJSONList is json.dumps of a list of strings: ["b200", "8gpu"].
-func pyJSONList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = pyJSONString(s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
-// pyJSONFloat is json.dumps of a float: its repr, Infinity and NaN as
-// Python writes them.
-func pyJSONFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case math.IsNaN(f):
-		return "NaN"
-	}
-	return pysource.FloatRepr(f)
 }

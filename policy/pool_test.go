@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // The B200 pool rules (rules §11.8) on testdata/miles-b200pool.
@@ -234,8 +235,8 @@ func TestShellQuoteAndJSON(t *testing.T) {
 	for in, want := range map[string]string{
 		`a"b\c`: `"a\"b\\c"`, "é\n": `"\u00e9\n"`, "\U0001F600": `"\ud83d\ude00"`, "\x7f": "\"\x7f\"",
 	} {
-		if got := pyJSONString(in); got != want {
-			t.Errorf("pyJSONString(%q): wanted %s, got %s", in, want, got)
+		if got := pysource.JSONString(in); got != want {
+			t.Errorf("JSONString(%q): wanted %s, got %s", in, want, got)
 		}
 	}
 }

@@ -142,6 +142,16 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 		if err != nil {
 			return nil, policy.PoolBatch{}, fmt.Errorf("batch %d, %s: %w", n, j.File, err)
 		}
+		// The job runs where the pool put it, as the batch workflow passes
+		// its runs_on, num_gpus and --suite: a test dispatched from a Hopper
+		// home runs on the B200 stage, not its home's runners.
+		if st, ok := tables.Stage(j.Suite); ok {
+			st.RunsOn = slices.Clone(j.RunsOn)
+			req.Stage = st
+		}
+		fp := *req.File
+		fp.Suite, fp.RunsOn, fp.NumGPUs = j.Suite, slices.Clone(j.RunsOn), j.NumGPUs
+		req.File = &fp
 		reqs = append(reqs, req)
 	}
 	return reqs, batch, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
 )
 
 // VerifyRequest is what `miles-ci verify` (and the module's verify) compares:
@@ -608,16 +609,6 @@ func generatedDiffs(t *policy.Tables, reg *policy.Registry) []NamedDiff {
 	return out
 }
 
-// pythonList renders labels as Python's json.dumps does: ["h200", "2gpu"].
-func pythonList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		b, _ := json.Marshal(s)
-		quoted[i] = string(b)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
 func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr error) []verifyCase {
 	lookup := func(string) (*policy.Registry, error) { return reg, regErr } // read once, asked per file
 	files, err := policy.Discover(root)
@@ -640,7 +631,7 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 				}
 				runsOn := ""
 				if !policy.ProfileOf(fp.HW).Hosted {
-					runsOn = pythonList(fp.RunsOn)
+					runsOn = pysource.JSONList(fp.RunsOn)
 				}
 				text := fmt.Sprintf("hw=%s\nsuite=%s\nruns_on=%s\ncontainer_image=%s\ntimeout_seconds=%d\n", fp.HW, fp.Suite, runsOn, fp.ContainerImage, fp.TimeoutSeconds)
 				if fp.NumGPUs > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/policy/pysource"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -53,7 +54,7 @@ func runFilePlan(args []string, env Env) int {
 	// file_run.py writes an empty runs_on for cpu: the CPU workflow fixes its runner.
 	runsOn, runsOnText := "", "(empty: a CPU file runs on the hosted ubuntu-latest runner)"
 	if len(plan.RunsOn) > 0 {
-		runsOn = pythonJSONList(plan.RunsOn)
+		runsOn = pysource.JSONList(plan.RunsOn)
 		runsOnText = runsOn
 	}
 	text := fmt.Sprintf("file: %s\nhw: %s\nsuite: %s\nruns_on: %s\ncontainer_image: %s\ntimeout_seconds: %d\ncommand: %s\n",
@@ -70,14 +71,4 @@ func runFilePlan(args []string, env Env) int {
 		outs = append(outs, output{"num_gpus", strconv.Itoa(plan.NumGPUs)})
 	}
 	return out.emit(env, plan, text, outs)
-}
-
-// pythonJSONList renders labels as Python's json.dumps does, the form
-// file_run.py writes: ["h200", "2gpu"].
-func pythonJSONList(items []string) string {
-	quoted := make([]string, len(items))
-	for i, s := range items {
-		quoted[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
 }
