@@ -24,6 +24,12 @@ type exprParser struct {
 	src  string
 	pos  int
 	vars exprVars
+	// status answers the status functions always(), success(), failure()
+	// and cancelled(); nil refuses them (a matrix size knows no job status).
+	status func(name string) bool
+	// statusUsed records that the expression calls a status function, so
+	// that a job's if: without one gets GitHub's implicit success().
+	statusUsed bool
 	// depth bounds nesting so that a hostile expression cannot exhaust the stack.
 	depth int
 }
@@ -174,6 +180,9 @@ func (p *exprParser) primary() (any, error) {
 	}
 	if p.eat("(") {
 		var args []any
+		if p.eat(")") {
+			return p.callStatus(path)
+		}
 		for {
 			arg, err := p.or()
 			if err != nil {
@@ -196,6 +205,82 @@ func (p *exprParser) primary() (any, error) {
 	return v, nil
 }
 
+// statusFuncs are GitHub's job status check functions.
+var statusFuncs = []string{"always", "success", "failure", "cancelled"}
+
+// callStatus is a call with no argument: one of the status functions.
+func (p *exprParser) callStatus(name string) (any, error) {
+	for _, f := range statusFuncs {
+		if strings.EqualFold(name, f) {
+			if p.status == nil {
+				return nil, fmt.Errorf("%s() is not known before the run", f)
+			}
+			p.statusUsed = true
+			return p.status(f), nil
+		}
+	}
+	return nil, fmt.Errorf("function %s() with no argument is not supported", name)
+}
+
+// EvalIf evaluates a job's if: as GitHub does: the text may be wrapped in
+// ${{ }}; vars binds the contexts it reads (needs.J.result, github.*, ...);
+// status answers always(), success(), failure() and cancelled(); and an
+// expression that calls none of them is success() && (expression).
+func EvalIf(cond string, vars func(path string) (any, bool), status func(name string) bool) (bool, error) {
+	src := strings.TrimSpace(cond)
+	if inner, ok := strings.CutPrefix(src, "${{"); ok {
+		if inner, ok = strings.CutSuffix(inner, "}}"); ok && !strings.Contains(inner, "${{") {
+			src = inner
+		}
+	}
+	if strings.TrimSpace(src) == "" {
+		return status("success"), nil
+	}
+	if len(src) > maxExprLen {
+		return false, fmt.Errorf("expression longer than %d characters", maxExprLen)
+	}
+	p := &exprParser{src: src, vars: vars, status: status}
+	v, err := p.or()
+	if err == nil {
+		if p.space(); p.pos != len(p.src) {
+			err = fmt.Errorf("unexpected %q at column %d", p.src[p.pos:], p.pos+1)
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	if !p.statusUsed {
+		return status("success") && truthy(v), nil
+	}
+	return truthy(v), nil
+}
+
+// EvalString evaluates every ${{ }} of a text (a with: input, a command
+// line) and puts each value in its place as GitHub does; vars binds the
+// contexts.
+func EvalString(text string, vars func(path string) (any, bool)) (string, error) {
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.Index(rest, "${{")
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		end := strings.Index(rest[i:], "}}")
+		if end < 0 {
+			return "", fmt.Errorf("an expression ${{ is never closed")
+		}
+		v, err := evalExpr(rest[i+3:i+end], vars)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(exprString(v))
+		rest = rest[i+end+2:]
+	}
+}
+
 // callFunc is one of the functions Miles' expressions use: fromJSON(s) and
 // contains(array or string, value).
 func callFunc(name string, args []any) (any, error) {
@@ -210,6 +295,16 @@ func callFunc(name string, args []any) (any, error) {
 			return nil, fmt.Errorf("fromJSON(%q): %v", s, err)
 		}
 		return v, nil
+	case strings.EqualFold(name, "toJSON") && len(args) == 1:
+		b, err := json.MarshalIndent(args[0], "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("toJSON(): %v", err)
+		}
+		return string(b), nil
+	case strings.EqualFold(name, "startsWith") && len(args) == 2:
+		return strings.HasPrefix(strings.ToLower(exprString(args[0])), strings.ToLower(exprString(args[1]))), nil
+	case strings.EqualFold(name, "endsWith") && len(args) == 2:
+		return strings.HasSuffix(strings.ToLower(exprString(args[0])), strings.ToLower(exprString(args[1]))), nil
 	case strings.EqualFold(name, "contains") && len(args) == 2:
 		// GitHub compares case-insensitively, as strings.
 		want := strings.ToLower(exprString(args[1]))

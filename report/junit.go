@@ -84,7 +84,11 @@ func ParseJUnit(data []byte) ([]Case, error) {
 
 // JUnit renders a summary as JUnit XML: one test case per file, a failure
 // for fail and timeout, skipped for not-run and disabled files.
-func JUnit(s Summary) []byte {
+func JUnit(s Summary) []byte { return JUnitAll([]Summary{s}) }
+
+// JUnitAll renders several shards' summaries as one JUnit XML report, one
+// test suite per shard in the order given (the ci run's junit.xml).
+func JUnitAll(all []Summary) []byte {
 	type failure struct {
 		Message string `xml:"message,attr"`
 	}
@@ -109,31 +113,35 @@ func JUnit(s Summary) []byte {
 		Cases    []testcase `xml:"testcase"`
 	}
 	type testsuites struct {
-		XMLName xml.Name  `xml:"testsuites"`
-		Suite   testsuite `xml:"testsuite"`
+		XMLName xml.Name    `xml:"testsuites"`
+		Suites  []testsuite `xml:"testsuite"`
 	}
-	suite := testsuite{Name: s.Name()}
-	total := 0.0
-	for _, t := range s.Tests {
-		c := testcase{Classname: s.Suite, Name: t.File, Time: strconv.FormatFloat(t.ElapsedS, 'f', -1, 64)}
-		total += t.ElapsedS
-		switch t.Status {
-		case Fail, Timeout:
-			suite.Failures++
-			c.Failure = &failure{Message: t.detail()}
-		case NotRun:
-			suite.Skipped++
-			c.Skipped = &skipped{Message: "not run: the suite stopped before this file"}
+	var doc testsuites
+	for _, s := range all {
+		suite := testsuite{Name: s.Name()}
+		total := 0.0
+		for _, t := range s.Tests {
+			c := testcase{Classname: s.Suite, Name: t.File, Time: strconv.FormatFloat(t.ElapsedS, 'f', -1, 64)}
+			total += t.ElapsedS
+			switch t.Status {
+			case Fail, Timeout:
+				suite.Failures++
+				c.Failure = &failure{Message: t.detail()}
+			case NotRun:
+				suite.Skipped++
+				c.Skipped = &skipped{Message: "not run: the suite stopped before this file"}
+			}
+			suite.Cases = append(suite.Cases, c)
 		}
-		suite.Cases = append(suite.Cases, c)
+		for _, t := range s.Skipped {
+			suite.Skipped++
+			suite.Cases = append(suite.Cases, testcase{Classname: s.Suite, Name: t.File, Time: "0",
+				Skipped: &skipped{Message: "disabled: " + t.Reason}})
+		}
+		suite.Tests = len(suite.Cases)
+		suite.Time = strconv.FormatFloat(total, 'f', -1, 64)
+		doc.Suites = append(doc.Suites, suite)
 	}
-	for _, t := range s.Skipped {
-		suite.Skipped++
-		suite.Cases = append(suite.Cases, testcase{Classname: s.Suite, Name: t.File, Time: "0",
-			Skipped: &skipped{Message: "disabled: " + t.Reason}})
-	}
-	suite.Tests = len(suite.Cases)
-	suite.Time = strconv.FormatFloat(total, 'f', -1, 64)
-	out, _ := xml.MarshalIndent(testsuites{Suite: suite}, "", "  ") // cannot fail: plain strings and numbers
+	out, _ := xml.MarshalIndent(doc, "", "  ") // cannot fail: plain strings and numbers
 	return append(append([]byte(xml.Header), out...), '\n')
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -12,8 +13,11 @@ import (
 type LintAnswer struct {
 	Drift []policy.Drift `json:"drift"`
 	// Tables say where each table came from.
-	Tables   []policy.Origin `json:"tables"`
-	Messages []Message       `json:"-"`
+	Tables []policy.Origin `json:"tables"`
+	// NotModelled are the workflow jobs miles-ci does not run (ci names them
+	// too); they are reported, not counted as drift.
+	NotModelled []graph.Gap `json:"not_modelled"`
+	Messages    []Message   `json:"-"`
 	// summary is the last line of the text: what agrees, or how many drifts.
 	summary string
 }
@@ -27,6 +31,9 @@ func (a LintAnswer) Text() string {
 	var b strings.Builder
 	for _, d := range a.Drift {
 		b.WriteString(d.String() + "\n")
+	}
+	for _, g := range a.NotModelled {
+		b.WriteString(g.String() + "\n")
 	}
 	b.WriteString(a.summary + "\n")
 	return b.String()
@@ -44,6 +51,14 @@ func Lint(repo, shown string) (LintAnswer, error) {
 		ans.Drift = drift
 	}
 	ans.Tables = tables.Origins
+	wfs, err := readWorkflows(repo)
+	if err != nil {
+		return ans, err
+	}
+	ans.NotModelled = graph.Gaps(wfs, tables.Roster)
+	if ans.NotModelled == nil {
+		ans.NotModelled = []graph.Gap{}
+	}
 	if ans.OK() {
 		ans.summary = fmt.Sprintf("no drift: %d suites, %d stages, %d labels, %d registrations agree",
 			len(tables.Suites.CPU)+len(tables.Suites.CUDA)+len(tables.Suites.ROCM), len(tables.Roster), len(tables.Labels), len(reg.Registrations))

@@ -24,6 +24,12 @@ func checkResultsDir(dir, checkout string) error {
 // place, so no file of an earlier run is left and nothing the tests made
 // (a symlink, a device) is ever written on the host.
 func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
+	return writeResultsDepth(dir, checkout, files, 1)
+}
+
+// writeResultsDepth is writeResults for names of up to depth folders (a ci
+// run's STAGE/SHARD/artifacts/NAME).
+func writeResultsDepth(dir, checkout string, files []pipeline.ResultFile, depth int) error {
 	dir = filepath.Clean(dir)
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
 	if err != nil {
@@ -33,7 +39,7 @@ func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
 	for _, f := range files {
 		// Names are miles-ci's own (a fixed list, artifacts/ checked); the
 		// check keeps a bug from writing outside the folder.
-		if f.Name == "" || filepath.IsAbs(f.Name) || strings.Contains(f.Name, "..") || strings.Count(f.Name, "/") > 1 {
+		if f.Name == "" || filepath.IsAbs(f.Name) || strings.Contains(f.Name, "..") || strings.Count(f.Name, "/") > depth {
 			return fmt.Errorf("writing the results to %s: %q is not a results file name", dir, f.Name)
 		}
 		path := filepath.Join(tmp, filepath.FromSlash(f.Name))

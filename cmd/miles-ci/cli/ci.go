@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+func init() {
+	register("ci", "run (or with --dry-run show) every job one event's PR workflows run, on one host (rules §12)", runCI)
+}
+
+func runCI(args []string, env Env) int {
+	fs := newFlagSet("ci", "--event pull_request|schedule|workflow_dispatch|release [--schedule CRON] [--pr-labels-json JSON] [--action A]\n"+
+		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
+		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
+		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR]\n"+
+		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
+	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
+	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
+	schedule := fs.String("schedule", "CRON", "cron of a scheduled run", fromEnv("SCHEDULE"))
+	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array", fromEnv("PR_LABELS_JSON"))
+	action := fs.String("action", "A", "the pull_request activity type (default synchronize; closed runs nothing)")
+	changed := fs.String("changed-files", "FILE", "output of git diff --name-status -z -M HEAD^1 HEAD (the PR's diff)", fromEnv("CHANGED_FILES_PATH"))
+	prBody := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
+	prNumber := fs.Int("pr-number", "N", "the pull request number (its image is pr-N)", 1, 2147483647)
+	fork := fs.Bool("fork", "the pull request comes from a fork: no secrets, no PR image")
+	imageTag := fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG"))
+	sglang := fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
+	megatron := fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
+	lockFile := fs.String("release-lock", "FILE", "with --event release: the release branch's release-lock.json (it stands in for cut-release-branch)")
+	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), none (stand-ins: every GPU shard runs without a device), or ids 0-7, 0,1,2,3")
+	maxPar := fs.Int("max-parallel", "N", "run at most N shards at once (default: as many as fit)", 1, 256)
+	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
+	skip := fs.List("skip", "S", "leave out these stages or backends")
+	results := fs.String("results", "DIR", "replace the folder DIR with the run's results: DIR/STAGE/SHARD/ per shard, summary.json, junit.xml, step-summary.md")
+	dryRun := fs.Bool("dry-run", "print the graph (jobs, needs, shards, GPUs, tests, what is skipped and why) without an engine")
+	asJSON := fs.Bool("json", "with --dry-run: one JSON entry per job and shard")
+	mermaid := fs.Bool("mermaid", "with --dry-run: the graph as a Mermaid flowchart")
+	quiet := fs.Bool("quiet", "keep no log of the engine's progress")
+	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
+	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
+	gh := addGitHubFlags(fs)
+	pf := addPlannerFlags(fs)
+	fs.check(func() error {
+		if (*asJSON || *mermaid) && !*dryRun {
+			return fmt.Errorf("--json and --mermaid go with --dry-run; a run writes JSON to --results DIR/summary.json")
+		}
+		if *asJSON && *mermaid {
+			return fmt.Errorf("give --json or --mermaid, not both")
+		}
+		if gh.active() && (fs.Given("event") && *event != "pull_request" || fs.Given("schedule") || fs.Given("release-lock")) {
+			return fmt.Errorf("--pr is a pull_request's facts; drop --event, --schedule and --release-lock")
+		}
+		return nil
+	})
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := usecase.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
+		ImageTag: *imageTag, SGLangInput: *sglang, MegatronInput: *megatron, Only: *only, Skip: *skip,
+		DiffGiven: fs.Given("changed-files"), Given: usecase.Given{Body: fs.Given("pr-body-file"), Number: prNumber.Set}}
+	if prNumber.Set {
+		req.PRNumber = prNumber.Value
+	}
+	if maxPar.Set {
+		req.MaxParallel = maxPar.Value
+	}
+	host, err := graph.ParseHost(*gpus, countGPUs)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	req.Host = host
+	if fs.Given("release-lock") {
+		data, err := deps.ReadLockFile(*lockFile)
+		if err != nil {
+			return fail(env, fmt.Errorf("--release-lock %w", err))
+		}
+		lock, err := deps.ParseLock(*lockFile, data)
+		if err != nil {
+			return fail(env, err)
+		}
+		req.Release = &lock
+	}
+	if gh.active() {
+		if req.PR, err = gh.fetch(env, !req.DiffGiven); err != nil {
+			return fail(env, err)
+		}
+		gh.note(env, req.PR)
+	}
+	if req.PR == nil || req.Given.Body {
+		if req.PRBody, err = readBody(fs, *prBody); err != nil {
+			return fail(env, err)
+		}
+	}
+	if *changed != "" {
+		req.ReadDiff = func() ([]byte, string, error) {
+			diff, unusable := usecase.ReadChangedFiles(*changed, "--changed-files "+*changed)
+			return diff, unusable, nil
+		}
+	}
+	if pf.checkout() {
+		if req.Checkout, err = pf.open(env, *repo); err != nil {
+			return fail(env, err)
+		}
+	}
+	if *dryRun {
+		ans, err := usecase.CI(context.Background(), req)
+		if err != nil {
+			return fail(env, err)
+		}
+		printMessages(env, ans.Messages)
+		switch {
+		case *asJSON:
+			out, err := encode.JSON(ans.Report)
+			if err != nil {
+				return fail(env, err)
+			}
+			env.Stdout.Write(out)
+		case *mermaid:
+			io.WriteString(env.Stdout, ans.Report.Mermaid(ans.Graph))
+		default:
+			io.WriteString(env.Stdout, ans.Report.Text())
+		}
+		return 0
+	}
+	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile}, gh)
+}
+
+// countGPUs counts the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
+func countGPUs() (int, error) {
+	m, err := filepath.Glob("/dev/nvidia[0-9]*")
+	if err != nil {
+		return 0, err
+	}
+	return len(m), nil
+}
+
+// ciEngineFlags are the real run's output flags.
+type ciEngineFlags struct {
+	results, engineLog string
+	quiet, progress    bool
+}
+
+// stateLine is one job state change as a person follows it.
+func stateLine(start time.Time, j graph.JobReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "miles-ci: [%4.0fs] %-40s %s", time.Since(start).Seconds(), j.Title(), j.State)
+	if len(j.Devices) > 0 {
+		b.WriteString(" on GPUs " + strings.Join(j.Devices, ","))
+	}
+	if j.Reason != "" && j.State != graph.Running {
+		b.WriteString(": " + j.Reason)
+	}
+	return b.String() + "\n"
+}
+
+// ciSignals are the signals that stop a run: the running shards are
+// cancelled, the finished ones keep their results.
+var ciSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), ciSignals...)
+}
+
+// prNumberText is a PR number for messages.
+func prNumberText(pr *github.PR) string {
+	if pr == nil {
+		return ""
+	}
+	return strconv.Itoa(pr.Number)
+}

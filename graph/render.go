@@ -1,0 +1,159 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Described is an executor's Detail that has lines to show under its job
+// (a policy's outputs, an image, a shard's command and tests).
+type Described interface {
+	Lines() []string
+}
+
+// Tested is a shard's Detail that names its command and test files.
+type Tested interface {
+	RunCommand() string
+	TestFiles() []string
+}
+
+// fill copies what the Detail says into the report's JSON fields.
+func (r *Report) fill() {
+	for i := range r.Jobs {
+		j := &r.Jobs[i]
+		if t, ok := j.Detail.(Tested); ok {
+			j.Command, j.Tests = t.RunCommand(), t.TestFiles()
+			if j.Tests == nil {
+				j.Tests = []string{}
+			}
+		}
+	}
+}
+
+// Title is the job's name as GitHub shows it: a called workflow's job
+// under its caller, a shard with its matrix value.
+func (j JobReport) Title() string {
+	t := j.Key
+	if j.Shard != nil && j.Shards > 1 {
+		t += fmt.Sprintf(" (%d/%d)", *j.Shard, j.Shards)
+	}
+	return t
+}
+
+// Text is the graph as a person reads it: one line per job (per shard of a
+// stage job) with its state, GPUs and why, and under it what it runs.
+func (r *Report) Text() string {
+	var b strings.Builder
+	width := 0
+	for _, j := range r.Jobs {
+		width = max(width, len(j.Title()))
+	}
+	fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", describeEvent(r.Event), Repository, r.Host)
+	for _, j := range r.Jobs {
+		gpus := ""
+		if j.GPUs > 0 {
+			gpus = fmt.Sprintf("%d GPUs", j.GPUs)
+			if len(j.Devices) > 0 {
+				gpus += " [" + strings.Join(j.Devices, ",") + "]"
+			}
+		}
+		line := fmt.Sprintf("%-*s  %-12s %-8s %s", width, j.Title(), j.State, gpus, j.Reason)
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		if d, ok := j.Detail.(Described); ok {
+			for _, l := range d.Lines() {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+	}
+	if r.Cancelled {
+		b.WriteString("cancelled: the run was interrupted; finished jobs keep their results\n")
+	}
+	b.WriteString(r.Tally() + "\n")
+	return b.String()
+}
+
+// Tally counts the jobs by state, in a fixed order.
+func (r *Report) Tally() string {
+	order := []State{WouldRun, Passed, Failed, NotRun, Cancelled, Skipped, Excluded, NotModelled}
+	count := map[State]int{}
+	for _, j := range r.Jobs {
+		count[j.State]++
+	}
+	var parts []string
+	for _, s := range order {
+		if count[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+		}
+	}
+	return fmt.Sprintf("%d jobs: %s", len(r.Jobs), strings.Join(parts, ", "))
+}
+
+// mermaidClass is the colour of each state.
+var mermaidClass = []struct {
+	state State
+	style string
+}{
+	{Passed, "fill:#2da44e,color:#fff"},
+	{WouldRun, "fill:#54aeff,color:#000"},
+	{Failed, "fill:#cf222e,color:#fff"},
+	{NotRun, "fill:#bf8700,color:#fff"},
+	{Cancelled, "fill:#6e7781,color:#fff"},
+	{Skipped, "fill:#eaeef2,color:#57606a"},
+	{Excluded, "fill:#eaeef2,color:#57606a"},
+	{NotModelled, "fill:#fff8c5,color:#57606a"},
+}
+
+// Mermaid is the graph as a Mermaid flowchart, one box per job coloured by
+// how it ended (a stage job by its worst shard).
+func (r *Report) Mermaid(g *Graph) string {
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
+	ids := map[string]string{}
+	for i, n := range g.Nodes {
+		ids[n.Key] = fmt.Sprintf("j%d", i)
+	}
+	for _, n := range g.Nodes {
+		st, shards := r.nodeState(n.Key)
+		label := n.Key
+		if shards > 1 {
+			label += fmt.Sprintf(" ×%d", shards)
+		}
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", ids[n.Key], label, st, mermaidName(st))
+	}
+	for _, n := range g.Nodes {
+		for _, d := range n.Needs {
+			fmt.Fprintf(&b, "  %s --> %s\n", ids[d], ids[n.Key])
+		}
+		if n.Parent != "" && len(n.Needs) == 0 {
+			fmt.Fprintf(&b, "  %s -.-> %s\n", ids[n.Parent], ids[n.Key])
+		}
+	}
+	for _, c := range mermaidClass {
+		fmt.Fprintf(&b, "  classDef %s %s\n", mermaidName(c.state), c.style)
+	}
+	return b.String()
+}
+
+func mermaidName(s State) string { return strings.ReplaceAll(string(s), "-", "_") }
+
+// nodeState is a job's state over its shards: the first of failed, not-run,
+// cancelled, then the shards' common state.
+func (r *Report) nodeState(key string) (State, int) {
+	var states []State
+	for _, j := range r.Jobs {
+		if j.Key == key {
+			states = append(states, j.State)
+		}
+	}
+	for _, s := range []State{Failed, NotRun, Cancelled, Running, Queued} {
+		for _, x := range states {
+			if x == s {
+				return s, len(states)
+			}
+		}
+	}
+	if len(states) == 0 {
+		return Queued, 0
+	}
+	return states[0], len(states)
+}

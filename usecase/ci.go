@@ -1,0 +1,511 @@
+package usecase
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+)
+
+// CIRequest is what `miles-ci ci` and the module's ci are given: the
+// checkout, one event's trigger facts, the host and its limits, and (for a
+// real run) who runs a shard.
+type CIRequest struct {
+	// Repo is the Miles checkout.
+	Repo string
+	// Event is pull_request, schedule, workflow_dispatch or release ("" =
+	// pull_request with --pr, else an error).
+	Event string
+	// Action is a pull request's activity type ("" = synchronize; closed
+	// runs nothing).
+	Action string
+	// Schedule is a scheduled run's cron.
+	Schedule string
+	// PRLabelsJSON are the PR's labels as a JSON array (pull_request).
+	PRLabelsJSON string
+	// PRBody, PRNumber and Fork are the pull request's facts.
+	PRBody   string
+	PRNumber int
+	Fork     bool
+	// ImageTag, SGLangInput and MegatronInput are the workflow_dispatch inputs.
+	ImageTag, SGLangInput, MegatronInput string
+	// Release is the lockfile of a release run (Event release).
+	Release *deps.Lock
+	// PR is the pull request --pr read, or nil; its facts fill what the
+	// fields above leave out (Given).
+	PR    *github.PR
+	Given Given
+	// ReadDiff reads --changed-files (nil: none); see PolicyRequest.
+	ReadDiff  func() ([]byte, string, error)
+	DiffGiven bool
+	// Checkout, when set, plans with the checkout's own tests/ci code
+	// (--planner checkout).
+	Checkout *Checkout
+
+	// Host, MaxParallel, Only and Skip are the scheduler's options.
+	Host        graph.Host
+	MaxParallel int
+	Only, Skip  []string
+	// Shards runs one shard for real; nil is a dry run (no engine).
+	Shards ShardRunner
+	// Notify is told every job state change (graph.Options.Notify).
+	Notify func(graph.JobReport)
+	// Now is the clock of a real run.
+	Now func() time.Time
+}
+
+// ShardRunner runs a stage shard's request (pipeline.Prepare and Test on an
+// engine) and builds a PR image.
+type ShardRunner interface {
+	RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome
+	BuildImage(ctx context.Context, tag string) (image string, err error)
+}
+
+// ShardPlan is what a dry run's shard would run: its run_suite.py command
+// and plan.
+type ShardPlan struct {
+	Command string       `json:"command"`
+	Plan    *policy.Plan `json:"plan,omitempty"`
+}
+
+// CIAnswer is the graph and its run.
+type CIAnswer struct {
+	Graph    *graph.Graph
+	Report   *graph.Report
+	Messages []Message
+}
+
+// CI lays out the jobs the checkout's PR workflows run on one event and
+// runs them (a dry run without a ShardRunner): the resolvers as miles-ci's
+// own use cases, each stage shard through the stage-run path.
+func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
+	tables, msgs, err := LoadTables(req.Repo, "")
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	ev, err := ciEvent(req)
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	wfs, err := readWorkflows(req.Repo)
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	g, err := graph.Build(graph.Request{Event: ev, Workflows: wfs, Roster: tables.Roster})
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	x := &ciExecutor{req: req, tables: tables, event: ev}
+	rep := graph.Schedule(ctx, g, x, graph.Options{Host: req.Host, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
+		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil})
+	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
+}
+
+// ciEvent turns the request's trigger facts into the graph's event.
+func ciEvent(req CIRequest) (graph.Event, error) {
+	ev := graph.Event{Name: req.Event, Action: req.Action, Schedule: req.Schedule, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork,
+		Inputs: map[string]string{}}
+	if req.PR != nil {
+		if ev.Name == "" {
+			ev.Name = graph.EventPullRequest
+		}
+		if !req.Given.Body {
+			ev.PRBody = req.PR.Body
+		}
+		if !req.Given.Number {
+			ev.PRNumber = req.PR.Number
+		}
+		ev.Fork = ev.Fork || req.PR.Fork
+		if req.PRLabelsJSON == "" {
+			req.PRLabelsJSON = req.PR.LabelsJSON()
+		}
+		if req.Action == "" && req.PR.State != "open" && req.PR.State != "" {
+			ev.Action = "closed"
+		}
+	}
+	for k, v := range map[string]string{"ci_image_tag": req.ImageTag, "ci_sglang_pr": req.SGLangInput, "ci_megatron_pr": req.MegatronInput} {
+		if v != "" {
+			ev.Inputs[k] = v
+		}
+	}
+	switch ev.Name {
+	case graph.EventPullRequest:
+		if req.PRLabelsJSON != "" {
+			labels, err := prLabels(req.PRLabelsJSON)
+			if err != nil {
+				return graph.Event{}, err
+			}
+			ev.Labels = labels
+		}
+	case graph.EventSchedule:
+		if req.Schedule == "" {
+			return graph.Event{}, errors.New("a schedule event needs its cron; give --schedule, e.g. '0 15 * * 0-5'")
+		}
+	case graph.EventDispatch:
+	case graph.EventRelease:
+		if req.Release == nil {
+			return graph.Event{}, errors.New("a release run needs the release branch's lockfile; give --release-lock release-lock.json")
+		}
+		ev.ReleaseOutputs = map[string]string{"branch_name": req.Release.ReleaseBranch, "ci_image_tag": req.Release.CIImageTag}
+		ev.Inputs["branch_name"] = req.Release.ReleaseBranch
+	case "":
+		return graph.Event{}, errors.New("give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N")
+	default:
+		return graph.Event{}, fmt.Errorf("unsupported event %q; use pull_request, schedule, workflow_dispatch or release", ev.Name)
+	}
+	if req.Release != nil && ev.Name != graph.EventRelease {
+		return graph.Event{}, errors.New("--release-lock goes with --event release")
+	}
+	return ev, nil
+}
+
+// prLabels reads a PR's label names, as the policy's label filter reads them.
+func prLabels(js string) ([]string, error) {
+	var labels []string
+	if err := jsonUnmarshalStrings(js, &labels); err != nil {
+		return nil, fmt.Errorf("--pr-labels-json: %w; give a JSON array of label names, e.g. '[\"run-ci-megatron\"]'", err)
+	}
+	return labels, nil
+}
+
+// ciWorkflows are the files the graph reads.
+var ciWorkflows = append(slices.Clone(graph.PRWorkflows), graph.ReleaseWorkflow)
+
+// readWorkflows reads the checkout's PR workflows and release branch cut
+// (bounded reads); a missing file is absent from the map.
+func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
+	if repo == "" {
+		repo = "."
+	}
+	out := map[string]*graph.Workflow{}
+	for _, rel := range ciWorkflows {
+		data, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)), fsinput.TableFile)
+		if err != nil {
+			if fe := (*fsinput.Error)(nil); errors.As(err, &fe) && strings.Contains(fe.Problem, "does not exist") {
+				continue
+			}
+			return nil, err
+		}
+		wf, err := graph.ParseWorkflow(rel, data)
+		if err != nil {
+			return nil, err
+		}
+		out[rel] = wf
+	}
+	return out, nil
+}
+
+// ciExecutor runs the graph's units: the resolvers as use cases, the PR
+// image and the stage shards through the ShardRunner (planned only in a
+// dry run).
+type ciExecutor struct {
+	req    CIRequest
+	tables *policy.Tables
+	event  graph.Event
+	reg    *policy.Registry
+	regErr error
+	loaded bool
+	msgs   []Message
+}
+
+func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
+	switch u.Node.Kind {
+	case graph.KindPolicy:
+		return x.policy(ctx, u)
+	case graph.KindImage:
+		return x.image(u)
+	case graph.KindDeps:
+		return x.deps()
+	case graph.KindPRImage:
+		return x.prImage(ctx)
+	case graph.KindStage:
+		return x.shard(ctx, u)
+	}
+	return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: "miles-ci does not run this job"}
+}
+
+func failed(err error) graph.Outcome {
+	return graph.Outcome{Result: graph.ResultFailure, Reason: err.Error(), ExitCode: 1}
+}
+
+// policy is resolve-ci-policy: the use case Policy (or the checkout's own
+// ci_policy), with a called workflow's cadence input as CADENCE_OVERRIDE.
+func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
+	ev := x.event
+	name := ev.Name
+	if name == graph.EventRelease {
+		name = graph.EventDispatch // a called workflow sees its caller's event
+	}
+	trig := policy.Trigger{Event: name, Schedule: ev.Schedule, CadenceOverride: u.Input("cadence")}
+	if name == graph.EventPullRequest {
+		trig.PRLabelsJSON = labelsJSON(ev.Labels)
+	}
+	preq := PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff, DiffGiven: x.req.DiffGiven,
+		EventGiven: true, LabelsGiven: true}
+	if name == graph.EventPullRequest {
+		preq.PR = x.req.PR
+	}
+	out := map[string]string{}
+	reason := func() string {
+		var kv []string
+		for _, k := range []string{"cadence", "raw_labels", "bypass_fastfail", "skipped_stages", "needs_cuda_image"} {
+			if v, ok := out[k]; ok {
+				kv = append(kv, k+"="+v)
+			}
+		}
+		return strings.Join(kv, " ")
+	}
+	if x.req.Checkout != nil {
+		cp, err := PolicyOfCheckout(ctx, x.req.Checkout, preq)
+		if err != nil {
+			return failed(err)
+		}
+		for _, kv := range cp.Lines {
+			out[kv.Key] = kv.Value
+		}
+		return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason(), Detail: cp.Outputs}
+	}
+	ans, err := Policy(preq)
+	if err != nil {
+		return failed(err)
+	}
+	for _, m := range ans.Messages {
+		if !slices.Contains(x.msgs, m) {
+			x.msgs = append(x.msgs, m)
+		}
+	}
+	for _, kv := range ans.Outputs.StepOutputs() {
+		out[kv.Key] = kv.Value
+	}
+	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason(), Detail: ans.Outputs}
+}
+
+func labelsJSON(labels []string) string {
+	if labels == nil {
+		labels = []string{}
+	}
+	q := make([]string, len(labels))
+	for i, l := range labels {
+		q[i] = strconv.Quote(l)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}
+
+// workflowBackend is the backend whose image a PR workflow's image job
+// resolves: the one whose profile names the workflow and an image family.
+func workflowBackend(file string) policy.Backend {
+	for _, b := range policy.Backends() {
+		if p := policy.ProfileOf(b); p.PRWorkflow == file && p.StageImage == "" {
+			return b
+		}
+	}
+	return policy.CUDA
+}
+
+// image is resolve-ci-image (rules §6): a called workflow's image_tag, the
+// dispatch input, this PR's own image when its build job made one, the PR
+// body's ci-image-tag, then the default.
+func (x *ciExecutor) image(u *graph.Unit) graph.Outcome {
+	ev := x.event
+	in := deps.ImageInputs{Backend: workflowBackend(u.Node.Run.File), CalledTag: u.Input("image_tag"), InputTag: ev.Inputs["ci_image_tag"]}
+	if in.Backend == policy.CUDA || in.Backend == policy.CPU {
+		in.PRBody = ev.PRBody
+		for _, n := range u.Needs {
+			if n.Outputs["built"] == "true" || n.Outputs["tag_available"] == "true" {
+				in.PRImageAvailable, in.PRNumber = true, strconv.Itoa(ev.PRNumber)
+			}
+		}
+	}
+	img, err := deps.ResolveImage(in)
+	if err != nil {
+		return failed(err)
+	}
+	return graph.Outcome{Result: graph.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img}
+}
+
+// deps is resolve-ci-deps: the ROCm image keeps its baked dependencies
+// unless a dispatch input or a PR-body directive names one (rules §7).
+func (x *ciExecutor) deps() graph.Outcome {
+	ev := x.event
+	d, err := deps.Resolve(deps.Inputs{Backend: policy.ROCM, PRBody: ev.PRBody, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"]})
+	if err != nil {
+		return failed(err)
+	}
+	skip := strconv.FormatBool(!d.Install)
+	return graph.Outcome{Result: graph.ResultSuccess, Outputs: map[string]string{"skip_dependency_install": skip}, Reason: "skip_dependency_install=" + skip, Detail: d}
+}
+
+// prImage is the PR image job (rules §12.3): a same-repository pull request
+// whose image build inputs changed builds radixark/miles:pr-N from the
+// checkout's Dockerfile; anything else keeps the released image.
+func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
+	ev := x.event
+	var changed []string
+	if ev.Name == graph.EventPullRequest {
+		paths, why := x.changedPaths()
+		if why != "" {
+			x.msgs = append(x.msgs, warning("PR image: "+why+"; treating the image build inputs as unchanged"))
+		}
+		changed = paths
+	}
+	d := deps.DecidePRImage(ev.Name == graph.EventPullRequest, ev.Fork, ev.PRNumber, changed)
+	out := map[string]string{"built": strconv.FormatBool(d.Build), "tag_available": strconv.FormatBool(d.Build)}
+	if !d.Build || x.req.Shards == nil {
+		return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: d.Reason, Detail: d, DryRun: x.req.Shards == nil && d.Build}
+	}
+	img, err := x.req.Shards.BuildImage(ctx, d.Tag)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, Reason: "building " + d.Tag + ": " + err.Error(), ExitCode: 1}
+	}
+	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: "built " + img, Detail: d}
+}
+
+// changedPaths are the PR's changed paths (both of a rename), or why there
+// are none.
+func (x *ciExecutor) changedPaths() ([]string, string) {
+	var diff []byte
+	why := ""
+	switch {
+	case x.req.PR != nil && !x.req.DiffGiven:
+		diff, why = x.req.PR.NameStatus()
+	case x.req.ReadDiff != nil:
+		var err error
+		if diff, why, err = x.req.ReadDiff(); err != nil {
+			return nil, err.Error()
+		}
+	default:
+		return nil, "no changed files given (--changed-files or --pr)"
+	}
+	if why != "" {
+		return nil, why
+	}
+	entries, err := policy.ParseNameStatus(diff)
+	if err != nil {
+		return nil, err.Error()
+	}
+	var paths []string
+	for _, e := range entries {
+		paths = append(paths, e.Paths...)
+	}
+	return paths, ""
+}
+
+// registry loads the checkout's test registry once.
+func (x *ciExecutor) registry() (*policy.Registry, error) {
+	if !x.loaded {
+		x.reg, x.regErr = x.tables.LoadRegistry(x.req.Repo)
+		x.loaded = true
+	}
+	return x.reg, x.regErr
+}
+
+// shard plans (and in a real run runs) one stage shard: the job's
+// run_suite.py command, evaluated, read back into a plan request.
+func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
+	args, err := graph.ParseRunSuite(u.Command)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+	}
+	preq := args.PlanRequest()
+	sp := ShardPlan{Command: u.Command}
+	if x.req.Checkout != nil {
+		cps, err := x.req.Checkout.Plans(ctx, []policy.PlanRequest{preq})
+		if err != nil {
+			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+		}
+		sp.Plan = cps[0].Plan
+	} else {
+		reg, err := x.registry()
+		if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error() + " (give --planner checkout)"}
+		}
+		if err != nil {
+			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+		}
+		if sp.Plan, err = policy.BuildPlan(reg, preq); err != nil {
+			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+		}
+	}
+	if x.req.Shards == nil {
+		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: sp}
+	}
+	in := x.stageInputs(u, args)
+	req, err := Stage(in)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+	}
+	return x.req.Shards.RunShard(ctx, req, u)
+}
+
+// stageInputs are a shard's stage-run inputs: its command's cadence and
+// labels, the image the image job resolved, the shard's GPUs.
+func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs {
+	ev := x.event
+	in := Inputs{Repo: x.req.Repo, Stage: args.Suite, Cadence: args.Cadence, Labels: args.Labels, MatchAllLabels: args.MatchAllLabels,
+		PRBody: ev.PRBody, Fork: ev.Fork, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"],
+		Release: x.req.Release}
+	if args.Partition != nil {
+		id := args.Partition.ID
+		in.Shard = &id
+	}
+	if ev.PRNumber > 0 {
+		in.PRNumber = strconv.Itoa(ev.PRNumber)
+	}
+	if img := u.With["container_image"]; img != "" && x.req.Release == nil {
+		in.ImageTag = img[strings.LastIndex(img, ":")+1:]
+	}
+	if x.req.Release != nil {
+		in.Cadence = ""
+		in.Labels = nil
+	}
+	switch {
+	case x.req.Host.StandIn:
+		in.GPUs = "none"
+	case u.GPUs > 0:
+		in.VisibleDevices = strings.Join(u.Devices, ",")
+	}
+	return in
+}
+
+func jsonUnmarshalStrings(js string, out *[]string) error {
+	return json.Unmarshal([]byte(js), out)
+}
+
+// RunCommand is the shard's run_suite.py command.
+func (p ShardPlan) RunCommand() string { return p.Command }
+
+// TestFiles are the shard's enabled tests, in shard order.
+func (p ShardPlan) TestFiles() []string {
+	if p.Plan == nil {
+		return nil
+	}
+	out := []string{}
+	for _, t := range p.Plan.Enabled {
+		out = append(out, t.File)
+	}
+	return out
+}
+
+// Lines are the command and the tests, for the graph's text.
+func (p ShardPlan) Lines() []string {
+	lines := []string{"$ " + p.Command}
+	if p.Plan != nil && len(p.Plan.Enabled) == 0 {
+		lines = append(lines, "(no enabled test: the shard passes at once)")
+	}
+	for _, f := range p.TestFiles() {
+		lines = append(lines, f)
+	}
+	return lines
+}
