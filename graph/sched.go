@@ -972,7 +972,7 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	r.State, r.Reason, r.ExitCode, r.CannotRun, r.Detail = ur.state, ur.out.Reason, ur.out.ExitCode, ur.out.CannotRun || ur.state == NotRun, ur.out.Detail
 	r.Result = map[State]string{Passed: ResultSuccess, WouldRun: ResultSuccess, Failed: ResultFailure, NotRun: ResultFailure, Cancelled: ResultCancelled}[ur.state]
 	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Devices
-	if ur.u.Stage != nil {
+	if ur.u.Stage != nil && ur.u.Shards > 1 {
 		shard := ur.u.Shard
 		r.Shard, r.Shards = &shard, ur.u.Shards
 	}

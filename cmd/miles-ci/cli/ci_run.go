@@ -52,15 +52,18 @@ type engineShards struct {
 	done  []ciShard
 }
 
-func (e *engineShards) RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome {
-	p, spec, err := pipeline.Prepare(ctx, e.s.Container(), req, e.nonce)
-	if ctx.Err() != nil {
-		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled"}
-	}
+// ciShardRun prepares and runs one shard on the session; tests replace it.
+var ciShardRun = func(ctx context.Context, s ciSession, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.m.Mask(err.Error())}
+		return pipeline.Result{}, spec, err
 	}
-	res, err := pipeline.Test(ctx, p, spec, e.nonce, e.m)
+	res, err := pipeline.Test(ctx, p, spec, nonce, m)
+	return res, spec, err
+}
+
+func (e *engineShards) RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome {
+	res, spec, err := ciShardRun(ctx, e.s, req, e.nonce, e.m)
 	if ctx.Err() != nil {
 		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
 	}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+// fakeSession is an engine that runs nothing.
+type fakeSession struct{}
+
+func (fakeSession) Container() pipeline.Container { return nil }
+func (fakeSession) Close() error                  { return nil }
+
+// fakeCIEngine replaces the engine: each shard passes unless fail names its
+// stage and shard ("stage-a-cpu/1"); it records the GPUs each shard got.
+func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
+	t.Helper()
+	oldConnect, oldRun := ciConnect, ciShardRun
+	t.Cleanup(func() { ciConnect, ciShardRun = oldConnect, oldRun })
+	ciConnect = func(context.Context, engine.Inputs, io.Writer) (ciSession, error) { return fakeSession{}, nil }
+	seen := &sync.Map{}
+	ciShardRun = func(_ context.Context, _ ciSession, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		key := req.Stage.Name + "/0"
+		if req.Plan != nil && req.Plan.Partition != nil {
+			key = req.Stage.Name + "/" + string(rune('0'+req.Plan.Partition.ID))
+		}
+		seen.Store(key, req.VisibleDevices)
+		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Verdict: report.Passed, Passed: true,
+			Tests: []report.TestResult{{File: "tests/x/test_a.py", Status: report.Pass, Attempts: 1}}}
+		if fail[key] {
+			s.Verdict, s.Passed, s.ExitCode = report.Failed, false, 1
+			s.Tests[0].Status = report.Fail
+		}
+		spec := pipeline.Spec{Image: req.Image.Image, Steps: []pipeline.Step{{Name: "deps", Phase: pipeline.PhaseDeps, Argv: []string{"true"}}}}
+		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: "{}"}}}, spec, nil
+	}
+	return seen
+}
+
+func TestCIRunsTheWholePRGraph(t *testing.T) {
+	fakeCIEngine(t, nil)
+	results := filepath.Join(t.TempDir(), "results")
+	code, stdout, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--gpus", "none", "--quiet", "--results", results)
+	if code != 0 {
+		t.Fatalf("wanted exit 0, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"pr-test/stage-c-4-gpu-h200 (2/3)", "passed", "dependency layers:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "pr-test/stage-a-cpu (0/4)                running") {
+		t.Errorf("wanted one line per state change on stderr, got\n%s", stderr)
+	}
+	for _, f := range []string{"summary.json", "junit.xml", "step-summary.md", "stage-a-cpu/3/summary.json", "stage-c-4-gpu-mi350/1/summary.json"} {
+		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
+			t.Errorf("wanted %s in the results: %v", f, err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(results, "summary.json"))
+	var sum struct {
+		Cancelled bool `json:"cancelled"`
+		Jobs      []struct {
+			Job, State string
+			Shard      *int
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &sum); err != nil || len(sum.Jobs) == 0 {
+		t.Fatalf("summary.json: %v %s", err, data)
+	}
+	md, _ := os.ReadFile(filepath.Join(results, "step-summary.md"))
+	if !strings.Contains(string(md), "```mermaid\nflowchart LR") {
+		t.Errorf("wanted a Mermaid graph in the step summary, got\n%s", md)
+	}
+}
+
+func TestCIFailingCPUShardStopsGPUStages(t *testing.T) {
+	tests := []struct {
+		name, labels string
+		gpuState     string
+	}{
+		{"fast-fail", `["run-ci-megatron"]`, "skipped"},
+		{"bypass-fastfail", `["run-ci-megatron","bypass-fastfail"]`, "passed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true})
+			code, stdout, _ := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", tt.labels, "--gpus", "none", "--quiet")
+			if code != 1 {
+				t.Errorf("wanted exit 1 (a failing shard), got %d", code)
+			}
+			for _, l := range strings.Split(stdout, "\n") {
+				if strings.HasPrefix(l, "pr-test/stage-b-2-gpu-h200 ") && !strings.Contains(l, " "+tt.gpuState+" ") {
+					t.Errorf("wanted stage-b-2-gpu-h200 %s, got %q", tt.gpuState, l)
+				}
+			}
+		})
+	}
+}
+
+func TestCIGPUs(t *testing.T) {
+	seen := fakeCIEngine(t, nil)
+	code, stdout, _ := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--gpus", "0,1,2,3", "--quiet", "--only", "stage-c-2-gpu-h200", "stage-c-8-gpu-h200")
+	if code != 125 {
+		t.Errorf("wanted exit 125 (an 8-GPU shard on a 4-GPU host), got %d\n%s", code, stdout)
+	}
+	if !strings.Contains(stdout, "needs 8 GPUs; this host has 4 (--gpus 0,1,2,3)") {
+		t.Errorf("wanted the reason the 8-GPU shards did not run, got\n%s", stdout)
+	}
+	a, _ := seen.Load("stage-c-2-gpu-h200/0")
+	b, _ := seen.Load("stage-c-2-gpu-h200/1")
+	if a == "" || b == "" || a == b || len(a.(string)) != 3 {
+		t.Errorf("wanted two 2-GPU device sets, got %q and %q", a, b)
+	}
+}
+
+func TestCIDryRun(t *testing.T) {
+	code, stdout, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--changed-files", filepath.Join(milesRepo(), "diffs", "cpu_only.z"), "--gpus", "none", "--dry-run", "--json")
+	if code != 0 {
+		t.Fatalf("wanted exit 0, got %d: %s", code, stderr)
+	}
+	var rep struct {
+		Jobs []struct {
+			Job    string   `json:"job"`
+			Stage  string   `json:"stage"`
+			Shard  *int     `json:"shard"`
+			State  string   `json:"state"`
+			Reason string   `json:"reason"`
+			GPUs   int      `json:"gpus"`
+			Needs  []string `json:"needs"`
+			Tests  []string `json:"tests"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]string{}
+	for _, j := range rep.Jobs {
+		k := j.Job
+		if j.Shard != nil {
+			k += "/" + string(rune('0'+*j.Shard))
+		}
+		byKey[k] = j.State + " " + j.Reason
+	}
+	want := map[string]string{
+		"pr-test/stage-c-8-gpu-h100":         "skipped the policy skips it on this pull request (skipped_stages, rules §4)",
+		"pr-test/stage-c-4-gpu-h200/2":       "would-run ",
+		"pr-test-rocm/stage-c-4-gpu-mi350/1": "would-run ",
+		"pr-test/policy":                     "passed cadence=regular raw_labels=run-ci-megatron bypass_fastfail=false skipped_stages=[\"stage-c-8-gpu-h100\"]",
+		"pr-test-rocm/deps":                  "passed skip_dependency_install=true",
+		"pr-test/stage-a-cpu/3":              "would-run ",
+		"pr-test/stage-b-cpu":                "would-run ",
+		"pr-test/stage-c-8-gpu-h200/1":       "would-run ",
+		"pr-test/image":                      "passed image radixark/miles:dev (default)",
+		"pr-test-rocm/image":                 "passed image rocm/sgl-dev:miles-rocm720-mi35x (default)",
+		"pr-test/stage-c-2-gpu-h200/0":       "would-run ",
+		"pr-test/stage-b-2-gpu-h200":         "would-run ",
+		"pr-test-rocm/stage-c-4-gpu-mi350/0": "would-run ",
+		"pr-test-rocm/policy":                "passed cadence=regular raw_labels=run-ci-megatron bypass_fastfail=false skipped_stages=[\"stage-c-8-gpu-h100\"]",
+	}
+	for k, w := range want {
+		if byKey[k] != w {
+			t.Errorf("%s: wanted %q, got %q", k, w, byKey[k])
+		}
+	}
+	if len(rep.Jobs) != 21 {
+		t.Errorf("wanted 21 entries (jobs and shards), got %d", len(rep.Jobs))
+	}
+}
+
+func TestCIUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"json without dry-run", []string{"--json"}, 2, "--json and --mermaid go with --dry-run"},
+		{"bad gpus", []string{"--gpus", "x", "--dry-run"}, 2, `--gpus "x": "x" is not a device id or range`},
+		{"no event", []string{"--dry-run", "--gpus", "none"}, 1, "give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N"},
+		{"release without lockfile", []string{"--dry-run", "--gpus", "none", "--event", "release"}, 1, "a release run needs the release branch's lockfile"},
+		{"unknown cron", []string{"--dry-run", "--gpus", "none", "--event", "schedule", "--schedule", "1 2 3 4 5"}, 1, `no PR workflow of the checkout runs on schedule "1 2 3 4 5"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, nil, append([]string{"ci", "--repo", milesRepo()}, tt.args...)...)
+			if code != tt.code || !strings.Contains(stderr, tt.err) {
+				t.Errorf("wanted exit %d and %q, got %d and %q", tt.code, tt.err, code, stderr)
+			}
+		})
+	}
+}
