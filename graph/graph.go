@@ -87,8 +87,6 @@ type classifier struct {
 	match func(j WorkflowJob, roster []policy.Stage) bool
 }
 
-var runWorkflow = regexp.MustCompile(`^\./\.github/workflows/_run-[A-Za-z0-9_.-]*\.ya?ml$`)
-
 var classifiers = []classifier{
 	{KindCall, func(j WorkflowJob, _ []policy.Stage) bool { return isPRWorkflow(j.Uses) }},
 	{KindPRImage, func(j WorkflowJob, _ []policy.Stage) bool { return path.Base(j.Uses) == "_build-pr-ci-image.yml" }},
@@ -230,7 +228,7 @@ func Build(req Request) (*Graph, error) {
 		}
 	}
 	if started == 0 && req.Event.Name != EventPullRequest {
-		return nil, fmt.Errorf("no PR workflow of the checkout runs on %s; check the event (and its cron) against the workflows' on:", describeEvent(req.Event))
+		return nil, fmt.Errorf("no PR workflow of the checkout runs on %s; check the event (and its cron) against the on: triggers of the workflows", describeEvent(req.Event))
 	}
 	return g, nil
 }

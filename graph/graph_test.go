@@ -431,7 +431,7 @@ func TestParseWorkflowErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"unknown need", "jobs:\n  a:\n    needs: [b]\n    runs-on: x\n", "pr-test.yml:2: job a needs b, which the workflow has no job of; GitHub refuses such a workflow"},
 		{"cycle", "jobs:\n  a:\n    needs: [b]\n  b:\n    needs: [a]\n", "pr-test.yml: job a is in a needs cycle; GitHub refuses such a workflow"},
-		{"not a mapping", "- a\n", "pr-test.yml is not a workflow: its top level must be a mapping with jobs:"},
+		{"not a mapping", "- a\n", "pr-test.yml is not a workflow: its top level must be a mapping that holds jobs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

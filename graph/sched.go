@@ -572,11 +572,11 @@ func (s *scheduler) start(nr *nodeRun) {
 			return
 		}
 	case KindCall:
-		for _, c := range nr.children {
+		// The called jobs share one Run: its inputs are the call's with:.
+		if len(nr.children) > 0 {
 			for k, v := range with {
-				c.n.Run.Inputs[k] = v
+				nr.children[0].n.Run.Inputs[k] = v
 			}
-			break
 		}
 		nr.state = Running
 		s.notifyNode(nr)
@@ -972,6 +972,9 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	r.State, r.Reason, r.ExitCode, r.CannotRun, r.Detail = ur.state, ur.out.Reason, ur.out.ExitCode, ur.out.CannotRun || ur.state == NotRun, ur.out.Detail
 	r.Result = map[State]string{Passed: ResultSuccess, WouldRun: ResultSuccess, Failed: ResultFailure, NotRun: ResultFailure, Cancelled: ResultCancelled}[ur.state]
 	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Devices
+	if ur.state == WouldRun {
+		r.Devices = nil // a dry run runs one unit at a time: its devices say nothing
+	}
 	if ur.u.Stage != nil && ur.u.Shards > 1 {
 		shard := ur.u.Shard
 		r.Shard, r.Shards = &shard, ur.u.Shards

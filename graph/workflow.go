@@ -96,7 +96,7 @@ func ParseWorkflow(name string, data []byte) (*Workflow, error) {
 		top = deref(top.Content[0])
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s is not a workflow: its top level must be a mapping with jobs:", name)
+		return nil, fmt.Errorf("%s is not a workflow: its top level must be a mapping that holds jobs", name)
 	}
 	wf.On = readTriggers(get(top, "on"))
 	jobs := get(top, "jobs")

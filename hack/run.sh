@@ -13,7 +13,10 @@
 # GITHUB_API_URL at it, so --pr N works offline:
 #
 #   MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run
+#
+# MILES_CI_SUBCOMMAND names another subcommand to run the same way (hack/ci.sh: ci).
 set -euo pipefail
+sub=${MILES_CI_SUBCOMMAND:-run}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 engine=$repo/hack/engine/engine.sh
 export GOTOOLCHAIN=local
@@ -42,8 +45,8 @@ rc=0
 "$@" || rc=$?
 kill "$pid" 2>/dev/null
 exit "$rc"'
-	bash "$engine" run bash -c "$script" run "$bin/standin" "$MILES_CI_GITHUB_STANDIN" "$bin" "$bin/miles-ci" run "${args[@]}" || status=$?
+	bash "$engine" run bash -c "$script" run "$bin/standin" "$MILES_CI_GITHUB_STANDIN" "$bin" "$bin/miles-ci" "$sub" "${args[@]}" || status=$?
 else
-	bash "$engine" run "$bin/miles-ci" run "${args[@]}" || status=$?
+	bash "$engine" run "$bin/miles-ci" "$sub" "${args[@]}" || status=$?
 fi
 exit "$status"

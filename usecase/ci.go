@@ -504,8 +504,5 @@ func (p ShardPlan) Lines() []string {
 	if p.Plan != nil && len(p.Plan.Enabled) == 0 {
 		lines = append(lines, "(no enabled test: the shard passes at once)")
 	}
-	for _, f := range p.TestFiles() {
-		lines = append(lines, f)
-	}
-	return lines
+	return append(lines, p.TestFiles()...)
 }

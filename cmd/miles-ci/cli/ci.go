@@ -7,13 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/usecase"
@@ -135,7 +133,9 @@ func runCI(args []string, env Env) int {
 		default:
 			io.WriteString(env.Stdout, ans.Report.Text())
 		}
-		return 0
+		// A dry run exits as the run would before any test: 125 when a job
+		// that should run cannot (too few GPUs).
+		return ans.Report.ExitStatus()
 	}
 	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile}, gh)
 }
@@ -174,12 +174,4 @@ var ciSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), ciSignals...)
-}
-
-// prNumberText is a PR number for messages.
-func prNumberText(pr *github.PR) string {
-	if pr == nil {
-		return ""
-	}
-	return strconv.Itoa(pr.Number)
 }

@@ -137,7 +137,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		return fail(env, err)
 	}
 	if f.results != "" {
-		if err := checkResultsDir(f.results); err != nil {
+		if err := checkResultsDir(f.results, host.Repo); err != nil {
 			return fail(env, err)
 		}
 	}
@@ -175,7 +175,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	reuse := layerReuse(runner.done)
 	stepSummary := ciMarkdown(rep, ans.Graph, reuse)
 	if f.results != "" {
-		if err := writeCIResults(f.results, rep, runner.done, stepSummary); err != nil {
+		if err := writeCIResults(f.results, host.Repo, rep, runner.done, stepSummary); err != nil {
 			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
 			return report.ExitCannotRun
 		}
@@ -230,7 +230,7 @@ func ciMarkdown(rep *graph.Report, g *graph.Graph, reuse string) string {
 // writeCIResults replaces dir with the run's results: DIR/STAGE/SHARD/ per
 // shard that ran, summary.json (every job), junit.xml (every shard) and
 // step-summary.md.
-func writeCIResults(dir string, rep *graph.Report, done []ciShard, stepSummary string) error {
+func writeCIResults(dir, checkout string, rep *graph.Report, done []ciShard, stepSummary string) error {
 	sort.Slice(done, func(i, j int) bool { return done[i].dir < done[j].dir })
 	var files []pipeline.ResultFile
 	var sums []report.Summary
@@ -247,5 +247,5 @@ func writeCIResults(dir string, rep *graph.Report, done []ciShard, stepSummary s
 	files = append(files, pipeline.ResultFile{Name: "summary.json", Data: string(js)},
 		pipeline.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
 		pipeline.ResultFile{Name: "step-summary.md", Data: stepSummary})
-	return writeResultsDepth(dir, files, 3)
+	return writeResultsDepth(dir, checkout, files, 3)
 }

@@ -234,7 +234,7 @@ func skipReason(command string) string {
 	switch {
 	case ok && slices.Contains(args, "-h"):
 		return ""
-	case ok && (args[0] == "run" || args[0] == "file-run") && !slices.Contains(args, "--dry-run"):
+	case ok && (args[0] == "run" || args[0] == "file-run" || args[0] == "ci") && !slices.Contains(args, "--dry-run"):
 		return "runs tests on a Dagger engine (hack/e2e.sh runs it)"
 	case ok && slices.Contains(args, "../miles"):
 		return "needs a Miles checkout at ../miles"
