@@ -71,7 +71,7 @@ func (m *MilesCi) Ci(
 	}
 	req := usecase.CIRequest{Event: string(event), Action: action, Schedule: schedule, PRLabelsJSON: prLabelsJson, Fork: m.Fork,
 		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Only: only, Skip: skip,
-		DiffGiven: changedFiles != nil, Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != ""}}
+		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != "", Diff: changedFiles != nil}}
 	if m.PrNumber != "" {
 		if req.PRNumber, err = strconv.Atoi(m.PrNumber); err != nil {
 			return "", errors.New("with-pull-request --number must be a number")
@@ -88,7 +88,7 @@ func (m *MilesCi) Ci(
 		}
 		req.Release, req.Event = &lock, graph.EventRelease
 	}
-	if req.PR, err = m.pullRequestOf(ctx, !req.DiffGiven); err != nil {
+	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
 		return "", err
 	}
 	if m.PrBodyFile != nil {

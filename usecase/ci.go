@@ -47,9 +47,9 @@ type CIRequest struct {
 	// fields above leave out (Given).
 	PR    *github.PR
 	Given Given
-	// ReadDiff reads --changed-files (nil: none); see PolicyRequest.
-	ReadDiff  func() ([]byte, string, error)
-	DiffGiven bool
+	// ReadDiff reads --changed-files (nil: none; Given.Diff says it was
+	// given); see PolicyRequest.
+	ReadDiff func() ([]byte, string, error)
 	// Checkout, when set, plans with the checkout's own tests/ci code
 	// (--planner checkout).
 	Checkout *Checkout
@@ -252,8 +252,8 @@ func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
 	if name == graph.EventPullRequest {
 		trig.PRLabelsJSON = labelsJSON(ev.Labels)
 	}
-	preq := PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff, DiffGiven: x.req.DiffGiven,
-		EventGiven: true, LabelsGiven: true}
+	preq := PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff,
+		Given: Given{Event: true, PRLabels: true, Diff: x.req.Given.Diff}}
 	if name == graph.EventPullRequest {
 		preq.PR = x.req.PR
 	}
@@ -378,7 +378,7 @@ func (x *ciExecutor) changedPaths() ([]string, string) {
 	var diff []byte
 	why := ""
 	switch {
-	case x.req.PR != nil && !x.req.DiffGiven:
+	case x.req.PR != nil && !x.req.Given.Diff:
 		diff, why = x.req.PR.NameStatus()
 	case x.req.ReadDiff != nil:
 		var err error

@@ -70,7 +70,7 @@ func runCI(args []string, env Env) int {
 	}
 	req := usecase.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
 		ImageTag: *imageTag, SGLangInput: *sglang, MegatronInput: *megatron, Only: *only, Skip: *skip,
-		DiffGiven: fs.Given("changed-files"), Given: usecase.Given{Body: fs.Given("pr-body-file"), Number: prNumber.Set}}
+		Given: usecase.Given{Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files")}}
 	if prNumber.Set {
 		req.PRNumber = prNumber.Value
 	}
@@ -94,7 +94,7 @@ func runCI(args []string, env Env) int {
 		req.Release = &lock
 	}
 	if gh.active() {
-		if req.PR, err = gh.fetch(env, !req.DiffGiven); err != nil {
+		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {
 			return fail(env, err)
 		}
 		gh.note(env, req.PR)

@@ -144,7 +144,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	if err := gh.checkSummary(env); err != nil {
 		return fail(env, err)
 	}
-	log, closeLog, err := engineLog(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog})
+	log, closeLog, err := engineLog(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog}, m)
 	if err != nil {
 		return fail(env, err)
 	}
