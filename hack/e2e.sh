@@ -15,6 +15,8 @@
 #   - a container cannot reach an address outside the machine,
 #   - `dagger check` runs miles-ci's lint and verify on a Miles checkout that installs it as
 #     a toolchain, and fails on drift (hack/e2e/check.sh),
+#   - `miles-ci ci` runs the whole PR graph on stand-ins, and the module's ci gives the
+#     CLI's dry-run graph (hack/e2e/ci.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
@@ -69,7 +71,7 @@ same() {
 	fi
 }
 
-# MILES_CI_E2E_SUITES="trust ..." runs only those suites (of pr stages trust check slots; the
+# MILES_CI_E2E_SUITES="trust ..." runs only those suites (of pr stages trust check slots ci; the
 # stage fixture's setup comes along), without the module checks above them: for a helper
 # who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
@@ -146,6 +148,7 @@ fi
 if suite trust; then source hack/e2e/trust.sh; fi
 if suite check; then source hack/e2e/check.sh; fi
 if suite slots; then source hack/e2e/slots.sh; fi
+if suite ci; then source hack/e2e/ci.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"

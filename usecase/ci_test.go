@@ -1,0 +1,120 @@
+package usecase
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/testfiles"
+)
+
+// releaseCut is a release branch cut in the shape of Miles' (rules §12.5),
+// written for this test: the cut job, then both PR workflows called at
+// cadence release, the CUDA one with the lockfile's image.
+const releaseCut = `on:
+  workflow_dispatch:
+    inputs:
+      branch_name:
+        default: ''
+jobs:
+  cut-release-branch:
+    runs-on: ubuntu-latest
+    outputs:
+      branch_name: x
+      ci_image_tag: x
+    steps:
+      - run: git push
+  run-tests-cuda:
+    needs: cut-release-branch
+    uses: ./.github/workflows/pr-test.yml
+    with:
+      cadence: release
+      image_tag: ${{ needs.cut-release-branch.outputs.ci_image_tag }}
+  run-tests-rocm:
+    needs: cut-release-branch
+    uses: ./.github/workflows/pr-test-rocm.yml
+    with:
+      cadence: release
+`
+
+// ciTree is testdata/miles with a release branch cut whose PR workflows
+// take a workflow_call.
+func ciTree(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "miles")
+	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), dir)
+	testfiles.Write(t, dir, graph.ReleaseWorkflow, releaseCut)
+	for _, wf := range graph.PRWorkflows {
+		text := readTree(t, dir, wf)
+		testfiles.Write(t, dir, wf, strings.Replace(text, "  workflow_dispatch:\n", "  workflow_dispatch:\n  workflow_call:\n    inputs:\n      cadence:\n        default: release\n      image_tag:\n        default: ''\n", 1))
+	}
+	return dir
+}
+
+func TestCIEvents(t *testing.T) {
+	repo := ciTree(t)
+	lock := &deps.Lock{ReleaseBranch: "release/v0.1.0", CIImageTag: "release-v0.1.0-ci"}
+	tests := []struct {
+		name string
+		req  CIRequest
+		// runs and skipped count the stage entries that would run (the
+		// roster has 17 shards) and the skipped stages; job has reason.
+		runs, skipped int
+		job, reason   string
+	}{
+		{name: "pull request with labels and a diff", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`,
+			ReadDiff: func() ([]byte, string, error) {
+				d, why := ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
+				return d, why, nil
+			}, Given: Given{Diff: true}},
+			runs: 15, skipped: 1, job: "pr-test/stage-c-8-gpu-h100", reason: "the policy skips it on this pull request (skipped_stages, rules §4)"},
+		{name: "nightly cron", req: CIRequest{Event: "schedule", Schedule: "0 15 * * 0-5"}, runs: 17, job: "pr-test/policy",
+			reason: `cadence=nightly raw_labels= bypass_fastfail=true skipped_stages=[]`},
+		{name: "weekly cron", req: CIRequest{Event: "schedule", Schedule: "0 15 * * 6"}, runs: 17, job: "pr-test/policy",
+			reason: `cadence=weekly raw_labels= bypass_fastfail=true skipped_stages=[]`},
+		{name: "dispatch", req: CIRequest{Event: "workflow_dispatch", ImageTag: "nightly-x"}, runs: 17, job: "pr-test/image",
+			reason: "image radixark/miles:nightly-x (input)"},
+		{name: "release call", req: CIRequest{Event: "release", Release: lock}, runs: 17, job: "run-tests-cuda/image",
+			reason: "image radixark/miles:release-v0.1.0-ci (called)"},
+		{name: "closed pull request", req: CIRequest{Event: "pull_request", Action: "closed"}, skipped: 0, job: "pr-test/policy", reason: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Repo, tt.req.Host = repo, graph.Host{StandIn: true}
+			ans, err := CI(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, skipped := 0, 0
+			for _, j := range ans.Report.Jobs {
+				if j.Kind == graph.KindStage {
+					switch j.State {
+					case graph.WouldRun:
+						runs++
+					case graph.Skipped:
+						skipped++
+					}
+				}
+				if j.Key == tt.job && tt.reason != "" && j.Reason != tt.reason {
+					t.Errorf("%s: wanted %q, got %q", j.Key, tt.reason, j.Reason)
+				}
+			}
+			if runs != tt.runs || (tt.skipped > 0 && skipped != tt.skipped) {
+				t.Errorf("wanted %d shards to run and %d stages skipped, got %d and %d\n%s", tt.runs, tt.skipped, runs, skipped, ans.Report.Text())
+			}
+		})
+	}
+}
+
+func readTree(t *testing.T, dir, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
