@@ -178,9 +178,23 @@ type RecordRequest struct {
 	At time.Time
 }
 
+// Validate checks the request before anything is written.
+func (r RecordRequest) Validate() error {
+	if r.DB == "" {
+		return errors.New("no runtime history database to record in; give --db or set " + history.EnvDB)
+	}
+	if r.At.IsZero() {
+		return errors.New("the recording has no time (RecordRequest.At)")
+	}
+	return nil
+}
+
 // Record writes the run's attempts and keeps them in the results folder.
 // Its error is for a warning: the run's verdict never depends on it.
 func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
 	estOf := registryEstTimes(r.Repo, r.Summary)
 	b, notes, _ := history.RecordSummary(ctx, nil, r.Summary, r.Provenance, r.At, estOf)
 	if r.Results != "" {
@@ -328,15 +342,34 @@ type Flaky struct {
 	Fails  int `json:"fails"`
 }
 
+// FlakyRequest is `miles-ci history flaky`.
+type FlakyRequest struct {
+	// DB is the history (see HistoryDB).
+	DB string
+	// Since leaves out older rows (the zero time: none).
+	Since time.Time
+}
+
+// Validate checks the request before anything is read.
+func (r FlakyRequest) Validate() error {
+	if r.DB == "" {
+		return errors.New("history flaky: no history database; give --db or set " + history.EnvDB)
+	}
+	return nil
+}
+
 // FlakyFiles ranks the flaky identities of the history's rows: by flaky
 // commits plus retry passes, then by fails, then by identity.
-func FlakyFiles(ctx context.Context, db string, since time.Time) ([]Flaky, error) {
-	store, err := history.Open(ctx, db)
+func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	store, err := history.Open(ctx, r.DB)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	rows, err := store.Rows(ctx, since, time.Time{})
+	rows, err := store.Rows(ctx, r.Since, time.Time{})
 	if err != nil {
 		return nil, err
 	}

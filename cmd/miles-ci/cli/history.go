@@ -241,7 +241,7 @@ func historyFlaky(args []string, env Env) int {
 	if days.Set {
 		since = time.Now().UTC().AddDate(0, 0, -days.Value)
 	}
-	got, err := usecase.FlakyFiles(context.Background(), path, since)
+	got, err := usecase.FlakyFiles(context.Background(), usecase.FlakyRequest{DB: path, Since: since})
 	if err != nil {
 		return fail(env, err)
 	}
