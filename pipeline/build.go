@@ -165,6 +165,13 @@ func checkRequest(req Request, p policy.BackendProfile) error {
 				return fmt.Errorf("stage %s: %w", st.Name, err)
 			}
 		}
+		for _, t := range p.Enabled {
+			if strings.ContainsAny(t.File, "\r\n") {
+				// run_suite.py --list-only prints one file a line: such a
+				// name would fail the plan check as drift, after the build.
+				return fmt.Errorf("test file %q has a line break in its name, which run_suite.py's plan (one file a line) cannot list; rename the file", t.File)
+			}
+		}
 	case req.File != nil:
 		if req.File.HW != st.Backend || req.File.Suite != st.Name {
 			return fmt.Errorf("the file plan of %s runs on %s (%s), not stage %s", req.File.File, req.File.Suite, req.File.HW, st.Name)

@@ -517,3 +517,17 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 		t.Errorf("ROCm steps of rules §9:\n%s", old)
 	}
 }
+
+// TestBuildRefusesLineBreakInFileName checks a planned file whose name has
+// a line break is refused before any container, naming it, instead of
+// failing the plan check after the build (issue 22, LOW).
+func TestBuildRefusesLineBreakInFileName(t *testing.T) {
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}})
+	plan := *req.Plan
+	plan.Enabled = append(slices.Clone(plan.Enabled), policy.PlannedTest{File: "tests/e2e/gpu/test_x\n.py"})
+	req.Plan = &plan
+	_, err := Build(req)
+	if want := `test file "tests/e2e/gpu/test_x\n.py" has a line break in its name`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("wanted %q, got %v", want, err)
+	}
+}
