@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command (README "Tests"; .ci/run calls it): static checks
+# The project's test command (README "Set up", docs/testing.md; .ci/run calls it): static checks
 # (gofmt, go vet, staticcheck, shellcheck, actionlint) and unit tests of the Go
 # modules, then the end-to-end tests on a real Dagger engine (hack/e2e.sh: needs
 # root, apt and ~10 GB; MILES_CI_SKIP_E2E=1 skips them).
