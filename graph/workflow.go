@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -253,50 +254,13 @@ func (t *Triggers) set(event string, body *yaml.Node) {
 	}
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
-}
-
-func get(m *yaml.Node, key string) *yaml.Node {
-	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return deref(m.Content[i+1])
-		}
-	}
-	return nil
-}
-
-func scalar(n *yaml.Node) (string, bool) {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return "", false
-	}
-	return n.Value, true
-}
-
-// strList reads a scalar or a sequence of scalars.
-func strList(n *yaml.Node) []string {
-	n = deref(n)
-	if s, ok := scalar(n); ok {
-		return []string{s}
-	}
-	var out []string
-	if n != nil && n.Kind == yaml.SequenceNode {
-		for _, c := range n.Content {
-			if s, ok := scalar(c); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
+// The YAML accessors the policy reader uses too.
+var (
+	deref   = yamlnode.Deref
+	get     = yamlnode.Get
+	scalar  = yamlnode.Scalar
+	strList = yamlnode.StrList
+)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

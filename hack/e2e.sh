@@ -15,8 +15,7 @@
 #   - a container cannot reach an address outside the machine,
 #   - `dagger check` runs miles-ci's lint and verify on a Miles checkout that installs it as
 #     a toolchain, and fails on drift (hack/e2e/check.sh),
-#   - `miles-ci ci` runs the whole PR graph on stand-ins, and the module's ci gives the
-#     CLI's dry-run graph (hack/e2e/ci.sh),
+#   - `miles-ci ci` runs the whole PR graph on stand-ins (hack/e2e/ci.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -782,52 +783,10 @@ func evalWord(word string, c Cadence, jobTotal int) (any, error) {
 	})
 }
 
-// deref follows a YAML alias (one hop: the reader only walks a fixed depth).
-func deref(n *yaml.Node) *yaml.Node {
-	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
-}
-
-// get returns the value of a key of a mapping, or nil.
-func get(m *yaml.Node, key string) *yaml.Node {
-	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return deref(m.Content[i+1])
-		}
-	}
-	return nil
-}
-
-func scalar(n *yaml.Node) (string, bool) {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return "", false
-	}
-	return n.Value, true
-}
-
-// strList reads a scalar or a sequence of scalars.
-func strList(n *yaml.Node) []string {
-	n = deref(n)
-	if n == nil {
-		return nil
-	}
-	if s, ok := scalar(n); ok {
-		return []string{s}
-	}
-	var out []string
-	if n.Kind == yaml.SequenceNode {
-		for _, c := range n.Content {
-			if s, ok := scalar(c); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
+// The YAML accessors (internal/yamlnode), shared with graph's reader.
+var (
+	deref   = yamlnode.Deref
+	get     = yamlnode.Get
+	scalar  = yamlnode.Scalar
+	strList = yamlnode.StrList
+)

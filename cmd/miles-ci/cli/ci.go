@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/usecase"
@@ -83,15 +82,11 @@ func runCI(args []string, env Env) int {
 	}
 	req.Host = host
 	if fs.Given("release-lock") {
-		data, err := deps.ReadLockFile(*lockFile)
-		if err != nil {
-			return fail(env, fmt.Errorf("--release-lock %w", err))
-		}
-		lock, err := deps.ParseLock(*lockFile, data)
+		lock, err := readReleaseLock(*lockFile)
 		if err != nil {
 			return fail(env, err)
 		}
-		req.Release = &lock
+		req.Release = lock
 	}
 	if gh.active() {
 		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {

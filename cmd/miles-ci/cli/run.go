@@ -169,15 +169,11 @@ func runStage(args []string, env Env) int {
 		in.Cadence = string(c)
 	}
 	if fs.Given("release-lock") {
-		data, err := deps.ReadLockFile(*lockFile)
-		if err != nil {
-			return fail(env, fmt.Errorf("--release-lock %w", err))
-		}
-		lock, err := deps.ParseLock(*lockFile, data)
+		lock, err := readReleaseLock(*lockFile)
 		if err != nil {
 			return fail(env, err)
 		}
-		in.Release = &lock
+		in.Release = lock
 	}
 	if err := rf.readPR(fs, &in, true); err != nil {
 		return fail(env, err)
@@ -425,4 +421,17 @@ func runBatch(fs *flagSet, env Env, in usecase.Inputs, rf runFlags, n int) int {
 		}
 	}
 	return worst
+}
+
+// readReleaseLock reads and checks --release-lock FILE.
+func readReleaseLock(path string) (*deps.Lock, error) {
+	data, err := deps.ReadLockFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--release-lock %w", err)
+	}
+	lock, err := deps.ParseLock(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return &lock, nil
 }
