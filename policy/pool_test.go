@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -257,4 +258,33 @@ func TestFileRunsOnOfPoolSuites(t *testing.T) {
 		}
 	}
 
+}
+
+// TestPoolRoster: the roster of testdata/miles-b200pool as its pr-test.yml
+// says: stage-b-cpu's four shards after stage-a-cpu, a shard matrix that
+// depends on the cadence, and the two pool suites as rows of the one job
+// stage-c-b200.
+func TestPoolRoster(t *testing.T) {
+	tb := poolRegistry(t).Tables
+	stage := func(name string) Stage {
+		st, ok := tb.Stage(name)
+		if !ok {
+			t.Fatalf("wanted a roster row %s", name)
+		}
+		return st
+	}
+	if b := stage("stage-b-cpu"); b.ShardsFor(Regular) != 4 || !slices.Contains(b.Needs, "stage-a-cpu") {
+		t.Errorf("stage-b-cpu: wanted 4 shards after stage-a-cpu, got %d shards, needs %q", b.ShardsFor(Regular), b.Needs)
+	}
+	c4 := stage("stage-c-4-gpu-h200")
+	for c, want := range map[Cadence]int{Regular: 1, Nightly: 2, Weekly: 2, Release: 2} {
+		if got := c4.ShardsFor(c); got != want {
+			t.Errorf("stage-c-4-gpu-h200 under %s: wanted %d shard(s), got %d", c, want, got)
+		}
+	}
+	for _, s := range tb.PoolSuites() {
+		if st := stage(s); st.Job != "stage-c-b200" || !st.SkipGated || st.ShardsFor(Regular) != 1 {
+			t.Errorf("%s: wanted one gated row of job stage-c-b200, got %+v", s, st)
+		}
+	}
 }
