@@ -8,6 +8,7 @@
 #   - single-file runs (CUDA and ROCm) and a release run from a lockfile release-lock made;
 #   - layer reuse from the layer stamps (no timing);
 #   - `miles-ci run` on the same engine, and its --dry-run JSON equal to the module's spec;
+#   - `miles-ci run --batch 1` of a B200 pool fixture: each file alone at its GPU count;
 #   - with MILES_CI_REAL_MILES=DIR (opt-in), the same CUDA and CPU shards under that Miles
 #     checkout's own tests/ci runner.
 # Expected commits come from hack/images/mkrepos.sh, which builds the images' repositories
@@ -227,6 +228,28 @@ check $? "miles-ci run: the same results on the engine through dagger.io/dagger,
 rc=$?
 ((rc == 255)) && has "$out/last.out" "FAILED, exit code 255" "not-run" "tests/e2e/gpu/test_c_timeout.py"
 check $? "miles-ci report reads the module's results folder and exits as the run did (255)"
+
+# The B200 pool (rules §11.8): batch 1 of a pool fixture runs each of its two files alone
+# in its container (run --stage JOB --batch N, through the single-file run); the same
+# est_time puts them in file order.
+echo "=== RUN miles-ci run --batch (B200 pool)"
+pool=$out/fx-pool
+rm -rf "$pool" && cp -r "$fx" "$pool" && rm -rf "$pool/tests/e2e" "$pool/tests/fast" &&
+	cp testdata/miles-b200pool/tests/ci/{hardware.py,ci_register.py,b200_plan.py,labels.py,run_suite.py} "$pool/tests/ci/" &&
+	mkdir -p "$pool/tests/e2e/pool" &&
+	for n in 1 2; do
+		printf '%s\n' 'from tests.ci.ci_register import register_cuda_ci' '' \
+			"register_cuda_ci(est_time=5, suite=\"stage-c-4-gpu-b200\", labels=[\"short\"], hardware=[\"blackwell\"], num_gpus=$n)" '' \
+			"print(\"pool file $n ran\")" >"$pool/tests/e2e/pool/test_pool_$n.py"
+	done
+t0=$SECONDS
+bash "$engine" run "$out/miles-ci" run --repo "$pool" --stage stage-c-4-gpu-b200 --batch 1 --labels run-ci-short --gpus none \
+	--quiet >"$out/last.out" 2>"$out/last.log"
+rc=$?
+((rc == 0)) && has "$out/last.log" "batch 1, job 1/2: tests/e2e/pool/test_pool_1.py (1 GPU(s), runs on b200+1gpu)" \
+	"batch 1, job 2/2: tests/e2e/pool/test_pool_2.py (2 GPU(s), runs on b200+2gpu)" &&
+	[[ $(grep -c "PASS .*tests/e2e/pool/test_pool_" "$out/last.out") == 2 ]]
+check $? "miles-ci run --batch 1: each pool file alone in its container, at its own GPU count ($((SECONDS - t0)) s)"
 
 # Opt-in: Miles' own runner. MILES_CI_REAL_MILES=DIR names a Miles checkout (never part
 # of this repository); its tests/ci runner (run_suite.py and what it imports) replaces the
