@@ -71,12 +71,12 @@ same() {
 	fi
 }
 
-# MILES_CI_E2E_SUITES="trust ..." runs only those suites (of pr stages trust check slots ci; the
-# stage fixture's setup comes along), without the module checks above them: for a helper
-# who changed one suite. Unset: everything.
+# MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
+# slots ci; module is the module's functions, help and CLI parity below; the stage
+# fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
-if [[ -z $suites ]]; then
+if suite module; then
 echo "=== RUN dagger functions"
 if dagger functions >"$out/functions" 2>"$out/functions.err" &&
 	for f in stages plan policy stage file release release-lock; do

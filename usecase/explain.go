@@ -1,6 +1,8 @@
 package usecase
 
 import (
+	"context"
+
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -59,4 +61,27 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 	}
 	ans.File, err = policy.Explain(reg, in.File, ans.Policy)
 	return ans, err
+}
+
+// ExplainOfCheckout answers `explain --planner checkout`: each registration
+// of file in the checkout's own registry, and whether the checkout's own
+// --list-only of its suite (in every shard the roster gives it under the
+// cadence) lists it. A checkout whose tables miles-ci cannot read asks one
+// shard of each suite.
+func ExplainOfCheckout(ctx context.Context, c *Checkout, repo, file string, base policy.PlanRequest) ([]ExplainVerdict, policy.Cadence, error) {
+	cadence := base.Cadence
+	if cadence == "" {
+		cadence = policy.Regular
+	}
+	shards := func(string) int { return 1 }
+	if tables, err := policy.LoadTables(repo); err == nil {
+		shards = func(suite string) int {
+			if st, ok := tables.Stage(suite); ok && !st.External {
+				return st.ShardsFor(cadence)
+			}
+			return 1
+		}
+	}
+	v, err := c.Explain(ctx, file, base, shards)
+	return v, cadence, err
 }

@@ -128,25 +128,16 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 	if err != nil {
 		return fail(env, err)
 	}
-	shards := func(string) int { return 1 }
-	if tables, err := policy.LoadTables(repo); err == nil {
-		shards = func(suite string) int {
-			if st, ok := tables.Stage(suite); ok && !st.External {
-				return st.ShardsFor(orRegularCadence(base.Cadence))
-			}
-			return 1
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)
 	defer cancel()
-	verdicts, err := c.Explain(ctx, file, base, shards)
+	verdicts, cadence, err := usecase.ExplainOfCheckout(ctx, c, repo, file, base)
 	if err != nil {
 		return fail(env, err)
 	}
 	if asJSON {
-		return printJSON(env, map[string]any{"file": file, "cadence": orRegularCadence(base.Cadence), "labels": base.Labels, "registrations": verdicts})
+		return printJSON(env, map[string]any{"file": file, "cadence": cadence, "labels": base.Labels, "registrations": verdicts})
 	}
-	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, orRegularCadence(base.Cadence), strings.Join(base.Labels, " "))
+	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, cadence, strings.Join(base.Labels, " "))
 	for _, v := range verdicts {
 		r := v.Registration
 		desc := registrationCall(policy.Registration{Backend: policy.Backend(strings.ToLower(r.Backend)), EstTime: r.EstTime,
@@ -162,11 +153,4 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 		fmt.Fprintf(env.Stdout, "    %s: %s\n", v.Verdict, reason)
 	}
 	return 0
-}
-
-func orRegularCadence(c policy.Cadence) policy.Cadence {
-	if c == "" {
-		return policy.Regular
-	}
-	return c
 }
