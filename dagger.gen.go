@@ -287,6 +287,52 @@ func (r *Cadence) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Planner) IsEnum() {}
+
+func (r Planner) Name() string {
+	switch r {
+	case PlannerCheckout:
+		return "Checkout"
+	case PlannerMilesCi:
+		return "MilesCi"
+	}
+	return ""
+}
+
+func (r Planner) Value() string {
+	return string(r)
+}
+
+func (r Planner) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Planner) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Checkout":
+		*r = PlannerCheckout
+	case "MilesCi":
+		*r = PlannerMilesCi
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
 func (r Event) IsEnum() {}
 
 func (r Event) Name() string {
@@ -331,52 +377,6 @@ func (r *Event) UnmarshalJSON(bs []byte) error {
 		*r = EventSchedule
 	case "WorkflowDispatch":
 		*r = EventWorkflowDispatch
-	default:
-		return fmt.Errorf("invalid enum value %q", s)
-	}
-	return nil
-}
-
-func (r Planner) IsEnum() {}
-
-func (r Planner) Name() string {
-	switch r {
-	case PlannerCheckout:
-		return "Checkout"
-	case PlannerMilesCi:
-		return "MilesCi"
-	}
-	return ""
-}
-
-func (r Planner) Value() string {
-	return string(r)
-}
-
-func (r Planner) MarshalJSON() ([]byte, error) {
-	if r == "" {
-		return []byte("\"\""), nil
-	}
-	name := r.Name()
-	if name == "" {
-		return nil, fmt.Errorf("invalid enum value %q", r)
-	}
-	return json.Marshal(name)
-}
-
-func (r *Planner) UnmarshalJSON(bs []byte) error {
-	var s string
-	err := json.Unmarshal(bs, &s)
-	if err != nil {
-		return err
-	}
-	switch s {
-	case "":
-		*r = ""
-	case "Checkout":
-		*r = PlannerCheckout
-	case "MilesCi":
-		*r = PlannerMilesCi
 	default:
 		return fmt.Errorf("invalid enum value %q", s)
 	}
