@@ -29,7 +29,7 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 	t.Cleanup(func() { ciConnect, ciShardRun = oldConnect, oldRun })
 	ciConnect = func(context.Context, engine.Inputs, io.Writer) (ciSession, error) { return fakeSession{}, nil }
 	seen := &sync.Map{}
-	ciShardRun = func(_ context.Context, _ ciSession, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
 		key := req.Stage.Name + "/0"
 		if req.Plan != nil && req.Plan.Partition != nil {
 			key = req.Stage.Name + "/" + string(rune('0'+req.Plan.Partition.ID))

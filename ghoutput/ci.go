@@ -1,0 +1,26 @@
+package ghoutput
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/graph"
+)
+
+// CIMarkdown is the run's step summary: the Mermaid graph coloured by
+// outcome, then one row per job (a reason quotes the container: plain text).
+func CIMarkdown(rep *graph.Report, g *graph.Graph, reuse string) string {
+	var b strings.Builder
+	b.WriteString("## miles-ci ci\n\n```mermaid\n" + rep.Mermaid(g) + "```\n\n| job | state | GPUs | reason |\n|---|---|---|---|\n")
+	for _, j := range rep.Jobs {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", text(j.Title()), j.State, j.GPUs, text(j.Reason))
+	}
+	b.WriteString("\n" + rep.Tally() + "\n")
+	if reuse != "" {
+		b.WriteString("\n" + reuse + "\n")
+	}
+	if rep.Cancelled {
+		b.WriteString("\n**cancelled**: the run was interrupted; the finished shards keep their results.\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,186 @@
+package usecase
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+// EngineShards is the ShardRunner of a real graph run, for both front ends:
+// each shard goes through the stage-run path (pipeline.Prepare, then
+// pipeline.Test) on one engine session, and its results are kept for the
+// run's results folder (Results).
+type EngineShards struct {
+	// Container is an empty container of the session (its secrets and
+	// data folders).
+	Container func() pipeline.Container
+	// Nonce makes every shard of the run run anew (pipeline.Test).
+	Nonce string
+	// Masker masks the session's secret values in all a run hands back.
+	Masker *report.Masker
+	// Run prepares and runs one shard; nil is pipeline.Prepare then
+	// pipeline.Test (tests replace it).
+	Run func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
+
+	mu   sync.Mutex
+	done []ciShard
+}
+
+// ciShard is one finished shard's results.
+type ciShard struct {
+	dir      string
+	files    []pipeline.ResultFile
+	summary  report.Summary
+	layerKey string
+}
+
+// runShard is EngineShards.Run's default.
+func runShard(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	p, spec, err := pipeline.Prepare(ctx, c, req, nonce)
+	if err != nil {
+		return pipeline.Result{}, spec, err
+	}
+	res, err := pipeline.Test(ctx, p, spec, nonce, m)
+	return res, spec, err
+}
+
+// RunShard runs one shard and says how it ended: a failing file is a
+// failure naming the first such file; a shard that could not run (the
+// engine or the checkout refused it) is CannotRun.
+func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome {
+	run := e.Run
+	if run == nil {
+		run = runShard
+	}
+	res, spec, err := run(ctx, e.Container(), req, e.Nonce, e.Masker)
+	if ctx.Err() != nil {
+		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
+	}
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+	}
+	sum := res.Summary
+	e.mu.Lock()
+	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: layerKey(spec)})
+	e.mu.Unlock()
+	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum}
+	if !sum.Passed {
+		out.Result, out.Reason = graph.ResultFailure, firstFailure(sum)
+	}
+	return out
+}
+
+// BuildImage is not wired to the engine yet: a PR that changes the image
+// build inputs cannot run its CUDA stages here.
+func (e *EngineShards) BuildImage(context.Context, string) (string, error) {
+	return "", fmt.Errorf("miles-ci ci does not build the PR image yet; run the CUDA stages on the released image with --image-tag, or --skip cuda")
+}
+
+// firstFailure names the first failing file of a shard.
+func firstFailure(s report.Summary) string {
+	for _, t := range s.Tests {
+		if t.Status != report.Pass {
+			return fmt.Sprintf("%s %s (%s)", t.File, t.Status, s.Verdict)
+		}
+	}
+	return string(s.Verdict)
+}
+
+// layerKey names a shard's prepared layers up to its dependency phase: the
+// image, static environment, caches and every step before the source. Two
+// shards with one key share the layers (the engine's cache builds them once).
+func layerKey(s pipeline.Spec) string {
+	var steps []pipeline.Step
+	for _, st := range s.Steps {
+		if st.Phase == pipeline.PhaseSource || st.Phase == pipeline.PhaseRun {
+			continue
+		}
+		steps = append(steps, st)
+	}
+	data, _ := json.Marshal(struct {
+		Image  string
+		Env    []pipeline.EnvVar
+		Caches []pipeline.Cache
+		Steps  []pipeline.Step
+	}{s.Image, s.Env, s.Caches, steps})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:6])
+}
+
+// CIResults is what a graph run hands back besides its report: the files
+// of its results folder, its step summary and the layer-reuse line.
+type CIResults struct {
+	// Files are DIR/STAGE/SHARD/... of every shard that ran, summary.json
+	// (every job), junit.xml (every shard) and step-summary.md; the names
+	// are miles-ci's own, at most three levels deep.
+	Files []pipeline.ResultFile
+	// StepSummary is the run's step summary (Markdown).
+	StepSummary string
+	// Reuse says how many shards shared their dependency layers ("" when
+	// no shard ran).
+	Reuse string
+}
+
+// Results are the run's results, for the report the graph run gave.
+func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, error) {
+	e.mu.Lock()
+	done := append([]ciShard{}, e.done...)
+	e.mu.Unlock()
+	sort.Slice(done, func(i, j int) bool { return done[i].dir < done[j].dir })
+	r := CIResults{Reuse: layerReuse(done)}
+	r.StepSummary = e.Masker.Mask(ghoutput.CIMarkdown(rep, g, r.Reuse))
+	var sums []report.Summary
+	for _, d := range done {
+		for _, f := range d.files {
+			r.Files = append(r.Files, pipeline.ResultFile{Name: d.dir + "/" + f.Name, Data: f.Data})
+		}
+		sums = append(sums, d.summary)
+	}
+	js, err := encode.JSON(rep)
+	if err != nil {
+		return CIResults{}, err
+	}
+	r.Files = append(r.Files, pipeline.ResultFile{Name: "summary.json", Data: e.Masker.Mask(string(js))},
+		pipeline.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
+		pipeline.ResultFile{Name: "step-summary.md", Data: r.StepSummary})
+	return r, nil
+}
+
+// Summaries are the finished shards' summaries, by results folder
+// (STAGE/SHARD), for recording them in the runtime history.
+func (e *EngineShards) Summaries() map[string]report.Summary {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]report.Summary{}
+	for _, d := range e.done {
+		out[d.dir] = d.summary
+	}
+	return out
+}
+
+// layerReuse says how many shards shared their prepared dependency layers.
+func layerReuse(done []ciShard) string {
+	if len(done) == 0 {
+		return ""
+	}
+	by := map[string]int{}
+	for _, d := range done {
+		by[d.layerKey]++
+	}
+	reused := 0
+	for _, n := range by {
+		reused += n - 1
+	}
+	return fmt.Sprintf("dependency layers: %d shard(s) prepared %d distinct layer set(s); %d reused one another's (same image and refs)", len(done), len(by), reused)
+}
