@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Described is an executor's Detail that has lines to show under its job
@@ -38,6 +39,20 @@ func (j JobReport) Title() string {
 		t += fmt.Sprintf(" (%d/%d)", *j.Shard, j.Shards)
 	}
 	return t
+}
+
+// Line is one job state change as a person follows it, elapsed into the
+// run: the state, the GPUs it runs on, and why it ended so.
+func (j JobReport) Line(elapsed time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "miles-ci: [%4.0fs] %-40s %s", elapsed.Seconds(), j.Title(), j.State)
+	if len(j.Devices) > 0 {
+		b.WriteString(" on GPUs " + strings.Join(j.Devices, ","))
+	}
+	if j.Reason != "" && j.State != Running {
+		b.WriteString(": " + j.Reason)
+	}
+	return b.String() + "\n"
 }
 
 // Text is the graph as a person reads it: one line per job (per shard of a

@@ -7,9 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -148,19 +146,6 @@ func countGPUs() (int, error) {
 type ciEngineFlags struct {
 	results, engineLog string
 	quiet, progress    bool
-}
-
-// stateLine is one job state change as a person follows it.
-func stateLine(start time.Time, j graph.JobReport) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "miles-ci: [%4.0fs] %-40s %s", time.Since(start).Seconds(), j.Title(), j.State)
-	if len(j.Devices) > 0 {
-		b.WriteString(" on GPUs " + strings.Join(j.Devices, ","))
-	}
-	if j.Reason != "" && j.State != graph.Running {
-		b.WriteString(": " + j.Reason)
-	}
-	return b.String() + "\n"
 }
 
 // ciSignals are the signals that stop a run: the running shards are

@@ -76,7 +76,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	req.Notify = func(j graph.JobReport) {
 		mu.Lock()
 		defer mu.Unlock()
-		io.WriteString(env.Stderr, m.Mask(stateLine(start, j)))
+		io.WriteString(env.Stderr, m.Mask(j.Line(time.Since(start))))
 	}
 	ans, err := usecase.CI(ctx, req)
 	if err != nil {

@@ -12,6 +12,7 @@ if __name__ == "__main__":
     if key:
         with open("/results/" + key, "w") as f:
             f.write("named after the secret\n")
-    open('/results/<img src=x onerror=alert(1)> [click](https://evil.example)', "w").close()
+    # No '/' in the name: a file name cannot hold one, and the link must still be one.
+    open("/results/<img src=x onerror=alert(1)> [click](javascript:alert(1))", "w").close()
     print("\n::add-mask::forged\x1b[2J\x1b]0;title\x07")
     sys.exit(1)
