@@ -72,6 +72,10 @@ func (x ctr) with(c *dagger.Container) pipeline.Container { return ctr{s: x.s, c
 
 func (x ctr) From(image string) pipeline.Container { return x.with(x.c.From(image)) }
 
+func (x ctr) FromCheckoutDockerfile(dockerfile string) pipeline.Container {
+	return x.with(x.s.source.DockerBuild(dagger.DirectoryDockerBuildOpts{Dockerfile: dockerfile}))
+}
+
 func (x ctr) WithEnvVariable(name, value string) pipeline.Container {
 	return x.with(x.c.WithEnvVariable(name, value))
 }

@@ -155,6 +155,162 @@ func (r *MilesCi) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Graph) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Ci           *MilesCi
+		Event        string
+		Schedule     string
+		PrLabelsJson string
+		Action       string
+		ChangedFiles *dagger.File
+		Only         []string
+		Skip         []string
+		MaxParallel  int
+		Planner      Planner
+		ReleaseLock  string
+	}
+	concrete.Ci = r.Ci
+	concrete.Event = r.Event
+	concrete.Schedule = r.Schedule
+	concrete.PrLabelsJson = r.PrLabelsJson
+	concrete.Action = r.Action
+	concrete.ChangedFiles = r.ChangedFiles
+	concrete.Only = r.Only
+	concrete.Skip = r.Skip
+	concrete.MaxParallel = r.MaxParallel
+	concrete.Planner = r.Planner
+	concrete.ReleaseLock = r.ReleaseLock
+	return json.Marshal(&concrete)
+}
+
+func (r *Graph) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Ci           *MilesCi
+		Event        string
+		Schedule     string
+		PrLabelsJson string
+		Action       string
+		ChangedFiles *dagger.File
+		Only         []string
+		Skip         []string
+		MaxParallel  int
+		Planner      Planner
+		ReleaseLock  string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Ci = concrete.Ci
+	r.Event = concrete.Event
+	r.Schedule = concrete.Schedule
+	r.PrLabelsJson = concrete.PrLabelsJson
+	r.Action = concrete.Action
+	r.ChangedFiles = concrete.ChangedFiles
+	r.Only = concrete.Only
+	r.Skip = concrete.Skip
+	r.MaxParallel = concrete.MaxParallel
+	r.Planner = concrete.Planner
+	r.ReleaseLock = concrete.ReleaseLock
+	return nil
+}
+
+func (r Event) IsEnum() {}
+
+func (r Event) Name() string {
+	switch r {
+	case EventPullRequest:
+		return "PullRequest"
+	case EventSchedule:
+		return "Schedule"
+	case EventWorkflowDispatch:
+		return "WorkflowDispatch"
+	}
+	return ""
+}
+
+func (r Event) Value() string {
+	return string(r)
+}
+
+func (r Event) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Event) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "PullRequest":
+		*r = EventPullRequest
+	case "Schedule":
+		*r = EventSchedule
+	case "WorkflowDispatch":
+		*r = EventWorkflowDispatch
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
+func (r Planner) IsEnum() {}
+
+func (r Planner) Name() string {
+	switch r {
+	case PlannerCheckout:
+		return "Checkout"
+	case PlannerMilesCi:
+		return "MilesCi"
+	}
+	return ""
+}
+
+func (r Planner) Value() string {
+	return string(r)
+}
+
+func (r Planner) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *Planner) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Checkout":
+		*r = PlannerCheckout
+	case "MilesCi":
+		*r = PlannerMilesCi
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
 func (r FileRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Ci      *MilesCi
@@ -287,122 +443,26 @@ func (r *Cadence) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
-func (r Planner) IsEnum() {}
-
-func (r Planner) Name() string {
-	switch r {
-	case PlannerCheckout:
-		return "Checkout"
-	case PlannerMilesCi:
-		return "MilesCi"
-	}
-	return ""
-}
-
-func (r Planner) Value() string {
-	return string(r)
-}
-
-func (r Planner) MarshalJSON() ([]byte, error) {
-	if r == "" {
-		return []byte("\"\""), nil
-	}
-	name := r.Name()
-	if name == "" {
-		return nil, fmt.Errorf("invalid enum value %q", r)
-	}
-	return json.Marshal(name)
-}
-
-func (r *Planner) UnmarshalJSON(bs []byte) error {
-	var s string
-	err := json.Unmarshal(bs, &s)
-	if err != nil {
-		return err
-	}
-	switch s {
-	case "":
-		*r = ""
-	case "Checkout":
-		*r = PlannerCheckout
-	case "MilesCi":
-		*r = PlannerMilesCi
-	default:
-		return fmt.Errorf("invalid enum value %q", s)
-	}
-	return nil
-}
-
-func (r Event) IsEnum() {}
-
-func (r Event) Name() string {
-	switch r {
-	case EventPullRequest:
-		return "PullRequest"
-	case EventSchedule:
-		return "Schedule"
-	case EventWorkflowDispatch:
-		return "WorkflowDispatch"
-	}
-	return ""
-}
-
-func (r Event) Value() string {
-	return string(r)
-}
-
-func (r Event) MarshalJSON() ([]byte, error) {
-	if r == "" {
-		return []byte("\"\""), nil
-	}
-	name := r.Name()
-	if name == "" {
-		return nil, fmt.Errorf("invalid enum value %q", r)
-	}
-	return json.Marshal(name)
-}
-
-func (r *Event) UnmarshalJSON(bs []byte) error {
-	var s string
-	err := json.Unmarshal(bs, &s)
-	if err != nil {
-		return err
-	}
-	switch s {
-	case "":
-		*r = ""
-	case "PullRequest":
-		*r = EventPullRequest
-	case "Schedule":
-		*r = EventSchedule
-	case "WorkflowDispatch":
-		*r = EventWorkflowDispatch
-	default:
-		return fmt.Errorf("invalid enum value %q", s)
-	}
-	return nil
-}
-
 func (r Release) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Ci   *MilesCi
-		Lock string
+		Miles *MilesCi
+		Lock  string
 	}
-	concrete.Ci = r.Ci
+	concrete.Miles = r.Miles
 	concrete.Lock = r.Lock
 	return json.Marshal(&concrete)
 }
 
 func (r *Release) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Ci   *MilesCi
-		Lock string
+		Miles *MilesCi
+		Lock  string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
 		return err
 	}
-	r.Ci = concrete.Ci
+	r.Miles = concrete.Miles
 	r.Lock = concrete.Lock
 	return nil
 }
@@ -432,6 +492,42 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 	r.Ci = concrete.Ci
 	r.Name = concrete.Name
 	r.Planned = concrete.Planned
+	return nil
+}
+
+func (r GraphRun) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		ExitCode int
+		Passed   bool
+		Summary  string
+		Results  *dagger.Directory
+		Failure  string
+	}
+	concrete.ExitCode = r.ExitCode
+	concrete.Passed = r.Passed
+	concrete.Summary = r.Summary
+	concrete.Results = r.Results
+	concrete.Failure = r.Failure
+	return json.Marshal(&concrete)
+}
+
+func (r *GraphRun) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		ExitCode int
+		Passed   bool
+		Summary  string
+		Results  *dagger.Directory
+		Failure  string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.ExitCode = concrete.ExitCode
+	r.Passed = concrete.Passed
+	r.Summary = concrete.Summary
+	r.Results = concrete.Results
+	r.Failure = concrete.Failure
 	return nil
 }
 
@@ -656,8 +752,123 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}
+	case "Graph":
+		switch fnName {
+		case "Plan":
+			var parent Graph
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var format string
+			if inputArgs["format"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["format"]), &format)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg format", err))
+				}
+			}
+			return (*Graph).Plan(&parent, ctx, format)
+		case "Run":
+			var parent Graph
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var runId string
+			if inputArgs["runId"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["runId"]), &runId)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg runId", err))
+				}
+			}
+			return (*Graph).Run(&parent, ctx, runId)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
+	case "GraphRun":
+		switch fnName {
+		case "Assert":
+			var parent GraphRun
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			return nil, (*GraphRun).Assert(&parent)
+		default:
+			return nil, fmt.Errorf("unknown function %s", fnName)
+		}
 	case "MilesCi":
 		switch fnName {
+		case "Ci":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var event Event
+			if inputArgs["event"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["event"]), &event)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg event", err))
+				}
+			}
+			var schedule string
+			if inputArgs["schedule"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["schedule"]), &schedule)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg schedule", err))
+				}
+			}
+			var prLabels []string
+			if inputArgs["prLabels"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["prLabels"]), &prLabels)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg prLabels", err))
+				}
+			}
+			var action string
+			if inputArgs["action"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["action"]), &action)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg action", err))
+				}
+			}
+			var changedFiles *dagger.File
+			if inputArgs["changedFiles"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["changedFiles"]), &changedFiles)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg changedFiles", err))
+				}
+			}
+			var only []string
+			if inputArgs["only"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["only"]), &only)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg only", err))
+				}
+			}
+			var skip []string
+			if inputArgs["skip"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["skip"]), &skip)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg skip", err))
+				}
+			}
+			var maxParallel int
+			if inputArgs["maxParallel"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["maxParallel"]), &maxParallel)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg maxParallel", err))
+				}
+			}
+			var planner Planner
+			if inputArgs["planner"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
+				}
+			}
+			return (*MilesCi).Ci(&parent, event, schedule, prLabels, action, changedFiles, only, skip, maxParallel, planner)
 		case "File":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -1125,6 +1336,41 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 		}
 	case "Release":
 		switch fnName {
+		case "Ci":
+			var parent Release
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var only []string
+			if inputArgs["only"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["only"]), &only)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg only", err))
+				}
+			}
+			var skip []string
+			if inputArgs["skip"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["skip"]), &skip)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg skip", err))
+				}
+			}
+			var maxParallel int
+			if inputArgs["maxParallel"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["maxParallel"]), &maxParallel)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg maxParallel", err))
+				}
+			}
+			var planner Planner
+			if inputArgs["planner"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["planner"]), &planner)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
+				}
+			}
+			return (*Release).Ci(&parent, only, skip, maxParallel, planner)
 		case "Stage":
 			var parent Release
 			err = json.Unmarshal(parentJSON, &parent)

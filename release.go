@@ -34,13 +34,13 @@ func (m *MilesCi) Release(
 	if _, err := deps.ParseLock(deps.LockFileName, []byte(text)); err != nil {
 		return nil, err
 	}
-	return &Release{Ci: m, Lock: text}, nil
+	return &Release{Miles: m, Lock: text}, nil
 }
 
 // Release is a release run of Miles CI, pinned by a lockfile.
 type Release struct {
 	// +private
-	Ci *MilesCi
+	Miles *MilesCi
 	// +private
 	Lock string
 }
@@ -51,7 +51,7 @@ func (r *Release) Stage(
 	// Stage (= suite) name, e.g. stage-c-4-gpu-h200.
 	name string,
 ) (*Stage, error) {
-	return r.Ci.stage(ctx, stageArgs{name: name, cadence: string(policy.Release), releaseLock: r.Lock})
+	return r.Miles.stage(ctx, stageArgs{name: name, cadence: string(policy.Release), releaseLock: r.Lock})
 }
 
 // ReleaseLock returns a release-lock.json for a release branch: the SGLang

@@ -11,6 +11,10 @@ import (
 // _build-pr-ci-image.yml greps the diff for.
 var PRImageInputs = []string{"docker/Dockerfile", "docker/build.py", "docker/install-kube-tools.sh", "docker/verify_transformer_engine.py", "requirements.txt"}
 
+// PRImageDockerfile is the Dockerfile a PR image is built from, the
+// checkout its build context (_build-pr-ci-image.yml).
+const PRImageDockerfile = "docker/Dockerfile"
+
 // PRImagePatchDir is the folder of image patches, every file of which is a
 // build input.
 const PRImagePatchDir = "docker/patch/"

@@ -75,6 +75,9 @@ func (f *fake) WithWorkdir(path string) Container {
 func (f *fake) WithMountedCache(path, key string, sharing CacheSharing) Container {
 	return f.clone(fmt.Sprintf("cache %s %s %s", key, path, sharing))
 }
+func (f *fake) FromCheckoutDockerfile(dockerfile string) Container {
+	return f.clone("build " + dockerfile)
+}
 func (f *fake) WithoutMount(path string) Container { return f.clone("unmount " + path) }
 func (f *fake) WithMountedTemp(path string, size int64) Container {
 	return f.clone(fmt.Sprintf("tmpfs %s %d", path, size))

@@ -24,6 +24,10 @@ import (
 type Container interface {
 	// From starts from an image.
 	From(image string) Container
+	// FromCheckoutDockerfile starts from the image the Miles checkout's
+	// Dockerfile (repo-relative) builds, the checkout its build context;
+	// the engine's cache reuses it while its inputs are unchanged.
+	FromCheckoutDockerfile(dockerfile string) Container
 	// WithEnvVariable sets an environment variable.
 	WithEnvVariable(name, value string) Container
 	// WithoutEnvVariable removes one.

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
 
+	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -33,8 +35,9 @@ type EngineShards struct {
 	// pipeline.Test (tests replace it).
 	Run func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
 
-	mu   sync.Mutex
-	done []ciShard
+	mu    sync.Mutex
+	done  []ciShard
+	built map[string]pipeline.Container
 }
 
 // ciShard is one finished shard's results.
@@ -63,7 +66,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	if run == nil {
 		run = runShard
 	}
-	res, spec, err := run(ctx, e.Container(), req, e.Nonce, e.Masker)
+	res, spec, err := run(ctx, e.container(), req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
 		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
 	}
@@ -81,10 +84,50 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	return out
 }
 
-// BuildImage is not wired to the engine yet: a PR that changes the image
-// build inputs cannot run its CUDA stages here.
-func (e *EngineShards) BuildImage(context.Context, string) (string, error) {
-	return "", fmt.Errorf("miles-ci ci does not build the PR image yet; run the CUDA stages on the released image with --image-tag, or --skip cuda")
+// BuildImage builds the PR image (_build-pr-ci-image.yml) from the
+// checkout's Dockerfile on the engine, content-cached, and names it as the
+// image job's outputs will: the CUDA shards that resolve to that name then
+// start from the built container, not from a registry.
+func (e *EngineShards) BuildImage(ctx context.Context, tag string) (string, error) {
+	c := e.Container().FromCheckoutDockerfile(deps.PRImageDockerfile)
+	// Built here, once: a broken Dockerfile fails the image job, not each
+	// CUDA shard after it.
+	if _, err := c.Stat(ctx, "/"); err != nil {
+		return "", fmt.Errorf("docker build -f %s: %s", deps.PRImageDockerfile, e.Masker.Mask(err.Error()))
+	}
+	image := deps.CUDAImageRepo + ":" + tag
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.built == nil {
+		e.built = map[string]pipeline.Container{}
+	}
+	e.built[image] = c
+	return image + " from " + deps.PRImageDockerfile, nil
+}
+
+// container is an empty container of the session that starts from a
+// built PR image where a shard names one.
+func (e *EngineShards) container() pipeline.Container {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.built) == 0 {
+		return e.Container()
+	}
+	return builtImages{Container: e.Container(), built: maps.Clone(e.built)}
+}
+
+// builtImages is a container whose From gives the images built in this
+// run by name.
+type builtImages struct {
+	pipeline.Container
+	built map[string]pipeline.Container
+}
+
+func (b builtImages) From(image string) pipeline.Container {
+	if c, ok := b.built[image]; ok {
+		return c
+	}
+	return b.Container.From(image)
 }
 
 // firstFailure names the first failing file of a shard.

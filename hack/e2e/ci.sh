@@ -1,32 +1,144 @@
-# `miles-ci ci` checks of hack/e2e.sh (sourced by it: uses dagger, same, ok, bad, $out,
-# $engine, $fixture): the whole PR graph of the fixture runs on stand-ins (--gpus none): every job passes,
-# the results folder holds each shard's results and the run's summary.json and junit.xml,
-# and shards of one stage reuse their dependency layers.
+# `miles-ci ci` checks of hack/e2e.sh (sourced by it: uses dagger, ok, bad, $out, $engine,
+# $fixture), on a tree with testdata/miles's workflows and runner and one small passing
+# test per stage shard (built here, below):
+#   - the whole PR graph passes on stand-ins (--gpus none), shards of a stage reuse their
+#     dependency layers, the results folder holds each shard's results and the run's
+#     summary.json and junit.xml; independent shards overlap (the ratio is printed;
+#     BenchmarkConcurrentShards measures it without an engine);
+#   - the module's `ci ... plan` prints the CLI's --dry-run --json bytes, and its
+#     `ci ... run` passes the same graph;
+#   - a failing stage-a-cpu shard stops the GPU stages, and bypass-fastfail lets them run,
+#     as pr-test.yml's `if:` says;
+#   - a PR that changes docker/Dockerfile builds its image and runs its CUDA shards on it;
+#   - SIGINT stops the run: exit 130, summary.json says cancelled, the finished shards keep
+#     their results.
+# Disjoint GPU sets and a shard too big for the host are unit-tested (cmd/miles-ci/cli,
+# TestCIGPUs): this engine has no GPU to hand out.
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e
-if [[ -f $fixture/diffs/cpu_only.z ]]; then
-	cp "$fixture/diffs/cpu_only.z" "$out/ci-changed"
-else
-	printf 'M\0tests/fast/test_x.py\0' >"$out/ci-changed"
-fi
+fxg=$out/fx-ci
+rm -rf "$fxg" && cp -r testdata/miles "$fxg" &&
+	rm -rf "$fxg/tests/e2e" "$fxg/tests/fast" "$fxg/tests/fast-gpu" "$fxg/tests/test_top_level.py" &&
+	find "$fxg/tests/ci" -name 'test_*.py' -delete &&
+	mkdir -p "$fxg/tests/fast" "$fxg/tests/e2e/gpu" "$fxg/tests/e2e/amd"
+# passing KIND SUITE NAME: a test registered for SUITE that passes (and says which image
+# it ran on: a PR image holds /etc/miles-ci-pr-image).
+passing() {
+	local f
+	case $1 in
+	cpu)
+		f=$fxg/tests/fast/test_$3.py
+		printf 'from tests.ci.ci_register import register_cpu_ci\n\nregister_cpu_ci(est_time=5, suite="%s")\n\n\ndef test_ok():\n    pass\n' "$2" >"$f"
+		;;
+	*)
+		f=$fxg/tests/e2e/$([[ $1 == rocm ]] && echo amd || echo gpu)/test_$3.py
+		printf 'import os\n\nfrom tests.ci.ci_register import register_%s_ci\n\nregister_%s_ci(est_time=5, suite="%s", labels=[%s])\n\nif __name__ == "__main__":\n    print("pr image:", os.path.exists("/etc/miles-ci-pr-image"))\n' "$1" "$1" "$2" "$([[ $1 == rocm ]] && echo "\"amd\", \"megatron\"" || echo "\"megatron\"")" >"$f"
+		;;
+	esac
+}
+for i in 0 1 2 3; do passing cpu stage-a-cpu "a$i"; done
+passing cpu stage-b-cpu b0
+passing cuda stage-b-2-gpu-h200 b2h200
+for i in 0 1; do passing cuda stage-c-2-gpu-h200 "c2h200_$i"; done
+for i in 0 1 2; do passing cuda stage-c-4-gpu-h200 "c4h200_$i"; done
+for i in 0 1; do passing cuda stage-c-8-gpu-h200 "c8h200_$i"; done
+passing cuda stage-c-8-gpu-h100 c8h100
+for i in 0 1; do passing rocm stage-c-4-gpu-mi350 "mi350_$i"; done
+# The PR image job of 31f1ca9's pr-test.yml (rules §12.3), which testdata/miles leaves out,
+# and a stand-in Dockerfile for it.
+python3 - "$fxg/.github/workflows/pr-test.yml" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+job = """  docker-build:
+    needs: [policy, stage-a-cpu]
+    if: |
+      always() && !cancelled() &&
+      needs.policy.result == 'success' &&
+      (needs.stage-a-cpu.result == 'success' || needs.policy.outputs.bypass_fastfail == 'true')
+    uses: ./.github/workflows/_build-pr-ci-image.yml
+
+  image:
+    needs: [policy, docker-build]
+"""
+assert s.count("  image:\n    needs: [policy]\n") == 1
+open(p, "w").write(s.replace("  image:\n    needs: [policy]\n", job))
+PY
+printf 'FROM radixark/miles:dev\nRUN echo pr-7 >/etc/miles-ci-pr-image\n' >"$fxg/docker/Dockerfile"
+printf 'M\0tests/fast/test_a0.py\0' >"$out/ci-changed"
+printf 'M\0docker/Dockerfile\0' >"$out/ci-docker"
+
+# ci ARGS...: miles-ci ci on the tree, stdout in $out/ci.out, stderr in $out/ci.log, exit in rc.
+ci() {
+	bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --gpus none --quiet "$@" >"$out/ci.out" 2>"$out/ci.log"
+	rc=$?
+}
+# cistate JOB: the state of JOB (a title as the text report prints it) in $out/ci.out.
+cistate() { awk -v j="$1" 'index($0, j" ") == 1 { print $2; exit }' "$out/ci.out"; }
+cicheck() { # cicheck RC NAME
+	if (($1 == 0)); then ok "$2"; else tail -n 30 "$out/ci.log" "$out/ci.out"; bad "$2"; fi
+}
+
 echo "=== RUN miles-ci ci: the whole PR graph on stand-ins"
 t0=$SECONDS
-bash "$engine" run "$out/miles-ci" ci --repo "$fixture" --event pull_request --pr-labels-json '["run-ci-megatron"]' \
-	--changed-files "$out/ci-changed" --gpus none --quiet --results "$out/ci" >"$out/ci.out" 2>"$out/ci.log"
-rc=$?
+ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --results "$out/ci"
 wall=$((SECONDS - t0))
-if ((rc == 0)) && python3 -c 'import json, sys
+((rc == 0)) && python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 shards = [j for j in s["jobs"] if j["kind"] == "stage" and j["state"] != "skipped"]
-ok = not s["cancelled"] and shards and all(j["state"] == "passed" for j in shards)
+ok = not s["cancelled"] and len(shards) >= 15 and all(j["state"] == "passed" for j in shards)
 busy = sum(j["duration_s"] for j in shards)
-print(f"{len(shards)} shards, {busy:.0f} s of shard time", file=sys.stderr)
-sys.exit(0 if ok else 1)' "$out/ci/summary.json" && test -s "$out/ci/junit.xml" -a -s "$out/ci/stage-a-cpu/3/summary.json" &&
-	grep -q "dependency layers:" "$out/ci.out"; then
-	ok "miles-ci ci: every shard of the PR graph passed on stand-ins ($wall s wall; $(grep "dependency layers:" "$out/ci.out"))"
-else
-	tail -n 40 "$out/ci.log" "$out/ci.out"
-	bad "miles-ci ci: the whole PR graph on stand-ins (exit $rc)"
-fi
+print(f"{len(shards)} shards, {busy:.0f} s of shard time in {sys.argv[2]} s wall: {busy / max(1, int(sys.argv[2])):.1f}x", file=sys.stderr)
+sys.exit(0 if ok else 1)' "$out/ci/summary.json" "$wall" 2>>"$out/ci.ratio" && test -s "$out/ci/junit.xml" -a -s "$out/ci/stage-a-cpu/3/summary.json" -a -s "$out/ci/stage-c-4-gpu-mi350/1/run.log" &&
+	test -f "$out/ci/.miles-ci-results" && grep -q "dependency layers:" "$out/ci.out"
+cicheck $? "miles-ci ci: every shard of the PR graph passed on stand-ins ($(tail -n 1 "$out/ci.ratio" 2>/dev/null); $(grep -o '[0-9]* reused' "$out/ci.out"))"
+
+echo "=== RUN miles-ci ci: the module's graph is the CLI's"
+ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --dry-run --json
+cp "$out/ci.out" "$out/ci-dry.json"
+dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-ci-megatron --changed-files "$out/ci-changed" plan \
+	>"$out/ci-module.json" 2>"$out/ci.log" && cmp -s "$out/ci-dry.json" "$out/ci-module.json"
+cicheck $? "module: ci ... plan prints miles-ci ci --dry-run --json, byte for byte"
+dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-ci-megatron --changed-files "$out/ci-changed" --only cpu \
+	run results export --path "$out/ci-module" >"$out/ci.out" 2>"$out/ci.log" &&
+	python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+ran = [j for j in s["jobs"] if j["kind"] == "stage" and j["state"] == "passed"]
+sys.exit(0 if len(ran) == 5 and not s["cancelled"] else 1)' "$out/ci-module/summary.json" && test -s "$out/ci-module/stage-b-cpu/0/summary.json"
+cicheck $? "module: ci ... run runs the CPU shards of the graph and exports their results"
+
+echo "=== RUN miles-ci ci: a failing stage-a-cpu shard and bypass-fastfail"
+printf '\n\ndef test_broken():\n    assert False\n' >>"$fxg/tests/fast/test_a1.py"
+ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200
+((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == skipped ]] && grep -q "cross-stage fast-fail" "$out/ci.out"
+cicheck $? "miles-ci ci: a failing stage-a-cpu shard skips the GPU stage (exit 1)"
+ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200
+((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == passed ]]
+cicheck $? "miles-ci ci: with bypass-fastfail the GPU stage runs after the failing shard"
+
+echo "=== RUN miles-ci ci: a PR that changes docker/Dockerfile runs its CUDA shards on its own image"
+ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-docker" --pr-number 7 --only stage-b-2-gpu-h200 --results "$out/ci-img"
+((rc == 0)) && grep -q "built radixark/miles:pr-7" "$out/ci.out" && grep -q "pr image: True" "$out/ci-img/stage-b-2-gpu-h200/0/run.log"
+cicheck $? "miles-ci ci: the PR image is built from the checkout's Dockerfile and the CUDA shard runs on it"
+
+echo "=== RUN miles-ci ci: SIGINT keeps the finished shards' results"
+printf 'import time\n\nfrom tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=5, suite="stage-c-8-gpu-h200", labels=["megatron"])\n\nif __name__ == "__main__":\n    time.sleep(600)\n' \
+	>"$fxg/tests/e2e/gpu/test_c8h200_0.py"
+rm -rf "$out/ci-int"
+bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --gpus none --quiet --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' \
+	--changed-files "$out/ci-changed" --only stage-b-cpu stage-c-8-gpu-h200 --results "$out/ci-int" >"$out/ci.out" 2>"$out/ci.log" &
+pid=$!
+for _ in $(seq 300); do
+	grep -q "stage-b-cpu .* passed" "$out/ci.log" && grep -q "stage-c-8-gpu-h200 (0/2) .* running" "$out/ci.log" && break
+	sleep 1
+done
+sleep 5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+((rc == 130)) && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["cancelled"] else 1)' "$out/ci-int/summary.json" && test -s "$out/ci-int/stage-b-cpu/0/summary.json" && grep -q "cancelled" "$out/ci-int/step-summary.md"
+cicheck $? "miles-ci ci: SIGINT exits 130, the summary says cancelled, the finished shard keeps its results (exit $rc)"
 set -e

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/resultsdir"
+	"github.com/radixark/miles-ci/usecase"
+)
+
+// Ci is the whole CI of one event as the checkout's PR workflows run it
+// (rules §12): plan lists every job and shard, run runs them on this
+// engine. The trigger facts are policy's; with-pr or with-pull-request give
+// a pull request's, release ... ci a release run's.
+func (m *MilesCi) Ci(
+	// GitHub event: pull_request, schedule or workflow_dispatch (default:
+	// pull_request with with-pr).
+	// +optional
+	event Event,
+	// Cron expression of a scheduled run.
+	// +optional
+	schedule string,
+	// The PR's label names, e.g. run-ci-megatron.
+	// +optional
+	prLabels []string,
+	// The pull_request activity type (default synchronize; closed runs nothing).
+	// +optional
+	action string,
+	// Output of `git diff --name-status -z -M HEAD^1 HEAD` for a pull request.
+	// +optional
+	changedFiles *dagger.File,
+	// Only these stages or backends (cpu, cuda, rocm).
+	// +optional
+	only []string,
+	// Leave out these stages or backends.
+	// +optional
+	skip []string,
+	// At most this many shards at once (default: as many as fit).
+	// +optional
+	maxParallel int,
+	// Who plans: miles-ci (the default) or checkout (the checkout's own tests/ci code).
+	// +optional
+	planner Planner,
+) (*Graph, error) {
+	if maxParallel < 0 {
+		return nil, errors.New("--max-parallel must be 0 (as many as fit) or more")
+	}
+	labels := ""
+	if prLabels != nil {
+		js, err := jsonString(prLabels)
+		if err != nil {
+			return nil, err
+		}
+		labels = js
+	}
+	return &Graph{Ci: m, Event: string(event), Schedule: schedule, PrLabelsJson: labels, Action: action, ChangedFiles: changedFiles,
+		Only: only, Skip: skip, MaxParallel: maxParallel, Planner: planner}, nil
+}
+
+// Ci is the whole CI of the release run: release-branch-cut.yml's calls of
+// the PR workflows at cadence release, on the lockfile's image and refs.
+func (r *Release) Ci(
+	// Only these stages or backends (cpu, cuda, rocm).
+	// +optional
+	only []string,
+	// Leave out these stages or backends.
+	// +optional
+	skip []string,
+	// At most this many shards at once (default: as many as fit).
+	// +optional
+	maxParallel int,
+	// Who plans: miles-ci (the default) or checkout (the checkout's own tests/ci code).
+	// +optional
+	planner Planner,
+) (*Graph, error) {
+	g, err := r.Miles.Ci(EventPullRequest, "", nil, "", nil, only, skip, maxParallel, planner)
+	if err != nil {
+		return nil, err
+	}
+	g.Event, g.ReleaseLock = graph.EventRelease, r.Lock
+	return g, nil
+}
+
+// Graph is the whole CI of one event: its jobs, needs, gates and shard
+// matrices, read from the checkout's workflows.
+type Graph struct {
+	// +private
+	Ci *MilesCi
+	// +private
+	Event string
+	// +private
+	Schedule string
+	// +private
+	PrLabelsJson string
+	// +private
+	Action string
+	// +private
+	ChangedFiles *dagger.File
+	// +private
+	Only []string
+	// +private
+	Skip []string
+	// +private
+	MaxParallel int
+	// +private
+	Planner Planner
+	// +private
+	ReleaseLock string
+}
+
+// request is the graph's use-case request, its checkout exported to dir.
+func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, error) {
+	m := g.Ci
+	host, err := graph.ParseHost(m.Gpus, func() (int, error) {
+		return 0, errors.New("the module cannot count the host's GPUs")
+	})
+	if err != nil {
+		return usecase.CIRequest{}, fmt.Errorf("%w (the constructor's --gpus)", err)
+	}
+	req := usecase.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
+		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
+		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
+	if g.ReleaseLock != "" {
+		lock, err := deps.ParseLock(deps.LockFileName, []byte(g.ReleaseLock))
+		if err != nil {
+			return req, err
+		}
+		req.Release = &lock
+	}
+	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
+		return req, err
+	}
+	if m.PrBodyFile != nil {
+		if req.PRBody, err = readFile(ctx, m.PrBodyFile, fsinput.PRBody, "with-pull-request --body-file"); err != nil {
+			return req, err
+		}
+	}
+	if g.ChangedFiles != nil {
+		req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, g.ChangedFiles, dir+".changed-files") }
+	}
+	if plannerOf(g.Planner) == usecase.PlannerCheckout {
+		if req.Checkout, err = checkout(dir, m.Source); err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// Plan is the graph with no engine run (`miles-ci ci --dry-run`): every job
+// and shard with its state, the reason it is skipped, its GPUs, needs and
+// tests, as JSON (the same bytes as `miles-ci ci --dry-run --json`), text or
+// Mermaid.
+// +cache="session"
+func (g *Graph) Plan(
+	ctx context.Context,
+	// Output format: json (default), text or mermaid.
+	// +optional
+	// +default="json"
+	format string,
+) (string, error) {
+	if format != "json" && format != "text" && format != "mermaid" {
+		return "", errors.New("--format must be json, text or mermaid")
+	}
+	return withCheckout(ctx, g.Ci.Source, func(dir string) (string, error) {
+		req, err := g.request(ctx, dir)
+		if err != nil {
+			return "", err
+		}
+		ans, err := usecase.CI(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		printMessages(ans.Messages)
+		switch format {
+		case "text":
+			return ans.Report.Text(), nil
+		case "mermaid":
+			return ans.Report.Mermaid(ans.Graph), nil
+		}
+		return jsonString(ans.Report)
+	})
+}
+
+// Run runs every job of the graph on this engine, as `miles-ci ci` does:
+// the resolvers as miles-ci's use cases, each shard through the stage-run
+// path, concurrently while the constructor's --gpus fit. A failing shard is
+// a result (see assert), not an error.
+// +cache="never"
+func (g *Graph) Run(
+	ctx context.Context,
+	// Run id: calls with the same id share one run through the engine's
+	// cache; without one every call runs anew.
+	// +optional
+	runId string,
+) (*GraphRun, error) {
+	return withCheckout(ctx, g.Ci.Source, func(dir string) (*GraphRun, error) {
+		req, err := g.request(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		s := g.Ci.newSession(req.Fork || (req.PR != nil && req.PR.Fork))
+		masker, err := s.masker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		runner := &usecase.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
+		start := time.Now()
+		req.Shards, req.Now = runner, time.Now
+		req.Notify = func(j graph.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
+		ans, err := usecase.CI(ctx, req)
+		if err != nil {
+			return nil, errors.New(masker.Mask(err.Error()))
+		}
+		printMessages(ans.Messages)
+		res, err := runner.Results(ans.Report, ans.Graph)
+		if err != nil {
+			return nil, err
+		}
+		results := dag.Directory().WithNewFile(resultsdir.Marker, resultsdir.MarkerText)
+		for _, f := range res.Files {
+			results = results.WithNewFile(f.Name, f.Data)
+		}
+		text := ans.Report.Text()
+		if res.Reuse != "" {
+			text += res.Reuse + "\n"
+		}
+		code := ans.Report.ExitStatus()
+		run := &GraphRun{ExitCode: code, Passed: code == 0, Summary: ghoutput.Plain(masker.Mask(text)), Results: results}
+		if code != 0 {
+			run.Failure = ghoutput.Plain(masker.Mask(fmt.Sprintf("the CI run failed (exit %d): %s", code, ans.Report.Tally())))
+		}
+		return run, nil
+	})
+}
+
+// GraphRun is a finished run of the whole graph.
+type GraphRun struct {
+	// The exit status `miles-ci ci` gives: 0 when every job CI requires passed, 1 when a shard failed, 125 when a job could not run.
+	ExitCode int
+	// Whether every job CI requires passed.
+	Passed bool
+	// The graph as it ran, one line per job and shard.
+	Summary string
+	// The results folder: STAGE/SHARD/ per shard that ran, summary.json (every job), junit.xml (every shard), step-summary.md.
+	Results *dagger.Directory
+	// +private
+	Failure string
+}
+
+// Assert fails the call when the run did, with the tally of jobs; it
+// returns nothing when every job CI requires passed.
+func (r *GraphRun) Assert() error {
+	if r.Failure != "" {
+		return errors.New(r.Failure)
+	}
+	return nil
+}

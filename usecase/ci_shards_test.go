@@ -1,0 +1,68 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+)
+
+// imageFake is a container that only says where it came from; the other
+// methods of pipeline.Container are not reached by these tests.
+type imageFake struct {
+	pipeline.Container
+	from     string
+	buildErr error
+}
+
+func (f imageFake) From(image string) pipeline.Container { return imageFake{from: "pulled " + image} }
+func (f imageFake) FromCheckoutDockerfile(dockerfile string) pipeline.Container {
+	return imageFake{from: "built " + dockerfile, buildErr: f.buildErr}
+}
+func (f imageFake) Stat(context.Context, string) (pipeline.FileInfo, error) {
+	return pipeline.FileInfo{Type: pipeline.FileDirectory}, f.buildErr
+}
+
+func TestEngineShardsRunCUDAShardsOnTheBuiltPRImage(t *testing.T) {
+	m, _ := report.NewMasker(nil)
+	var from []string
+	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m,
+		Run: func(_ context.Context, c pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+			from = append(from, c.From(req.Image.Image).(imageFake).from)
+			return pipeline.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}}, pipeline.Spec{}, nil
+		}}
+	u := &graph.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}}
+	run := func(image string) {
+		if o := e.RunShard(context.Background(), pipeline.Request{Image: deps.Image{Image: image}}, u); o.Result != graph.ResultSuccess {
+			t.Fatalf("wanted the shard to pass, got %+v", o)
+		}
+	}
+	run("radixark/miles:pr-7")
+	img, err := e.BuildImage(context.Background(), "pr-7")
+	if err != nil || img != "radixark/miles:pr-7 from docker/Dockerfile" {
+		t.Fatalf("wanted the built image named, got %q, %v", img, err)
+	}
+	run("radixark/miles:pr-7")
+	run("radixark/miles:dev")
+	want := []string{"pulled radixark/miles:pr-7", "built docker/Dockerfile", "pulled radixark/miles:dev"}
+	if strings.Join(from, "; ") != strings.Join(want, "; ") {
+		t.Errorf("wanted the shards to start from %q, got %q", want, from)
+	}
+}
+
+func TestEngineShardsFailsTheImageJobOnABrokenDockerfile(t *testing.T) {
+	m, _ := report.NewMasker(map[string]string{"WANDB_API_KEY": "secret-value-123"})
+	e := &EngineShards{Container: func() pipeline.Container {
+		return imageFake{buildErr: errors.New("RUN step: secret-value-123 not found")}
+	}, Masker: m}
+	_, err := e.BuildImage(context.Background(), "pr-7")
+	if err == nil || !strings.Contains(err.Error(), "docker build -f docker/Dockerfile: RUN step") || strings.Contains(err.Error(), "secret-value-123") {
+		t.Errorf("wanted the build's error, masked, naming the Dockerfile, got %v", err)
+	}
+}
