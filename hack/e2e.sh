@@ -15,8 +15,8 @@
 #   - a container cannot reach an address outside the machine,
 #   - `dagger check` runs miles-ci's lint and verify on a Miles checkout that installs it as
 #     a toolchain, and fails on drift (hack/e2e/check.sh),
-#   - with MILES_CI_E2E_SUITES=ci (opt-in), `miles-ci ci` runs the whole PR graph on
-#     stand-ins (hack/e2e/ci.sh),
+#   - `miles-ci ci` and the module's `ci` run the whole PR graph on stand-ins: fast-fail,
+#     bypass-fastfail, the PR image, SIGINT (hack/e2e/ci.sh, about 4 minutes),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
@@ -148,8 +148,7 @@ fi
 if suite trust; then source hack/e2e/trust.sh; fi
 if suite check; then source hack/e2e/check.sh; fi
 if suite slots; then source hack/e2e/slots.sh; fi
-# Opt-in until its cost on the CI budget is measured: MILES_CI_E2E_SUITES=ci.
-if [[ " $suites " == *" ci "* ]]; then source hack/e2e/ci.sh; fi
+if suite ci; then source hack/e2e/ci.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"

@@ -46,7 +46,9 @@ for i in 0 1; do passing cuda stage-c-8-gpu-h200 "c8h200_$i"; done
 passing cuda stage-c-8-gpu-h100 c8h100
 for i in 0 1; do passing rocm stage-c-4-gpu-mi350 "mi350_$i"; done
 # The PR image job of 31f1ca9's pr-test.yml (rules §12.3), which testdata/miles leaves out,
-# and a stand-in Dockerfile for it.
+# with the image job gated on it as Miles' later pr-test.yml does (at 31f1ca9 the image job
+# has no `if:`, so its implicit success() covers stage-a-cpu and bypass-fastfail cannot help:
+# docs/ci.md), and a stand-in Dockerfile for it.
 python3 - "$fxg/.github/workflows/pr-test.yml" <<'PY'
 import sys
 p = sys.argv[1]
@@ -61,6 +63,7 @@ job = """  docker-build:
 
   image:
     needs: [policy, docker-build]
+    if: always() && !cancelled() && needs.docker-build.result == 'success'
 """
 assert s.count("  image:\n    needs: [policy]\n") == 1
 open(p, "w").write(s.replace("  image:\n    needs: [policy]\n", job))
