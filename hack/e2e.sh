@@ -79,7 +79,7 @@ suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
 if suite module; then
 echo "=== RUN dagger functions"
 if dagger functions >"$out/functions" 2>"$out/functions.err" &&
-	for f in stages plan policy stage file release release-lock; do
+	for f in stages plan policy stage file release release-lock ci; do
 		grep -qE "^$f( |$)" "$out/functions" || { echo "dagger functions: no $f" >&2; exit 1; }
 	done; then
 	ok "dagger functions"
