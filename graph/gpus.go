@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,7 +13,10 @@ type Host struct {
 	// Every GPU shard is then satisfiable with no device: the stand-in tests
 	// use none, so shards are bounded only by max-parallel.
 	StandIn bool
-	// Devices are the host's device ids, in the order given.
+	// Devices are the host's device ids, in the order given. With StandIn
+	// (--gpus none:0-3) they are handed out as on a real host, as the
+	// visible-devices variable only, and the engine gives no device: the
+	// scheduling of a GPU host, tested on an engine without GPUs.
 	Devices []string
 }
 
@@ -22,6 +26,18 @@ const maxHostGPUs = 256
 // ParseHost reads a --gpus value: none, all (detected, the host's device
 // count), a range 0-7, ids 0,1,2,3, or a mix (0-3,6).
 func ParseHost(s string, detected func() (int, error)) (Host, error) {
+	if ids, ok := strings.CutPrefix(s, "none:"); ok {
+		var h Host
+		err := errors.New("no device ids")
+		if ids != "" && ids != "all" && ids != "none" {
+			h, err = ParseHost(ids, nil)
+		}
+		if err != nil {
+			return Host{}, fmt.Errorf("--gpus %q: after none: give device ids such as 0,1,2,3 or a range such as 0-3 (stand-ins scheduled as on a host with those GPUs)", s)
+		}
+		h.StandIn = true
+		return h, nil
+	}
 	switch s {
 	case "none":
 		return Host{StandIn: true}, nil
@@ -65,8 +81,11 @@ func ParseHost(s string, detected func() (int, error)) (Host, error) {
 
 // String is the host as --gpus writes it.
 func (h Host) String() string {
-	if h.StandIn {
+	if h.StandIn && len(h.Devices) == 0 {
 		return "none"
+	}
+	if h.StandIn {
+		return "none:" + strings.Join(h.Devices, ",")
 	}
 	return strings.Join(h.Devices, ",")
 }
@@ -80,12 +99,16 @@ type pool struct {
 func newPool(h Host) *pool { return &pool{host: h, busy: map[string]bool{}} }
 
 // fits reports whether n GPUs could ever be given on this host.
-func (p *pool) fits(n int) bool { return p.host.StandIn || n <= len(p.host.Devices) }
+func (p *pool) fits(n int) bool { return p.unbounded() || n <= len(p.host.Devices) }
+
+// unbounded is a stand-in host without device ids: any shard fits, and
+// none gets a device.
+func (p *pool) unbounded() bool { return p.host.StandIn && len(p.host.Devices) == 0 }
 
 // take gives the n lowest free devices, or ok false when too few are free.
 // A stand-in host gives none and always succeeds.
 func (p *pool) take(n int) (devs []string, ok bool) {
-	if n == 0 || p.host.StandIn {
+	if n == 0 || p.unbounded() {
 		return nil, true
 	}
 	for _, d := range p.host.Devices {

@@ -470,11 +470,11 @@ func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs 
 		in.Cadence = ""
 		in.Labels = nil
 	}
-	switch {
-	case x.req.Host.StandIn:
-		in.GPUs = "none"
-	case u.GPUs > 0:
+	if u.GPUs > 0 && len(u.Devices) > 0 {
 		in.VisibleDevices = strings.Join(u.Devices, ",")
+	}
+	if x.req.Host.StandIn {
+		in.GPUs = "none"
 	}
 	return in
 }

@@ -12,8 +12,9 @@
 #   - a PR that changes docker/Dockerfile builds its image and runs its CUDA shards on it;
 #   - SIGINT stops the run: exit 130, summary.json says cancelled, the finished shards keep
 #     their results.
-# Disjoint GPU sets and a shard too big for the host are unit-tested (cmd/miles-ci/cli,
-# TestCIGPUs): this engine has no GPU to hand out.
+#   - on four stand-in device ids (--gpus none:0-3: scheduled as on a 4-GPU host, the
+#     engine hands out no device), two 2-GPU shards get disjoint CUDA_VISIBLE_DEVICES and
+#     the 8-GPU shards are not run, exit 125;
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e
@@ -33,7 +34,7 @@ passing() {
 		;;
 	*)
 		f=$fxg/tests/e2e/$([[ $1 == rocm ]] && echo amd || echo gpu)/test_$3.py
-		printf 'import os\n\nfrom tests.ci.ci_register import register_%s_ci\n\nregister_%s_ci(est_time=5, suite="%s", labels=[%s])\n\nif __name__ == "__main__":\n    print("pr image:", os.path.exists("/etc/miles-ci-pr-image"))\n' "$1" "$1" "$2" "$([[ $1 == rocm ]] && echo "\"amd\", \"megatron\"" || echo "\"megatron\"")" >"$f"
+		printf 'import os\n\nfrom tests.ci.ci_register import register_%s_ci\n\nregister_%s_ci(est_time=5, suite="%s", labels=[%s])\n\nif __name__ == "__main__":\n    print("pr image:", os.path.exists("/etc/miles-ci-pr-image"))\n    print("visible:", os.environ.get("CUDA_VISIBLE_DEVICES", "-"))\n' "$1" "$1" "$2" "$([[ $1 == rocm ]] && echo "\"amd\", \"megatron\"" || echo "\"megatron\"")" >"$f"
 		;;
 	esac
 }
@@ -74,7 +75,7 @@ printf 'M\0docker/Dockerfile\0' >"$out/ci-docker"
 
 # ci ARGS...: miles-ci ci on the tree, stdout in $out/ci.out, stderr in $out/ci.log, exit in rc.
 ci() {
-	bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --gpus none --quiet "$@" >"$out/ci.out" 2>"$out/ci.log"
+	bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --gpus "${cigpus:-none}" --quiet "$@" >"$out/ci.out" 2>"$out/ci.log"
 	rc=$?
 }
 # cistate JOB: the state of JOB (a title as the text report prints it) in $out/ci.out.
@@ -124,6 +125,15 @@ echo "=== RUN miles-ci ci: a PR that changes docker/Dockerfile runs its CUDA sha
 ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-docker" --pr-number 7 --only stage-b-2-gpu-h200 --results "$out/ci-img"
 ((rc == 0)) && grep -q "built radixark/miles:pr-7" "$out/ci.out" && grep -q "pr image: True" "$out/ci-img/stage-b-2-gpu-h200/0/run.log"
 cicheck $? "miles-ci ci: the PR image is built from the checkout's Dockerfile and the CUDA shard runs on it"
+
+echo "=== RUN miles-ci ci: GPU shards on four stand-in devices (--gpus none:0-3)"
+cigpus=none:0-3 ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-changed" --only stage-c-2-gpu-h200 stage-c-8-gpu-h200 --results "$out/ci-gpus"
+v0=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/0/run.log" | head -n 1)
+v1=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/1/run.log" | head -n 1)
+((rc == 125)) && [[ $(cistate "pr-test/stage-c-2-gpu-h200 (0/2)") == passed && $(cistate "pr-test/stage-c-8-gpu-h200 (0/2)") == not-run ]] &&
+	grep -q "needs 8 GPUs; this host has 4 (--gpus none:0,1,2,3)" "$out/ci.out" &&
+	[[ "$v0 $v1" == "visible: 0,1 visible: 2,3" || "$v0 $v1" == "visible: 2,3 visible: 0,1" ]]
+cicheck $? "miles-ci ci: two 2-GPU shards get disjoint devices ($v0; $v1), the 8-GPU shards are not run on a 4-GPU host (exit $rc)"
 
 echo "=== RUN miles-ci ci: SIGINT keeps the finished shards' results"
 printf 'import time\n\nfrom tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=5, suite="stage-c-8-gpu-h200", labels=["megatron"])\n\nif __name__ == "__main__":\n    time.sleep(600)\n' \

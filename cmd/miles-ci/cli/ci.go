@@ -37,7 +37,7 @@ func runCI(args []string, env Env) int {
 	sglang := fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
 	megatron := fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
 	lockFile := fs.String("release-lock", "FILE", "with --event release: the release branch's release-lock.json (it stands in for cut-release-branch)")
-	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), none (stand-ins: every GPU shard runs without a device), or ids 0-7, 0,1,2,3")
+	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), none (stand-ins: every GPU shard runs without a device), ids 0-7, 0,1,2,3, or none:IDS (stand-ins scheduled as on a host with those GPUs: each shard gets its devices as CUDA_VISIBLE_DEVICES, the engine none)")
 	maxPar := fs.Int("max-parallel", "N", "run at most N shards at once (default: as many as fit)", 1, 256)
 	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
 	skip := fs.List("skip", "S", "leave out these stages or backends")
