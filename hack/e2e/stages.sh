@@ -229,6 +229,33 @@ rc=$?
 ((rc == 255)) && has "$out/last.out" "FAILED, exit code 255" "not-run" "tests/e2e/gpu/test_c_timeout.py"
 check $? "miles-ci report reads the module's results folder and exits as the run did (255)"
 
+echo "=== RUN miles-ci run --record (the runtime history, docs/history.md)"
+# A run in a GitHub Actions job records its attempts; replaying its rows (the results
+# folder's history-rows.json) writes nothing new; an edited copy of them is a conflicting
+# replay: refused, the batch rolled back. (Two engine runs of one run id would differ in
+# their seconds: by Miles' rules, that is a conflict too.)
+ghrun=(env GITHUB_ACTIONS=true GITHUB_SHA=0123456789abcdef0123456789abcdef01234567 GITHUB_RUN_ID=4242 GITHUB_RUN_ATTEMPT=1
+	GITHUB_EVENT_NAME=schedule GITHUB_REF=refs/heads/main)
+rows() { python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("select count(*) from ci_test_runtime_attempts").fetchone()[0])' "$out/history.db"; }
+bash "$engine" run "${ghrun[@]}" "$out/miles-ci" run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
+	--results "$out/rec" --record --db "$out/history.db" --quiet >"$out/last.out" 2>"$out/last.log"
+rc=$?
+okrec=1
+((rc == 255)) && has "$out/last.log" "recorded the run's attempts in $out/history.db" && [[ $(rows) == 2 ]] &&
+	"$out/miles-ci" history import --results "$out/rec" --db "$out/history.db" >"$out/last.out" 2>"$out/last.log" && [[ $(rows) == 2 ]] && okrec=0
+python3 - "$out/rec/history-rows.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["attempts"][1]["elapsed_seconds"] += 99
+s["attempts"].append(dict(s["attempts"][0], test_path="tests/e2e/gpu/test_new.py"))
+json.dump(s, open(sys.argv[1], "w"))
+PY
+"$out/miles-ci" history import --results "$out/rec" --db "$out/history.db" >"$out/last.out" 2>"$out/last.log"
+rc=$?
+((okrec == 0 && rc == 1)) && has "$out/last.log" "the batch was rolled back and nothing was written" && [[ $(rows) == 2 ]]
+check $? "miles-ci run --record: the PASS and FAIL attempts recorded; a replay adds nothing; a conflicting replay fails and writes nothing"
+
 # The B200 pool (rules §11.8): batch 1 of a pool fixture runs each of its two files alone
 # in its container (run --stage JOB --batch N, through the single-file run); the same
 # est_time puts them in file order.
