@@ -16,6 +16,8 @@ type RunSuiteArgs struct {
 	Labels         []string
 	MatchAllLabels bool
 	Partition      *policy.Partition
+	// TestFile is --test-file: one file of the suite (a B200 pool job).
+	TestFile string
 }
 
 // ParseRunSuite reads an evaluated run_suite.py command line.
@@ -72,6 +74,8 @@ func ParseRunSuite(cmd string) (RunSuiteArgs, error) {
 			}
 		case "--match-all-labels":
 			a.MatchAllLabels = true
+		case "--test-file":
+			a.TestFile, err = value()
 		}
 		if err != nil {
 			return RunSuiteArgs{}, err
@@ -99,4 +103,67 @@ func (a RunSuiteArgs) PlanRequest() policy.PlanRequest {
 		c = policy.Regular
 	}
 	return policy.PlanRequest{HW: a.HW, Suite: a.Suite, Cadence: c, Labels: a.Labels, MatchAllLabels: a.MatchAllLabels, Partition: a.Partition}
+}
+
+// ParsePoolPlan reads the pool planner's step, its expressions evaluated:
+// the b200_plan command line (its lines joined where they end in a
+// backslash) as a pool request. --suites with no suite plans none, as
+// b200_plan.py's nargs="*" does.
+func ParsePoolPlan(script string) (policy.PoolRequest, error) {
+	joined := strings.ReplaceAll(script, "\\\n", " ")
+	var line string
+	for _, l := range strings.Split(joined, "\n") {
+		if strings.Contains(l, poolPlanner) {
+			line = l
+			break
+		}
+	}
+	words := strings.Fields(line)
+	start := -1
+	for i, w := range words {
+		if w == poolPlanner {
+			start = i
+		}
+	}
+	if start < 0 {
+		return policy.PoolRequest{}, fmt.Errorf("its step runs no python -m %s: %q", poolPlanner, script)
+	}
+	req := policy.PoolRequest{Cadence: policy.Regular, Suites: []string{}}
+	suites := false
+	list := func(i *int) []string {
+		out := []string{}
+		for *i+1 < len(words) && !strings.HasPrefix(words[*i+1], "--") {
+			*i++
+			out = append(out, words[*i])
+		}
+		return out
+	}
+	for i := start + 1; i < len(words); i++ {
+		switch w := words[i]; w {
+		case "--cadence":
+			v := list(&i)
+			if len(v) != 1 {
+				return policy.PoolRequest{}, fmt.Errorf("%s --cadence needs one value in %q", poolPlanner, line)
+			}
+			c, err := policy.ParseCadence(v[0])
+			if err != nil {
+				return policy.PoolRequest{}, fmt.Errorf("%s --cadence: %w", poolPlanner, err)
+			}
+			req.Cadence = c
+		case "--labels":
+			req.Labels = list(&i)
+		case "--suites":
+			req.Suites, suites = list(&i), true
+		case "--match-all-labels":
+			req.MatchAllLabels = true
+		case "--source-root":
+			list(&i)
+		default:
+			return policy.PoolRequest{}, fmt.Errorf("%s: unknown argument %s in %q; miles-ci reads --cadence, --labels, --suites, --match-all-labels and --source-root", poolPlanner, w, line)
+		}
+	}
+	if !suites {
+		return policy.PoolRequest{}, fmt.Errorf("%s needs --suites (b200_plan.py requires it): %q", poolPlanner, line)
+	}
+	return req, nil
 }

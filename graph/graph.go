@@ -77,6 +77,10 @@ const (
 	KindCall    Kind = "call"        // a job that calls a PR workflow (release-branch-cut)
 	KindRelease Kind = "release-cut" // cut-release-branch: the lockfile stands in
 	KindOther   Kind = "not-modelled"
+	// The B200 pool (rules §11.8): its planner job (b200_plan.py, a use
+	// case) and its batches, one unit per planned file.
+	KindPoolPlan Kind = "pool-plan"
+	KindPoolRun  Kind = "pool"
 )
 
 // classifier is one row of how a job is recognised, first match wins; each
@@ -93,6 +97,13 @@ var classifiers = []classifier{
 	{KindStage, func(j WorkflowJob, r []policy.Stage) bool {
 		return slices.ContainsFunc(r, func(s policy.Stage) bool { return s.Job == j.ID })
 	}},
+	{KindPoolPlan, func(j WorkflowJob, _ []policy.Stage) bool {
+		return slices.ContainsFunc(j.Runs, func(r string) bool { return strings.Contains(r, poolPlanner) })
+	}},
+	// A called workflow run once per entry of a planner job's matrix output.
+	{KindPoolRun, func(j WorkflowJob, _ []policy.Stage) bool {
+		return j.Uses != "" && strings.Contains(j.MatrixExpr, ".outputs.matrix")
+	}},
 	{KindPolicy, func(j WorkflowJob, _ []policy.Stage) bool {
 		return slices.ContainsFunc(j.Runs, func(r string) bool { return strings.Contains(r, "ci_policy") })
 	}},
@@ -100,6 +111,9 @@ var classifiers = []classifier{
 	{KindDeps, func(j WorkflowJob, _ []policy.Stage) bool { return writesOutput(j, "skip_dependency_install") }},
 	{KindRelease, func(j WorkflowJob, _ []policy.Stage) bool { return slices.Contains(j.Outputs, "ci_image_tag") }},
 }
+
+// poolPlanner is the module the B200 pool's planner job runs.
+const poolPlanner = "tests.ci.b200_plan"
 
 // writesOutput reports a job that declares an output or writes it to
 // $GITHUB_OUTPUT in a step.
@@ -147,6 +161,16 @@ type Node struct {
 	// Required marks a job whose not running fails the verdict (a test
 	// stage miles-ci cannot run); bookkeeping jobs are not required.
 	Required bool `json:"-"`
+	// Script is a pool planner's run: step (its b200_plan command line).
+	Script string `json:"-"`
+	// MatrixExpr and MaxParallel are a pool job's strategy, as written.
+	MatrixExpr  string `json:"-"`
+	MaxParallel string `json:"-"`
+	// Batch is the job of the workflow a pool job calls per batch: its
+	// matrix is the batch's files, its execute_command one file's run.
+	Batch *WorkflowJob `json:"-"`
+	// BatchTypes are that workflow's declared input types.
+	BatchTypes map[string]string `json:"-"`
 }
 
 // Run is one run of a workflow file: a triggered one, or one a job calls.
@@ -159,6 +183,8 @@ type Run struct {
 	Inputs map[string]string
 	// Defaults are the declared inputs' defaults.
 	Defaults map[string]string
+	// Types are the declared inputs' types (boolean inputs read as booleans).
+	Types map[string]string
 	// Caller is the calling job's key ("" for a triggered run).
 	Caller string
 }
@@ -195,6 +221,50 @@ type Request struct {
 func poolReason(j WorkflowJob) string {
 	if j.Uses != "" && !strings.Contains(j.With["execute_command"], "run_suite.py") {
 		return fmt.Sprintf("calls %s, which plans and batches its suites itself (the B200 pool, rules §11.8); miles-ci does not run it yet", j.Uses)
+	}
+	return ""
+}
+
+// isPoolCall reports a stage job whose called workflow plans and batches
+// its suites itself (poolReason).
+func isPoolCall(j WorkflowJob, roster []policy.Stage) bool {
+	return poolReason(j) != "" && slices.ContainsFunc(roster, func(s policy.Stage) bool { return s.Job == j.ID })
+}
+
+// poolWorkflow reports a called workflow miles-ci runs as the B200 pool: a
+// planner job (b200_plan.py) and a job that runs the planner's batches.
+func poolWorkflow(wf *Workflow, workflows map[string]*Workflow) bool {
+	if wf == nil {
+		return false
+	}
+	plan, run := false, false
+	for _, j := range wf.Jobs {
+		kind, _, _ := classify(j, nil, workflows)
+		plan, run = plan || kind == KindPoolPlan, run || kind == KindPoolRun
+	}
+	return plan && run
+}
+
+// batchJob is the job of a pool's batch workflow that runs one file per
+// matrix entry (nil when it has none).
+func batchJob(wf *Workflow) *WorkflowJob {
+	if wf == nil {
+		return nil
+	}
+	for i, j := range wf.Jobs {
+		if j.MatrixExpr != "" && strings.Contains(j.With["execute_command"], "run_suite.py") {
+			return &wf.Jobs[i]
+		}
+	}
+	return nil
+}
+
+// poolScript is the run: step that calls the planner.
+func poolScript(runs []string) string {
+	for _, r := range runs {
+		if strings.Contains(r, poolPlanner) {
+			return r
+		}
 	}
 	return ""
 }
@@ -253,8 +323,16 @@ func (g *Graph) add(req Request, wf *Workflow, run *Run) error {
 		for _, need := range j.Needs {
 			n.Needs = append(n.Needs, prefix+need)
 		}
-		n.Kind, n.NotModelled, n.Required = classify(j, req.Roster)
-		if n.Kind == KindStage {
+		n.Kind, n.NotModelled, n.Required = classify(j, req.Roster, req.Workflows)
+		switch n.Kind {
+		case KindPoolPlan:
+			n.Script = poolScript(j.Runs)
+		case KindPoolRun:
+			n.MatrixExpr, n.MaxParallel = j.MatrixExpr, j.MaxParallel
+			bw := req.Workflows[strings.TrimPrefix(j.Uses, "./")]
+			n.Batch, n.BatchTypes = batchJob(bw), bw.On.InputTypes
+		}
+		if n.Kind == KindStage || isPoolCall(j, req.Roster) {
 			for _, st := range req.Roster {
 				if st.Job == j.ID && !st.External {
 					n.Stages = append(n.Stages, st)
@@ -271,7 +349,7 @@ func (g *Graph) add(req Request, wf *Workflow, run *Run) error {
 			if !called.On.Call {
 				return fmt.Errorf("%s:%d: job %s calls %s, which has no workflow_call trigger; GitHub refuses the call", wf.File, j.Line, j.ID, j.Uses)
 			}
-			if err := g.add(req, called, &Run{Name: j.ID, File: called.File, Inputs: map[string]string{}, Defaults: called.On.Inputs, Caller: n.Key}); err != nil {
+			if err := g.add(req, called, &Run{Name: j.ID, File: called.File, Inputs: map[string]string{}, Defaults: called.On.Inputs, Types: called.On.InputTypes, Caller: n.Key}); err != nil {
 				return err
 			}
 		}
@@ -281,7 +359,7 @@ func (g *Graph) add(req Request, wf *Workflow, run *Run) error {
 
 // classify is what miles-ci does for a job, and why not when it does not
 // run it (required: a test stage it cannot run, which fails the verdict).
-func classify(j WorkflowJob, roster []policy.Stage) (kind Kind, notModelled string, required bool) {
+func classify(j WorkflowJob, roster []policy.Stage, workflows map[string]*Workflow) (kind Kind, notModelled string, required bool) {
 	kind = KindOther
 	for _, c := range classifiers {
 		if c.match(j, roster) {
@@ -292,7 +370,14 @@ func classify(j WorkflowJob, roster []policy.Stage) (kind Kind, notModelled stri
 	switch kind {
 	case KindStage:
 		if why := poolReason(j); why != "" {
+			if isPoolCall(j, roster) && poolWorkflow(workflows[strings.TrimPrefix(j.Uses, "./")], workflows) {
+				return KindCall, "", false
+			}
 			return KindOther, why, true
+		}
+	case KindPoolRun:
+		if batchJob(workflows[strings.TrimPrefix(j.Uses, "./")]) == nil {
+			return KindOther, fmt.Sprintf("calls %s per batch, and miles-ci finds no job there whose matrix runs one run_suite.py file each", j.Uses), true
 		}
 	case KindOther:
 		return kind, otherReason(j), false
@@ -325,7 +410,7 @@ func Gaps(workflows map[string]*Workflow, roster []policy.Stage) []Gap {
 			continue
 		}
 		for _, j := range wf.Jobs {
-			if kind, why, req := classify(j, roster); kind == KindOther {
+			if kind, why, req := classify(j, roster, workflows); kind == KindOther {
 				out = append(out, Gap{File: f, Line: j.Line, Job: j.ID, Reason: why, Required: req})
 			}
 		}

@@ -157,9 +157,14 @@ func roster() []policy.Stage {
 }
 
 func workflows(t *testing.T, pr string) map[string]*Workflow {
+	return parseWorkflows(t, map[string]string{policy.PRTestWorkflow: pr, ReleaseWorkflow: releaseCut})
+}
+
+// parseWorkflows parses workflow texts by file.
+func parseWorkflows(t *testing.T, texts map[string]string) map[string]*Workflow {
 	t.Helper()
 	out := map[string]*Workflow{}
-	for name, text := range map[string]string{policy.PRTestWorkflow: pr, ReleaseWorkflow: releaseCut} {
+	for name, text := range texts {
 		wf, err := ParseWorkflow(name, []byte(text))
 		if err != nil {
 			t.Fatal(err)

@@ -35,6 +35,10 @@ func (r *Report) fill() {
 // under its caller, a shard with its matrix value.
 func (j JobReport) Title() string {
 	t := j.Key
+	if j.Batch > 0 {
+		// As GitHub names a pool job: Batch N / G GPU / FILE.
+		return fmt.Sprintf("%s (Batch %d / %d GPU / %s)", t, j.Batch, j.GPUs, j.File)
+	}
 	if j.Shard != nil && j.Shards > 1 {
 		t += fmt.Sprintf(" (%d/%d)", *j.Shard, j.Shards)
 	}

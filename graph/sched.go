@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,11 @@ type Unit struct {
 	// stand-in host or with none).
 	GPUs    int
 	Devices []string
+	// Batch, File and RunsOn are a B200 pool unit's: its 1-based batch, its
+	// test file and the runner labels the planner gave it.
+	Batch  int
+	File   string
+	RunsOn []string
 }
 
 // Need is the result of a needed job as GitHub's needs context gives it.
@@ -127,6 +133,10 @@ type JobReport struct {
 	// files it runs, in shard order.
 	Command string   `json:"command,omitempty"`
 	Tests   []string `json:"tests,omitempty"`
+	// Batch, File and RunsOn are a B200 pool unit's (batch 1-based).
+	Batch  int      `json:"batch,omitempty"`
+	File   string   `json:"file,omitempty"`
+	RunsOn []string `json:"runs_on,omitempty"`
 	// CannotRun marks a unit that should have run and could not.
 	CannotRun bool `json:"-"`
 	// Detail is the executor's data (a plan, a stage summary).
@@ -180,11 +190,13 @@ type nodeRun struct {
 	reason  string
 	outputs map[string]string
 	units   []*unitRun
-	// parallel is the matrix's max-parallel (0: no bound).
-	parallel int
-	children []*nodeRun
-	parent   *nodeRun
-	needs    []*nodeRun
+	// parallel is the matrix's max-parallel (0: no bound); batchParallel
+	// bounds the B200 pool's batches running at once (its outer matrix).
+	parallel      int
+	batchParallel int
+	children      []*nodeRun
+	parent        *nodeRun
+	needs         []*nodeRun
 }
 
 type unitRun struct {
@@ -317,6 +329,9 @@ func (s *scheduler) advance(ctx context.Context) bool {
 			if nr.parallel > 0 && nr.runningUnits() >= nr.parallel {
 				break
 			}
+			if !nr.batchMayStart(ur.u.Batch) {
+				continue
+			}
 			devs, ok := s.pool.take(ur.u.GPUs)
 			if !ok {
 				continue
@@ -330,6 +345,33 @@ func (s *scheduler) advance(ctx context.Context) bool {
 		}
 	}
 	return changed
+}
+
+// batchMayStart reports whether a unit of batch b may start: its batch has
+// started, or every earlier batch has and fewer than batchParallel batches
+// are open (GitHub starts a matrix's entries in order).
+func (nr *nodeRun) batchMayStart(b int) bool {
+	if nr.batchParallel <= 0 || b == 0 {
+		return true
+	}
+	started, open := map[int]bool{}, map[int]bool{}
+	for _, u := range nr.units {
+		started[u.u.Batch] = started[u.u.Batch] || u.started
+		open[u.u.Batch] = open[u.u.Batch] || !ended(u.state)
+	}
+	if started[b] {
+		return true
+	}
+	active := 0
+	for batch := range open {
+		if open[batch] && started[batch] {
+			active++
+		}
+		if batch < b && open[batch] && !started[batch] {
+			return false
+		}
+	}
+	return active < nr.batchParallel
 }
 
 func (nr *nodeRun) runningUnits() int {
@@ -411,7 +453,9 @@ func (s *scheduler) finishNodes() (changed bool) {
 					continue
 				}
 				res := ResultSuccess
+				notRun := false
 				for _, c := range nr.children {
+					notRun = notRun || c.state == NotRun
 					switch c.result {
 					case ResultFailure:
 						res = ResultFailure
@@ -421,7 +465,18 @@ func (s *scheduler) finishNodes() (changed bool) {
 						}
 					}
 				}
-				s.endNode(nr, stateOf(res), res, "")
+				st := stateOf(res)
+				if len(nr.n.Stages) > 0 {
+					// The B200 pool job: would-run in a dry run, not-run
+					// when its files could not run and none failed.
+					switch {
+					case res == ResultSuccess && slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == WouldRun }):
+						st = WouldRun
+					case res == ResultFailure && notRun && !slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == Failed }):
+						st = NotRun
+					}
+				}
+				s.endNode(nr, st, res, "")
 				again = true
 				continue
 			}
@@ -452,6 +507,9 @@ func (s *scheduler) finishNodes() (changed bool) {
 			st := stateOf(res)
 			if dry {
 				st = WouldRun
+			}
+			if nr.n.Kind == KindPoolRun && res == ResultFailure && !slices.ContainsFunc(nr.units, func(u *unitRun) bool { return u.state == Failed }) {
+				st = NotRun // its files could not run; none failed
 			}
 			s.endNode(nr, st, res, reason)
 			again = true
@@ -555,6 +613,10 @@ func (s *scheduler) start(nr *nodeRun) {
 		s.endNode(nr, Skipped, ResultSkipped, s.skipReason(nr, vars))
 		return
 	}
+	if n.Kind == KindPoolRun {
+		s.expandPool(nr, vars)
+		return
+	}
 	with := map[string]string{}
 	for k, v := range n.With {
 		ev, err := policy.EvalString(v, vars.get)
@@ -589,8 +651,17 @@ func (s *scheduler) start(nr *nodeRun) {
 		s.expand(nr, with)
 		return
 	}
+	u := Unit{Node: n, Shards: 1, With: with, Needs: s.needs(nr)}
+	if n.Kind == KindPoolPlan {
+		cmd, err := policy.EvalString(n.Script, vars.get)
+		if err != nil {
+			s.endNode(nr, NotRun, ResultFailure, fmt.Sprintf("%s:%d: cannot evaluate the planner step of job %s: %v", n.Workflow, n.Line, n.ID, err))
+			return
+		}
+		u.Command = cmd
+	}
 	nr.state = Running
-	nr.units = []*unitRun{{u: Unit{Node: n, Shards: 1, With: with, Needs: s.needs(nr)}, state: Queued, node: nr}}
+	nr.units = []*unitRun{{u: u, state: Queued, node: nr}}
 }
 
 // expand makes a stage job's matrix: one unit per shard of its cadence.
@@ -661,6 +732,10 @@ func (s *scheduler) excluded(nr *nodeRun) bool {
 	if nr.n.Kind == KindPRImage {
 		return !s.anyDependentStage(nr, map[*nodeRun]bool{})
 	}
+	if nr.n.Kind == KindCall && len(nr.n.Stages) > 0 {
+		// The B200 pool job: left out when all its suites are.
+		return !slices.ContainsFunc(nr.n.Stages, func(st policy.Stage) bool { return !s.stageExcluded(st) })
+	}
 	if nr.n.Kind != KindStage {
 		return false
 	}
@@ -680,7 +755,7 @@ func (s *scheduler) anyDependentStage(nr *nodeRun, seen map[*nodeRun]bool) bool 
 			continue
 		}
 		seen[o] = true
-		if o.n.Kind == KindStage && !s.stageExcluded(o.n.Stages[0]) {
+		if (o.n.Kind == KindStage || o.n.Kind == KindCall && len(o.n.Stages) > 0) && !s.excluded(o) {
 			return true
 		}
 		if s.anyDependentStage(o, seen) {
@@ -733,6 +808,10 @@ type exprVars struct {
 	shard int
 	total int
 	read  []string
+	// matrix is the matrix entry of an include: matrix (a pool's batch or
+	// file); inputs, when set, are the inputs of a workflow the pool calls.
+	matrix map[string]any
+	inputs map[string]any
 }
 
 func (s *scheduler) vars(nr *nodeRun, shard, total int) *exprVars {
@@ -771,6 +850,12 @@ func (v *exprVars) lookup(p string) (any, bool) {
 		}
 		return nil, false // GitHub refuses a needs context of a job not needed
 	case "matrix":
+		if v.matrix != nil {
+			if len(parts) != 2 {
+				return nil, true
+			}
+			return v.matrix[parts[1]], true
+		}
 		if v.shard < 0 {
 			return nil, false
 		}
@@ -784,8 +869,11 @@ func (v *exprVars) lookup(p string) (any, bool) {
 		if len(parts) != 2 {
 			return nil, true
 		}
+		if v.inputs != nil {
+			return v.inputs[parts[1]], true
+		}
 		if val, ok := run.Inputs[parts[1]]; ok {
-			return val, true
+			return typedInput(run.Types[parts[1]], val), true
 		}
 		if run.Caller == "" {
 			if val, ok := e.Inputs[parts[1]]; ok {
@@ -793,13 +881,28 @@ func (v *exprVars) lookup(p string) (any, bool) {
 			}
 		}
 		if val, ok := run.Defaults[parts[1]]; ok {
-			return val, true
+			return typedInput(run.Types[parts[1]], val), true
 		}
 		return nil, true
 	case "github":
 		return v.github(p)
 	}
 	return nil, true // env, vars, secrets, steps, runner: empty here
+}
+
+// typedInput is a workflow_call input as the called workflow reads it: a
+// boolean input is a boolean ('false' would be truthy as a string), a
+// number a number.
+func typedInput(typ, val string) any {
+	switch typ {
+	case "boolean":
+		return val == "true"
+	case "number":
+		if f, err := strconv.ParseFloat(val, 64); err == nil {
+			return f
+		}
+	}
+	return val
 }
 
 func (v *exprVars) github(p string) (any, bool) {
@@ -903,13 +1006,14 @@ func (s *scheduler) skipReason(nr *nodeRun, v *exprVars) string {
 	if s.g.Event.Name == EventPullRequest && s.g.Event.action() == "closed" && strings.Contains(n.If, "closed") {
 		return "the pull request is closed"
 	}
-	if n.Kind == KindStage && strings.Contains(n.If, "skipped_stages") {
+	if len(n.Stages) > 0 && strings.Contains(n.If, "skipped_stages") {
 		for _, d := range nr.needs {
 			if d.n.Kind != KindPolicy {
 				continue
 			}
 			var skipped []string
-			if json.Unmarshal([]byte(d.outputs["skipped_stages"]), &skipped) == nil && slices.Contains(skipped, n.Stages[0].Name) {
+			if json.Unmarshal([]byte(d.outputs["skipped_stages"]), &skipped) == nil &&
+				!slices.ContainsFunc(n.Stages, func(st policy.Stage) bool { return !slices.Contains(skipped, st.Name) }) {
 				return "the policy skips it on this pull request (skipped_stages, rules §4)"
 			}
 		}
@@ -979,6 +1083,10 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 		shard := ur.u.Shard
 		r.Shard, r.Shards = &shard, ur.u.Shards
 	}
+	if ur.u.Batch > 0 {
+		r.Stage, r.Backend = ur.u.Stage.Name, string(ur.u.Stage.Backend)
+		r.Batch, r.File, r.RunsOn = ur.u.Batch, ur.u.File, ur.u.RunsOn
+	}
 	if ur.started && s.opt.Now != nil {
 		t := ur.start
 		r.Start = &t
@@ -991,7 +1099,7 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 func (s *scheduler) report() *Report {
 	r := &Report{Event: s.g.Event, Host: s.opt.Host.String(), Cancelled: s.cancelled}
 	for _, nr := range s.nodes {
-		if len(nr.units) == 0 || nr.n.Kind != KindStage {
+		if len(nr.units) == 0 || nr.n.Kind != KindStage && nr.n.Kind != KindPoolRun {
 			jr := s.nodeReport(nr)
 			if len(nr.units) == 1 {
 				u := s.unitReport(nr.units[0])

@@ -31,8 +31,10 @@ type Triggers struct {
 	Crons []string
 	// Dispatch and Call are set for workflow_dispatch and workflow_call.
 	Dispatch, Call bool
-	// Inputs are the declared inputs' defaults (dispatch and call together).
-	Inputs map[string]string
+	// Inputs are the declared inputs' defaults (dispatch and call together);
+	// InputTypes their declared types (boolean, number, string).
+	Inputs     map[string]string
+	InputTypes map[string]string
 }
 
 // defaultPRTypes are the pull_request activity types GitHub runs a workflow
@@ -72,8 +74,12 @@ type WorkflowJob struct {
 	Outputs []string
 	// FailFast is strategy.fail-fast (GitHub's default true when unset).
 	FailFast bool
-	// Matrix is set when the job has a strategy.matrix.
-	Matrix bool
+	// Matrix is set when the job has a strategy.matrix; MatrixExpr is the
+	// matrix when it is one expression (fromJSON(...) of a plan's output),
+	// MaxParallel strategy.max-parallel as written.
+	Matrix      bool
+	MatrixExpr  string
+	MaxParallel string
 	// Runs are the run: scripts of its steps.
 	Runs []string
 }
@@ -88,7 +94,7 @@ func ParseWorkflow(name string, data []byte) (*Workflow, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s is not valid YAML: %s; fix it so that GitHub can load the workflow", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	wf := &Workflow{File: name, On: Triggers{Inputs: map[string]string{}}}
+	wf := &Workflow{File: name, On: Triggers{Inputs: map[string]string{}, InputTypes: map[string]string{}}}
 	if doc.Kind == 0 {
 		return wf, nil
 	}
@@ -132,6 +138,8 @@ func ParseWorkflow(name string, data []byte) (*Workflow, error) {
 		}
 		if s := get(v, "strategy"); s != nil {
 			j.Matrix = get(s, "matrix") != nil
+			j.MatrixExpr, _ = scalar(get(s, "matrix"))
+			j.MaxParallel, _ = scalar(get(s, "max-parallel"))
 			if ff, ok := scalar(get(s, "fail-fast")); ok {
 				j.FailFast = ff != "false"
 			}
@@ -202,7 +210,7 @@ func (w *Workflow) checkCycles() error {
 }
 
 func readTriggers(on *yaml.Node) Triggers {
-	t := Triggers{Inputs: map[string]string{}}
+	t := Triggers{Inputs: map[string]string{}, InputTypes: map[string]string{}}
 	on = deref(on)
 	if on == nil {
 		return t
@@ -248,6 +256,7 @@ func (t *Triggers) set(event string, body *yaml.Node) {
 			for i := 0; i+1 < len(in.Content); i += 2 {
 				if _, seen := t.Inputs[in.Content[i].Value]; !seen {
 					t.Inputs[in.Content[i].Value], _ = scalar(get(deref(in.Content[i+1]), "default"))
+					t.InputTypes[in.Content[i].Value], _ = scalar(get(deref(in.Content[i+1]), "type"))
 				}
 			}
 		}

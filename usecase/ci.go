@@ -183,14 +183,25 @@ func prLabels(js string) ([]string, error) {
 // ciWorkflows are the files the graph reads.
 var ciWorkflows = append(slices.Clone(graph.PRWorkflows), graph.ReleaseWorkflow)
 
-// readWorkflows reads the checkout's PR workflows and release branch cut
-// (bounded reads); a missing file is absent from the map.
+// maxCIWorkflows bounds the workflow files one graph reads.
+const maxCIWorkflows = 32
+
+// readWorkflows reads the checkout's PR workflows and release branch cut,
+// and the local workflows their jobs call (the B200 pool's planner and batch
+// workflows), with bounded reads; a missing file is absent from the map.
 func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
 	if repo == "" {
 		repo = "."
 	}
 	out := map[string]*graph.Workflow{}
-	for _, rel := range ciWorkflows {
+	queue := slices.Clone(ciWorkflows)
+	seen := map[string]bool{}
+	for i := 0; i < len(queue) && len(seen) < maxCIWorkflows; i++ {
+		rel := queue[i]
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
 		data, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)), fsinput.TableFile)
 		if err != nil {
 			if fe := (*fsinput.Error)(nil); errors.As(err, &fe) && strings.Contains(fe.Problem, "does not exist") {
@@ -203,6 +214,11 @@ func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
 			return nil, err
 		}
 		out[rel] = wf
+		for _, j := range wf.Jobs {
+			if called, ok := strings.CutPrefix(j.Uses, "./"); ok && strings.HasPrefix(called, ".github/workflows/") && !strings.Contains(called, "..") {
+				queue = append(queue, called)
+			}
+		}
 	}
 	return out, nil
 }
@@ -232,6 +248,10 @@ func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
 		return x.prImage(ctx)
 	case graph.KindStage:
 		return x.shard(ctx, u)
+	case graph.KindPoolPlan:
+		return x.poolPlan(u)
+	case graph.KindPoolRun:
+		return x.poolFile(ctx, u)
 	}
 	return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: "miles-ci does not run this job"}
 }
@@ -443,6 +463,74 @@ func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
 	}
 	in := x.stageInputs(u, args)
 	req, err := Stage(in)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+	}
+	return x.req.Shards.RunShard(ctx, req, u)
+}
+
+// PoolPlanned is what the B200 pool's planner job decided: its batches.
+type PoolPlanned struct {
+	Plan policy.PoolPlan
+}
+
+// Lines are the plan as plan --pool prints it.
+func (p PoolPlanned) Lines() []string {
+	return strings.Split(strings.TrimSuffix(p.Plan.Text(), "\n"), "\n")
+}
+
+// poolPlan is the pool's planner job (b200_plan.py, rules §11.8): its
+// command line, evaluated from the workflow, planned by policy.PlanPool; the
+// outputs are the matrix and has_tests it writes to $GITHUB_OUTPUT.
+func (x *ciExecutor) poolPlan(u *graph.Unit) graph.Outcome {
+	preq, err := graph.ParsePoolPlan(u.Command)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+	}
+	reg, err := x.registry()
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+	}
+	plan, err := policy.PlanPool(reg, preq)
+	if err != nil {
+		return failed(err)
+	}
+	out := map[string]string{"matrix": plan.Matrix(), "has_tests": strconv.FormatBool(plan.HasTests())}
+	reason := fmt.Sprintf("suites [%s], cadence %s: %d file(s) in %d batch(es); has_tests=%s", strings.Join(plan.Suites, " "), plan.Cadence, len(plan.Jobs), len(plan.Batches), out["has_tests"])
+	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason, Detail: PoolPlanned{Plan: plan}}
+}
+
+// PoolFile is what a dry run's pool unit would run: one file's
+// run_suite.py --test-file command.
+type PoolFile struct {
+	Command string `json:"command"`
+	File    string `json:"file"`
+}
+
+// RunCommand is the file's run_suite.py command.
+func (p PoolFile) RunCommand() string { return p.Command }
+
+// TestFiles is the one file.
+func (p PoolFile) TestFiles() []string { return []string{p.File} }
+
+// Lines are the command and the file, for the graph's text.
+func (p PoolFile) Lines() []string { return []string{"$ " + p.Command, p.File} }
+
+// poolFile plans (and in a real run runs) one file of a pool batch, as
+// run --stage stage-c-b200 --batch N runs each of its files.
+func (x *ciExecutor) poolFile(ctx context.Context, u *graph.Unit) graph.Outcome {
+	args, err := graph.ParseRunSuite(u.Command)
+	if err == nil && args.TestFile != policy.ShellQuote(u.File) {
+		err = fmt.Errorf("its command runs --test-file %q, not the planned %s: %q", args.TestFile, u.File, u.Command)
+	}
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+	}
+	if x.req.Shards == nil {
+		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
+	}
+	in := x.stageInputs(u, args)
+	req, err := poolFileRequest(in, x.tables, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
 		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,4 +118,73 @@ func readTree(t *testing.T, dir, rel string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestCIPool: the B200 pool job of testdata/miles-b200pool as the dry run
+// lays it out, one unit per planned file in batch order. The expected lists
+// are what Miles' tests/ci/b200_plan.py (the stored copy, run in a worktree
+// of f030484dd with the pool line's other files) planned for the same
+// cadence, labels and --suites (docs/ci.md).
+func TestCIPool(t *testing.T) {
+	repo := filepath.Join("..", "testdata", "miles-b200pool")
+	tests := []struct {
+		name string
+		req  CIRequest
+		// want are "BATCH FILE SUITE GPUS RUNS_ON" of each pool unit; job
+		// is the pool job's state.
+		want []string
+		job  graph.State
+	}{
+		{name: "pull request, megatron on Blackwell", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-ci-megatron","run-on-blackwell"]`},
+			want: []string{
+				"1 tests/e2e/megatron/test_b200_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
+				"1 tests/e2e/megatron/test_portable_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
+				"1 tests/e2e/megatron/test_portable_four.py stage-c-4-gpu-b200 2 [b200 2gpu]",
+			}, job: graph.WouldRun},
+		{name: "pull request, short on Blackwell: only the 4-GPU suite", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-on-blackwell","run-ci-short"]`},
+			want: []string{
+				"1 tests/e2e/short/test_b200_two.py stage-c-4-gpu-b200 2 [b200 2gpu]",
+				"1 tests/e2e/short/test_b200_one.py stage-c-4-gpu-b200 1 [b200 1gpu]",
+			}, job: graph.WouldRun},
+		{name: "weekly cron: two batches", req: CIRequest{Event: "schedule", Schedule: "0 15 * * 6"},
+			want: []string{
+				"1 tests/e2e/long/test_b200_huge.py stage-c-8-gpu-b200 8 [b200 8gpu]",
+				"1 tests/e2e/long/test_b200_long.py stage-c-8-gpu-b200 4 [b200 4gpu]",
+				"2 tests/e2e/megatron/test_b200_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
+				"2 tests/e2e/short/test_b200_two.py stage-c-4-gpu-b200 2 [b200 2gpu]",
+				"2 tests/e2e/short/test_b200_one.py stage-c-4-gpu-b200 1 [b200 1gpu]",
+			}, job: graph.WouldRun},
+		{name: "pull request with no label: both B200 suites skipped", req: CIRequest{Event: "pull_request", PRLabelsJSON: `[]`}, job: graph.Skipped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Repo, tt.req.Host = repo, graph.Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
+			ans, err := CI(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			var job graph.State
+			for _, j := range ans.Report.Jobs {
+				if j.Batch > 0 {
+					got = append(got, fmt.Sprintf("%d %s %s %d %v", j.Batch, j.File, j.Stage, j.GPUs, j.RunsOn))
+					if want := "--test-file " + j.File + " "; !strings.Contains(j.Command, want) || len(j.Tests) != 1 || j.Tests[0] != j.File {
+						t.Errorf("%s: wanted its command to run %q alone, got %q and %v", j.Title(), j.File, j.Command, j.Tests)
+					}
+				}
+				if j.Key == "pr-test/stage-c-b200" {
+					job = j.State
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("wanted the pool units\n%s\ngot\n%s", strings.Join(tt.want, "\n"), strings.Join(got, "\n"))
+			}
+			if job != tt.job {
+				t.Errorf("stage-c-b200: wanted %q, got %q", tt.job, job)
+			}
+			if code := ans.Report.ExitStatus(); code != graph.ExitPassed {
+				t.Errorf("wanted exit 0, got %d\n%s", code, ans.Report.Text())
+			}
+		})
+	}
 }

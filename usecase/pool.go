@@ -131,30 +131,41 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 	}
 	var reqs []pipeline.Request
 	for _, j := range batch.Jobs {
-		one := in
-		one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
-		one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0
-		one.File = j.File
-		if one.GPUs == "" {
-			one.GPUs = firstDevices(j.NumGPUs)
-		}
-		req, err := File(one)
+		req, err := poolFileRequest(in, tables, j)
 		if err != nil {
 			return nil, policy.PoolBatch{}, fmt.Errorf("batch %d, %s: %w", n, j.File, err)
 		}
-		// The job runs where the pool put it, as the batch workflow passes
-		// its runs_on, num_gpus and --suite: a test dispatched from a Hopper
-		// home runs on the B200 stage, not its home's runners.
-		if st, ok := tables.Stage(j.Suite); ok {
-			st.RunsOn = slices.Clone(j.RunsOn)
-			req.Stage = st
-		}
-		fp := *req.File
-		fp.Suite, fp.RunsOn, fp.NumGPUs = j.Suite, slices.Clone(j.RunsOn), j.NumGPUs
-		req.File = &fp
 		reqs = append(reqs, req)
 	}
 	return reqs, batch, nil
+}
+
+// poolFileRequest is the run of one pool job: its file alone, as File plans
+// it, in its container with its own GPU count (the first N devices unless
+// --gpus or the visible devices say otherwise).
+func poolFileRequest(in Inputs, tables *policy.Tables, j policy.PoolJob) (pipeline.Request, error) {
+	one := in
+	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
+	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0
+	one.File = j.File
+	if one.GPUs == "" && one.VisibleDevices == "" {
+		one.GPUs = firstDevices(j.NumGPUs)
+	}
+	req, err := File(one)
+	if err != nil {
+		return pipeline.Request{}, err
+	}
+	// The job runs where the pool put it, as the batch workflow passes its
+	// runs_on, num_gpus and --suite: a test dispatched from a Hopper home
+	// runs on the B200 stage, not its home's runners.
+	if st, ok := tables.Stage(j.Suite); ok {
+		st.RunsOn = slices.Clone(j.RunsOn)
+		req.Stage = st
+	}
+	fp := *req.File
+	fp.Suite, fp.RunsOn, fp.NumGPUs = j.Suite, slices.Clone(j.RunsOn), j.NumGPUs
+	req.File = &fp
+	return req, nil
 }
 
 // firstDevices is --gpus for the first n devices: 0,1,...,n-1.
