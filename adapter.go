@@ -19,19 +19,17 @@ type session struct {
 }
 
 // newSession collects the constructor's inputs; absent secrets and folders are
-// left out, and every secret for a fork PR's run (fork).
+// left out, and pipeline.HandedSecrets leaves out every secret of a fork PR's
+// run (fork).
 func (m *MilesCi) newSession(fork bool) *session {
-	s := &session{source: m.Source, secrets: map[string]*dagger.Secret{}, data: map[pipeline.DataName]*dagger.Directory{}}
-	for name, secret := range map[string]*dagger.Secret{
+	given := map[string]*dagger.Secret{
 		pipeline.SecretWandb: m.WandbApiKey,
 		pipeline.SecretNeon:  m.NeonDatabaseUrl,
 		pipeline.SecretHF:    m.HfToken,
-	} {
-		// A fork PR's run is handed no secret at all, whatever its spec says.
-		if secret != nil && !fork {
-			s.secrets[name] = secret
-		}
 	}
+	// pipeline decides what a fork's run is handed (nothing).
+	s := &session{source: m.Source, data: map[pipeline.DataName]*dagger.Directory{},
+		secrets: pipeline.HandedSecrets(fork, func(name string) (*dagger.Secret, bool) { return given[name], given[name] != nil })}
 	if m.Models != nil {
 		s.data[pipeline.Models] = m.Models
 	}

@@ -113,9 +113,13 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
 }
 
+// FromFork says whether the event is a pull request from a fork (given, or
+// the PR read): such a run is handed no secrets (pipeline.HandedSecrets).
+func (r CIRequest) FromFork() bool { return r.Fork || (r.PR != nil && r.PR.Fork) }
+
 // ciEvent turns the request's trigger facts into the graph's event.
 func ciEvent(req CIRequest) (graph.Event, error) {
-	ev := graph.Event{Name: req.Event, Action: req.Action, Schedule: req.Schedule, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork,
+	ev := graph.Event{Name: req.Event, Action: req.Action, Schedule: req.Schedule, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.FromFork(),
 		Inputs: map[string]string{}}
 	if req.PR != nil {
 		if ev.Name == "" {
@@ -127,7 +131,6 @@ func ciEvent(req CIRequest) (graph.Event, error) {
 		if !req.Given.Number {
 			ev.PRNumber = req.PR.Number
 		}
-		ev.Fork = ev.Fork || req.PR.Fork
 		if req.PRLabelsJSON == "" {
 			req.PRLabelsJSON = req.PR.LabelsJSON()
 		}

@@ -35,14 +35,9 @@ var ciShardRun func(ctx context.Context, c pipeline.Container, req pipeline.Requ
 // state change, and writes the results folder. Ctrl-C (SIGINT, SIGTERM)
 // cancels the running shards; the finished ones keep their results.
 func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFlags) int {
-	host := engine.Inputs{Repo: req.Repo, Secrets: map[string]string{}}
+	host := engine.Inputs{Repo: req.Repo, Secrets: pipeline.HandedSecrets(req.FromFork(), env.secret)}
 	if host.Repo == "" {
 		host.Repo = "."
-	}
-	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
-		if v := env.Getenv(name); v != "" && !req.Fork && (req.PR == nil || !req.PR.Fork) {
-			host.Secrets[name] = v
-		}
 	}
 	m, err := report.NewMasker(host.Secrets)
 	if err != nil {

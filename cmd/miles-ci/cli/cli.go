@@ -25,6 +25,13 @@ type Env struct {
 	Getenv func(string) string
 }
 
+// secret looks a secret up in the environment, an empty value being none
+// (the lookup of pipeline.HandedSecrets, which decides who gets them).
+func (e Env) secret(name string) (string, bool) {
+	v := e.Getenv(name)
+	return v, v != ""
+}
+
 // command is one subcommand: its one-line summary and its entry point.
 type command struct {
 	summary string

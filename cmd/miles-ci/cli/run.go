@@ -275,16 +275,9 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		io.WriteString(env.Stdout, ghoutput.Plain(spec.Text()))
 		return 0
 	}
-	host := engine.Inputs{Repo: in.Repo, Secrets: map[string]string{}, Models: *rf.models, Datasets: *rf.datasets}
+	host := engine.Inputs{Repo: in.Repo, Secrets: pipeline.HandedSecrets(req.Fork, env.secret), Models: *rf.models, Datasets: *rf.datasets}
 	if host.Repo == "" {
 		host.Repo = "."
-	}
-	// A fork PR's run gets no secrets: they are not even read, so no
-	// container of it can be handed one.
-	for _, name := range []string{pipeline.SecretWandb, pipeline.SecretNeon, pipeline.SecretHF} {
-		if v := env.Getenv(name); v != "" && !req.Fork {
-			host.Secrets[name] = v
-		}
 	}
 	// Everything that can be refused is refused before the engine is asked.
 	m, err := report.NewMasker(host.Secrets)
