@@ -206,7 +206,7 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, err
 		}
-		s := g.Ci.newSession(req.Fork || (req.PR != nil && req.PR.Fork))
+		s := g.Ci.newSession(req.FromFork())
 		masker, err := s.masker(ctx)
 		if err != nil {
 			return nil, err
