@@ -214,6 +214,53 @@ func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
 	return notes, store.Write(ctx, b)
 }
 
+// ShardsRecordRequest is a graph run's recording: every finished shard's
+// summary, recorded as Record records one run.
+type ShardsRecordRequest struct {
+	// DB, Provenance, Repo and At are as in RecordRequest (one run: one
+	// provenance for all its shards).
+	DB         string
+	Provenance history.Provenance
+	Repo       string
+	At         time.Time
+	// Shards are the summaries by results folder, STAGE/SHARD
+	// (EngineShards.Summaries).
+	Shards map[string]report.Summary
+	// Results is the run's results folder, where each shard's rows are kept
+	// in its own folder (RESULTS/STAGE/SHARD/history-rows.json); "" for none.
+	Results string
+}
+
+// ShardRecorded is how one shard's recording went.
+type ShardRecorded struct {
+	// Dir is the shard's results folder, STAGE/SHARD; Kept where its rows
+	// are kept ("" with no results folder).
+	Dir, Kept string
+	Notes     []string
+	Err       error
+}
+
+// RecordShards records each shard of a graph run (miles-ci ci, the
+// module's ci) in folder order. A shard's failure is its own: the others are
+// still written, and the verdict never depends on it.
+func RecordShards(ctx context.Context, r ShardsRecordRequest) []ShardRecorded {
+	dirs := make([]string, 0, len(r.Shards))
+	for d := range r.Shards {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	out := make([]ShardRecorded, 0, len(dirs))
+	for _, d := range dirs {
+		one := RecordRequest{DB: r.DB, Summary: r.Shards[d], Provenance: r.Provenance, Repo: r.Repo, At: r.At}
+		if r.Results != "" {
+			one.Results = filepath.Join(r.Results, filepath.FromSlash(d))
+		}
+		notes, err := Record(ctx, one)
+		out = append(out, ShardRecorded{Dir: d, Kept: one.Results, Notes: notes, Err: err})
+	}
+	return out
+}
+
 // registryEstTimes looks up, in the checkout's registry, the est_time of a
 // summary's files that carry none (a single-file run, or a plan from the
 // container); nil when every file has one or the registry cannot be read.

@@ -22,7 +22,7 @@ func runCI(args []string, env Env) int {
 	fs := newFlagSet("ci", "--event pull_request|schedule|workflow_dispatch|release [--schedule CRON] [--pr-labels-json JSON] [--action A]\n"+
 		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
-		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR]\n"+
+		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR] [--record] [--db URL|PATH]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
@@ -48,6 +48,7 @@ func runCI(args []string, env Env) int {
 	quiet := fs.Bool("quiet", "keep no log of the engine's progress")
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
+	rec := addRecordFlags(fs)
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
 	fs.check(func() error {
@@ -130,7 +131,7 @@ func runCI(args []string, env Env) int {
 		// that should run cannot (too few GPUs).
 		return ans.Report.ExitStatus()
 	}
-	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile}, gh)
+	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec}, gh)
 }
 
 // countGPUs counts the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
@@ -146,6 +147,9 @@ func countGPUs() (int, error) {
 type ciEngineFlags struct {
 	results, engineLog string
 	quiet, progress    bool
+	// fs and rec are the recording flags (--record, --db).
+	fs  *flagSet
+	rec recordFlags
 }
 
 // ciSignals are the signals that stop a run: the running shards are

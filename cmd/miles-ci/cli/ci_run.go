@@ -99,5 +99,8 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	if f.results != "" {
 		fmt.Fprintf(env.Stdout, "results: %s\n", f.results)
 	}
+	if f.fs != nil {
+		recordCI(f.fs, f.rec, env, usecase.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
+	}
 	return rep.ExitStatus()
 }

@@ -3,14 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
 )
@@ -201,5 +204,62 @@ func TestCIUsage(t *testing.T) {
 				t.Errorf("wanted exit %d and %q, got %d and %q", tt.code, tt.err, code, stderr)
 			}
 		})
+	}
+}
+
+// TestCIRecords: ci --record writes each shard's attempts after its results
+// (the fake engine, on SQLite), each shard's rows kept in its own results
+// folder; a store that fails is a warning per shard naming where its rows
+// are, and the verdict stands.
+func TestCIRecords(t *testing.T) {
+	fakeCIEngine(t, nil)
+	passed := ciShardRun
+	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		res, spec, err := passed(ctx, c, req, nonce, m)
+		exit := 0
+		res.Summary.Tests[0] = report.TestResult{File: "tests/fast/test_" + req.Stage.Name + ".py", Status: report.Pass, Attempts: 1, ElapsedS: 3, ExitCode: &exit, EstTime: 5,
+			Tries: []report.Try{{Status: report.Pass, ElapsedS: 3}}}
+		if req.Plan != nil && req.Plan.Partition != nil {
+			res.Summary.Tests[0].File = fmt.Sprintf("tests/fast/test_%s_%d.py", req.Stage.Name, req.Plan.Partition.ID)
+		}
+		return res, spec, err
+	}
+	dir := t.TempDir()
+	args := func(results string) []string {
+		return []string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+			"--gpus", "none", "--quiet", "--only", "cpu", "--results", results}
+	}
+	db := filepath.Join(dir, "h.db")
+	results := filepath.Join(dir, "results")
+	code, _, stderr := runCLI(t, nil, append(args(results), "--record", "--db", db)...)
+	if code != 0 || !strings.Contains(stderr, "miles-ci: recorded the attempts of 5 shard(s) in "+db) {
+		t.Fatalf("wanted exit 0 and 5 shards recorded, got %d\n%s", code, stderr)
+	}
+	s, err := history.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Rows(context.Background(), time.Time{}, time.Time{})
+	s.Close()
+	if err != nil || len(rows) != 5 {
+		t.Errorf("wanted a row per shard (5), got %d (%v)", len(rows), err)
+	}
+	for _, shard := range []string{"stage-a-cpu/0", "stage-a-cpu/3", "stage-b-cpu/0"} {
+		if _, err := os.Stat(filepath.Join(results, shard, history.RowsFile)); err != nil {
+			t.Errorf("wanted %s's rows kept in its folder: %v", shard, err)
+		}
+	}
+	results = filepath.Join(dir, "results2")
+	code, _, stderr = runCLI(t, map[string]string{history.EnvDB: "postgres://ci:hunter2hunter2@127.0.0.1:1/x?connect_timeout=1"}, args(results)...)
+	kept := filepath.Join(results, "stage-a-cpu", "1")
+	if code != 0 || strings.Count(stderr, "runtime history write failed (the run's result stands): stage-") != 5 || strings.Contains(stderr, "hunter2") ||
+		!strings.Contains(stderr, "miles-ci history import --results "+kept) {
+		t.Errorf("wanted exit 0 and a masked warning per shard naming its rows, got %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(kept, history.RowsFile)); err != nil {
+		t.Errorf("wanted the rows kept: %v", err)
+	}
+	if code, _, stderr := runCLI(t, nil, args(filepath.Join(dir, "results3"))...); code != 0 || strings.Contains(stderr, "runtime history") {
+		t.Errorf("wanted no recording without --record or a configured history, got %d\n%s", code, stderr)
 	}
 }

@@ -198,31 +198,75 @@ func addRecordFlags(fs *flagSet) recordFlags {
 // warning: it never changes the run's exit status, and the rows stay in
 // the results folder (history-rows.json) for miles-ci history import.
 func recordRun(fs *flagSet, rf recordFlags, env Env, req usecase.RecordRequest, commit, runID string) {
-	db, configured, err := historyDB(fs, *rf.db, env)
-	if !*rf.record && !configured {
+	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
+	if !on {
 		return
-	}
-	if err == nil {
-		req.DB = db
-		req.Provenance, err = history.ProvenanceFromEnv(env.Getenv, commit, runID)
 	}
 	var notes []string
 	if err == nil {
-		req.At = time.Now()
+		req.DB, req.Provenance, req.At = db, prov, time.Now()
 		notes, err = usecase.Record(context.Background(), req)
 	}
 	for _, n := range notes {
 		warn(env, "runtime history: "+n)
 	}
 	if err != nil {
-		kept := ""
-		if req.Results != "" {
-			kept = fmt.Sprintf("; the rows are kept in %s/%s: miles-ci history import --results %s", req.Results, history.RowsFile, req.Results)
-		}
-		warn(env, fmt.Sprintf("runtime history write failed (the run's result stands): %v%s", err, kept))
+		warnRecordFailed(env, "", err, req.Results)
 		return
 	}
 	fmt.Fprintf(env.Stderr, "miles-ci: recorded the run's attempts in %s\n", strings.TrimSpace(history.Redact(db)))
+}
+
+// recordCI records each finished shard of a ci run, under the same rules
+// as recordRun: a shard whose store write fails is a warning, its rows kept
+// in its own results folder.
+func recordCI(fs *flagSet, rf recordFlags, env Env, req usecase.ShardsRecordRequest, commit, runID string) {
+	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
+	if !on || len(req.Shards) == 0 {
+		return
+	}
+	if err != nil {
+		warnRecordFailed(env, "", err, "")
+		return
+	}
+	req.DB, req.Provenance, req.At = db, prov, time.Now()
+	written := 0
+	for _, sh := range usecase.RecordShards(context.Background(), req) {
+		for _, n := range sh.Notes {
+			warn(env, "runtime history: "+sh.Dir+": "+n)
+		}
+		if sh.Err != nil {
+			warnRecordFailed(env, sh.Dir+": ", sh.Err, sh.Kept)
+			continue
+		}
+		written++
+	}
+	if written > 0 {
+		fmt.Fprintf(env.Stderr, "miles-ci: recorded the attempts of %d shard(s) in %s\n", written, strings.TrimSpace(history.Redact(db)))
+	}
+}
+
+// historyTarget is where a run records: on when --record is given or a
+// history is configured; its error (a bad --db, a provenance GitHub did not
+// set) is for a warning.
+func historyTarget(fs *flagSet, rf recordFlags, env Env, commit, runID string) (db string, prov history.Provenance, on bool, err error) {
+	db, configured, err := historyDB(fs, *rf.db, env)
+	if !*rf.record && !configured {
+		return "", prov, false, nil
+	}
+	if err == nil {
+		prov, err = history.ProvenanceFromEnv(env.Getenv, commit, runID)
+	}
+	return db, prov, true, err
+}
+
+// warnRecordFailed says a recording failed and where its rows are kept.
+func warnRecordFailed(env Env, what string, err error, kept string) {
+	where := ""
+	if kept != "" {
+		where = fmt.Sprintf("; the rows are kept in %s/%s: miles-ci history import --results %s", kept, history.RowsFile, kept)
+	}
+	warn(env, fmt.Sprintf("runtime history write failed (the run's result stands): %s%v%s", what, err, where))
 }
 
 func historyFlaky(args []string, env Env) int {
