@@ -185,3 +185,34 @@ func Roster(r RosterRequest) ([]policy.Stage, []Message, error) {
 	}
 	return tables.Stages(), msgs, nil
 }
+
+// ReleaseLockRequest is a --release-lock FILE: the release branch's
+// release-lock.json, which stands in for cut-release-branch (rules §12.5).
+type ReleaseLockRequest struct {
+	// Path is the lockfile.
+	Path string
+}
+
+// Validate checks the request before the file is read.
+func (r ReleaseLockRequest) Validate() error {
+	if r.Path == "" {
+		return fmt.Errorf("--release-lock needs a file: give the %s a release branch cut writes", deps.LockFileName)
+	}
+	return nil
+}
+
+// ReleaseLock reads and checks the lockfile.
+func ReleaseLock(r ReleaseLockRequest) (*deps.Lock, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	data, err := deps.ReadLockFile(r.Path)
+	if err != nil {
+		return nil, fmt.Errorf("--release-lock %w", err)
+	}
+	lock, err := deps.ParseLock(r.Path, data)
+	if err != nil {
+		return nil, err
+	}
+	return &lock, nil
+}

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,26 +41,16 @@ func TestForkTestsFound(t *testing.T) {
 	}
 }
 
-type forkTest struct{ pos, expr string }
+// finding is one place a rule is broken: its position and the expression.
+type finding struct{ pos, expr string }
 
 // forkTests lists the conditions on a fork fact (a name or field spelled
 // fork, any case) in the non-test Go files of dir.
-func forkTests(t *testing.T, dir string) []forkTest {
+func forkTests(t *testing.T, dir string) []finding {
 	t.Helper()
-	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []forkTest
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	var out []finding
+	for _, pf := range parseDir(t, dir) {
+		fset, name, f := pf.fset, pf.name, pf.file
 		var conds []ast.Expr
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -89,7 +80,7 @@ func forkTests(t *testing.T, dir string) []forkTest {
 				continue
 			}
 			end = c.End()
-			out = append(out, forkTest{pos: fset.Position(c.Pos()).String(), expr: exprText(fset, name, c)})
+			out = append(out, finding{pos: fset.Position(c.Pos()).String(), expr: exprText(fset, name, c)})
 		}
 	}
 	return out
@@ -119,4 +110,105 @@ func exprText(fset *token.FileSet, name string, e ast.Expr) string {
 		return "?"
 	}
 	return string(data[fset.Position(e.Pos()).Offset:fset.Position(e.End()).Offset])
+}
+
+// TestFrontEndsCallNoDecision holds FrontEndCalls: a front end that calls a
+// function of policy or deps decides something itself, instead of through a
+// usecase request.
+func TestFrontEndsCallNoDecision(t *testing.T) {
+	funcs := map[string]bool{}
+	for _, d := range FrontEndCalls.Decisions {
+		for _, name := range exportedFuncs(t, filepath.Join(root, d)) {
+			funcs[d+"."+name] = true
+		}
+	}
+	for _, dir := range FrontEndCalls.FrontEnds {
+		for _, c := range decisionCalls(t, filepath.Join(root, dir), funcs) {
+			t.Errorf("%s calls %s: a front end maps its inputs onto a usecase request and renders the answer; give the decision a request in usecase (or, for a closed set's names, a row of layering.FrontEndCalls.Allowed)", c.pos, c.expr)
+		}
+	}
+}
+
+// TestDecisionCallsFound is the test of the test: a call of a decision
+// function is found; a type conversion and an allowed call are not.
+func TestDecisionCallsFound(t *testing.T) {
+	dir := t.TempDir()
+	src := "package x\n\nimport \"github.com/radixark/miles-ci/deps\"\n\nfunc a() {\n\t_ = deps.Source(\"x\")\n\t_, _ = deps.ParseLock(\"f\", nil)\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := decisionCalls(t, dir, map[string]bool{"deps.ParseLock": true})
+	if len(got) != 1 || got[0].expr != "deps.ParseLock" || !strings.HasSuffix(got[0].pos, "x.go:7:9") {
+		t.Errorf("wanted one call of deps.ParseLock at x.go:7:9, got %+v", got)
+	}
+}
+
+// exportedFuncs lists the exported functions (not methods) of the non-test
+// files of a package.
+func exportedFuncs(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	for _, f := range parseDir(t, dir) {
+		for _, d := range f.file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.IsExported() {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names
+}
+
+// decisionCalls lists the calls of funcs (package.Name, by the package's
+// last path element) in the non-test files of dir, but for the allowed ones.
+func decisionCalls(t *testing.T, dir string, funcs map[string]bool) []finding {
+	t.Helper()
+	var out []finding
+	for _, f := range parseDir(t, dir) {
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok {
+				name := pkg.Name + "." + sel.Sel.Name
+				if funcs[name] && !slices.Contains(FrontEndCalls.Allowed, name) {
+					out = append(out, finding{pos: f.fset.Position(sel.Pos()).String(), expr: name})
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+type parsedFile struct {
+	fset *token.FileSet
+	name string
+	file *ast.File
+}
+
+// parseDir parses the non-test Go files of dir.
+func parseDir(t *testing.T, dir string) []parsedFile {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var out []parsedFile
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, parsedFile{fset: fset, name: name, file: f})
+	}
+	return out
 }

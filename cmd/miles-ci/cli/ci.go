@@ -81,7 +81,7 @@ func runCI(args []string, env Env) int {
 	}
 	req.Host = host
 	if fs.Given("release-lock") {
-		lock, err := readReleaseLock(*lockFile)
+		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
 		if err != nil {
 			return fail(env, err)
 		}

@@ -58,7 +58,10 @@ func runPolicy(args []string, env Env) int {
 	var tables *policy.Tables
 	var err error
 	if !pf.checkout() {
-		if tables, err = loadTables(env, *repo); err != nil { // "" is the current folder
+		var msgs []usecase.Message
+		tables, msgs, err = usecase.LoadTables(*repo, "") // "" is the current folder
+		printMessages(env, msgs)
+		if err != nil {
 			return fail(env, err)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
-	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/pipeline"
@@ -169,7 +168,7 @@ func runStage(args []string, env Env) int {
 		in.Cadence = string(c)
 	}
 	if fs.Given("release-lock") {
-		lock, err := readReleaseLock(*lockFile)
+		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
 		if err != nil {
 			return fail(env, err)
 		}
@@ -414,17 +413,4 @@ func runBatch(fs *flagSet, env Env, in usecase.Inputs, rf runFlags, n int) int {
 		}
 	}
 	return worst
-}
-
-// readReleaseLock reads and checks --release-lock FILE.
-func readReleaseLock(path string) (*deps.Lock, error) {
-	data, err := deps.ReadLockFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--release-lock %w", err)
-	}
-	lock, err := deps.ParseLock(path, data)
-	if err != nil {
-		return nil, err
-	}
-	return &lock, nil
 }

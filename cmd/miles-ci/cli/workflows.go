@@ -2,11 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/workflows"
 )
@@ -66,34 +65,20 @@ func runReport(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	r, err := report.ReadResults(*dir)
+	ans, err := usecase.Report(usecase.ReportRequest{Results: *dir})
 	if err != nil {
 		return fail(env, err)
 	}
 	gh := githubFlags{summary: summary, given: fs.Given}
-	if err := gh.writeSummary(env, ghoutput.ResultsMarkdown(r)); err != nil {
+	if err := gh.writeSummary(env, ans.Markdown); err != nil {
 		return fail(env, err)
 	}
 	if *asJSON {
-		if code := printJSON(env, r); code != 0 {
+		if code := printJSON(env, ans.Summary); code != 0 {
 			return code
 		}
-		return r.ExitStatus()
+	} else {
+		io.WriteString(env.Stdout, ans.Text)
 	}
-	verdict := "passed"
-	if !r.Passed {
-		verdict = "FAILED"
-		if r.Verdict == report.Inconsistent {
-			verdict = "FAILED as inconsistent"
-		}
-	}
-	fmt.Fprintf(env.Stdout, "%s (%s): %s, exit code %d\n", r.Suite, r.HW, verdict, r.ExitCode)
-	for _, t := range r.Tests {
-		fmt.Fprintf(env.Stdout, "  %-8s %8.1fs  %s\n", t.Status, t.ElapsedS, t.File)
-	}
-	for _, n := range r.Inconsistent {
-		fmt.Fprintf(env.Stdout, "  inconsistent: %s\n", n)
-	}
-	// As `run` exits: a failed run's summary is a failure of this step too.
-	return r.ExitStatus()
+	return ans.ExitStatus()
 }
