@@ -58,7 +58,9 @@ func TestPatchCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	exit := func(code int) PatchRunner {
-		return func(context.Context, string, []string) (deps.StepResult, error) { return deps.StepResult{ExitCode: code}, nil }
+		return func(context.Context, string, []string) (deps.StepResult, error) {
+			return deps.StepResult{ExitCode: code}, nil
+		}
 	}
 	ans, err := PatchCheck(context.Background(), PatchCheckRequest{Megatron: dir, Patch: patch, DryRun: true, Run: exit(0)})
 	if err != nil || ans.Applied || ans.Text() != "ROCm patch applies cleanly to "+dir+": "+patch+" (dry run, not applied)\n" {
