@@ -23,9 +23,6 @@ func fail(env Env, err error) int {
 // warn prints a warning annotation, one per line of msg.
 func warn(env Env, msg string) { annotate(env, "warning", msg) }
 
-// notice prints a notice annotation: information, not a fault.
-func notice(env Env, msg string) { annotate(env, "notice", msg) }
-
 // printMessages prints a use case's messages, in order.
 func printMessages(env Env, msgs []usecase.Message) {
 	for _, m := range msgs {
