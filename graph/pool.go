@@ -85,9 +85,7 @@ func (s *scheduler) expandPool(nr *nodeRun, vars *exprVars) {
 	for i, ur := range units {
 		ur.u.Shard, ur.u.Shards = i, len(units)
 		nr.units = append(nr.units, ur)
-		if ur.state != Queued {
-			s.notifyUnit(ur)
-		}
+		s.notifyUnit(ur)
 	}
 }
 

@@ -688,9 +688,7 @@ func (s *scheduler) expand(nr *nodeRun, with map[string]string) {
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: fmt.Sprintf("needs %d GPUs; this host has %d (--gpus %s)", gpus, len(s.opt.Host.Devices), s.opt.Host), CannotRun: true}
 		}
 		nr.units = append(nr.units, ur)
-		if ur.state == NotRun {
-			s.notifyUnit(ur)
-		}
+		s.notifyUnit(ur) // queued (it may wait for devices), or not-run
 	}
 }
 

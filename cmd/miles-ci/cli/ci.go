@@ -131,7 +131,8 @@ func runCI(args []string, env Env) int {
 		// that should run cannot (too few GPUs).
 		return ans.Report.ExitStatus()
 	}
-	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec}, gh)
+	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec,
+		live: isTerminal(env.Stdout, env.Getenv)}, gh)
 }
 
 // countGPUs counts the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
@@ -147,6 +148,8 @@ func countGPUs() (int, error) {
 type ciEngineFlags struct {
 	results, engineLog string
 	quiet, progress    bool
+	// live draws a live table of the jobs (stdout is a terminal).
+	live bool
 	// fs and rec are the recording flags (--record, --db).
 	fs  *flagSet
 	rec recordFlags

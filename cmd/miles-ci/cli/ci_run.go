@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -65,15 +66,11 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	}
 	defer s.Close()
 	runner := &usecase.EngineShards{Container: s.Container, Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun}
-	start := time.Now()
-	var mu sync.Mutex
 	req.Shards, req.Now = runner, time.Now
-	req.Notify = func(j graph.JobReport) {
-		mu.Lock()
-		defer mu.Unlock()
-		io.WriteString(env.Stderr, m.Mask(j.Line(time.Since(start))))
-	}
+	p := newCIProgress(env, m, f.live && !f.progress)
+	req.Notify = p.notify
 	ans, err := usecase.CI(ctx, req)
+	p.done()
 	if err != nil {
 		return fail(env, err)
 	}
@@ -103,4 +100,60 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		recordCI(f.fs, f.rec, env, usecase.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
 	}
 	return rep.ExitStatus()
+}
+
+// ciProgress shows a run's job state changes: on a terminal a live table
+// of the jobs on stdout, redrawn on each change and erased before the
+// graph is printed; otherwise (a CI log) one line per change on stderr.
+type ciProgress struct {
+	env   Env
+	m     *report.Masker
+	live  bool
+	width int
+	start time.Time
+	mu    sync.Mutex
+	board graph.Board
+	drawn int
+}
+
+func newCIProgress(env Env, m *report.Masker, live bool) *ciProgress {
+	width := 100 // the table's lines are cut to this unless $COLUMNS says the width
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 10 {
+		width = n
+	}
+	return &ciProgress{env: env, m: m, live: live, width: width, start: time.Now()}
+}
+
+func (p *ciProgress) notify(j graph.JobReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.live {
+		io.WriteString(p.env.Stderr, p.m.Mask(j.Line(time.Since(p.start))))
+		return
+	}
+	p.board.Update(j)
+	var text string
+	text, p.drawn = p.board.Redraw(p.drawn, time.Since(p.start), p.width)
+	io.WriteString(p.env.Stdout, p.m.Mask(text))
+}
+
+// done erases the live table.
+func (p *ciProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		io.WriteString(p.env.Stdout, graph.Erase(p.drawn))
+		p.drawn = 0
+	}
+}
+
+// isTerminal reports a writer that is a terminal (a character device) on a
+// terminal type that can move the cursor.
+func isTerminal(w io.Writer, getenv func(string) string) bool {
+	f, ok := w.(*os.File)
+	if !ok || getenv("TERM") == "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
@@ -261,5 +262,44 @@ func TestCIRecords(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, nil, args(filepath.Join(dir, "results3"))...); code != 0 || strings.Contains(stderr, "runtime history") {
 		t.Errorf("wanted no recording without --record or a configured history, got %d\n%s", code, stderr)
+	}
+}
+
+// TestCIProgress: on a terminal the state changes redraw a live table on
+// stdout, erased at the end; elsewhere they are one line each on stderr.
+func TestCIProgress(t *testing.T) {
+	m, _ := report.NewMasker(nil)
+	var out, errs strings.Builder
+	env := Env{Stdout: &out, Stderr: &errs, Getenv: func(string) string { return "" }}
+	p := newCIProgress(env, m, true)
+	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Running})
+	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Passed})
+	p.done()
+	want := "miles-ci ci [   0s] 1 jobs: 1 running\n  pr-test/policy  running\n" +
+		"\x1b[2A\r\x1b[Jmiles-ci ci [   0s] 1 jobs: 1 passed\n" + "\x1b[1A\r\x1b[J"
+	if out.String() != want || errs.Len() != 0 {
+		t.Errorf("wanted the table drawn, redrawn and erased on stdout\n%q\ngot\n%q and %q on stderr", want, out.String(), errs.String())
+	}
+	out.Reset()
+	p = newCIProgress(env, m, false)
+	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Passed, Reason: "cadence=regular"})
+	p.done()
+	if out.Len() != 0 || !strings.HasSuffix(errs.String(), "pr-test/policy                           passed: cadence=regular\n") {
+		t.Errorf("wanted one line on stderr, got %q and %q", out.String(), errs.String())
+	}
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	term := func(string) string { return "xterm" }
+	if isTerminal(f, term) || isTerminal(&out, term) {
+		t.Error("wanted a file and a buffer not taken for a terminal")
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if !isTerminal(tty, term) || isTerminal(tty, func(string) string { return "dumb" }) {
+			t.Error("wanted /dev/tty a terminal, unless TERM is dumb")
+		}
 	}
 }
