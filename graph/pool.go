@@ -74,13 +74,14 @@ func (s *scheduler) expandPool(nr *nodeRun, vars *exprVars) {
 			fail("batch %d: the matrix of job %s: %v", batch, job.ID, err)
 			return
 		}
+		if len(units)+len(files) > maxPoolEntries {
+			// b200_plan.py asserts the same bound on the whole plan.
+			fail("its batches have more than %d files; the pool plans at most %d", maxPoolEntries, maxPoolEntries)
+			return
+		}
 		for _, f := range files {
 			units = append(units, s.poolUnit(nr, stages, batch, inputs, f))
 		}
-	}
-	if len(units) > maxPoolEntries {
-		fail("its batches have %d files; GitHub runs at most %d jobs of a matrix", len(units), maxPoolEntries)
-		return
 	}
 	for i, ur := range units {
 		ur.u.Shard, ur.u.Shards = i, len(units)

@@ -367,3 +367,44 @@ func TestParsePoolPlan(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPool feeds the pool's batch job any planner matrix and the planner
+// any step: neither may panic or hang.
+func FuzzPool(f *testing.F) {
+	f.Add(poolMatrix([]poolJob{{"tests/e2e/a8.py", "stage-c-8-gpu-b200", 8}}), "python -m tests.ci.b200_plan --cadence weekly --labels a --suites s")
+	f.Add(`{"include":[{"batch":1,"jobs":"{\"include\":[{\"file\":1,\"num_gpus\":\"x\",\"runs_on\":\"[\"}]}"}]}`, "tests.ci.b200_plan --suites")
+	f.Add(`{"include":[{"jobs":"{}"}]}`, "")
+	f.Fuzz(func(t *testing.T, matrix, script string) {
+		ParsePoolPlan(script)
+		g, err := Build(Request{Event: Event{Name: EventPullRequest}, Workflows: poolWorkflows(t), Roster: poolRoster()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		Schedule(context.Background(), g, &poolFake{skipped: "[]", matrix: matrix}, Options{Host: Host{Devices: []string{"0", "1"}}, Inline: true})
+	})
+}
+
+// TestPoolBound: a plan of more than 256 files is refused with its reason,
+// as b200_plan.py refuses it.
+func TestPoolBound(t *testing.T) {
+	var a, b []poolJob
+	for i := range 200 {
+		a = append(a, poolJob{fmt.Sprintf("tests/e2e/a%d.py", i), "stage-c-4-gpu-b200", 1})
+		b = append(b, poolJob{fmt.Sprintf("tests/e2e/b%d.py", i), "stage-c-4-gpu-b200", 1})
+	}
+	g, err := Build(Request{Event: Event{Name: EventPullRequest}, Workflows: poolWorkflows(t), Roster: poolRoster()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Schedule(context.Background(), g, &poolFake{skipped: "[]", matrix: poolMatrix(a, b)}, Options{Host: Host{StandIn: true}})
+	want := "job test: its batches have more than 256 files; the pool plans at most 256"
+	got := ""
+	for _, j := range rep.Jobs {
+		if j.Key == "stage-c-b200/test" {
+			got = j.Reason
+		}
+	}
+	if !strings.HasSuffix(got, want) || rep.ExitStatus() != ExitCannotRun {
+		t.Errorf("wanted %q and exit 125, got %q and %d", want, got, rep.ExitStatus())
+	}
+}

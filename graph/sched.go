@@ -465,8 +465,13 @@ func (s *scheduler) finishNodes() (changed bool) {
 						}
 					}
 				}
-				st := stateOf(res)
+				st, why := stateOf(res), ""
 				if len(nr.n.Stages) > 0 {
+					for _, c := range nr.children {
+						if why == "" && c.result != ResultSuccess && c.result != ResultSkipped {
+							why = c.n.ID + ": " + c.reason
+						}
+					}
 					// The B200 pool job: would-run in a dry run, not-run
 					// when its files could not run and none failed.
 					switch {
@@ -476,7 +481,7 @@ func (s *scheduler) finishNodes() (changed bool) {
 						st = NotRun
 					}
 				}
-				s.endNode(nr, st, res, "")
+				s.endNode(nr, st, res, why)
 				again = true
 				continue
 			}
