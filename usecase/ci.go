@@ -383,7 +383,11 @@ func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
 		}
 		changed = paths
 	}
-	d := deps.DecidePRImage(ev.Name == graph.EventPullRequest, ev.Fork, ev.PRNumber, changed)
+	in, err := imageBuildInputs(x.req.Repo)
+	if err != nil {
+		return failed(err)
+	}
+	d := deps.DecidePRImage(ev.Name == graph.EventPullRequest, ev.Fork, ev.PRNumber, changed, in)
 	out := map[string]string{"built": strconv.FormatBool(d.Build), "tag_available": strconv.FormatBool(d.Build)}
 	if !d.Build || x.req.Shards == nil {
 		return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: d.Reason, Detail: d, DryRun: x.req.Shards == nil && d.Build}
@@ -393,6 +397,23 @@ func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
 		return graph.Outcome{Result: graph.ResultFailure, Reason: "building " + d.Tag + ": " + err.Error(), ExitCode: 1}
 	}
 	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: "built " + img, Detail: d}
+}
+
+// imageBuildInputs are the checkout's image build inputs: the INPUT_GLOBS
+// of its docker/image_inputs.py where it has one (bounded read), else the
+// paths the older _build-pr-ci-image.yml greps for.
+func imageBuildInputs(repo string) (deps.BuildInputs, error) {
+	if repo == "" {
+		repo = "."
+	}
+	src, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(deps.ImageInputsFile)), fsinput.TableFile)
+	if err != nil {
+		if fe := (*fsinput.Error)(nil); errors.As(err, &fe) && strings.Contains(fe.Problem, "does not exist") {
+			return deps.BuildInputs{}, nil
+		}
+		return deps.BuildInputs{}, err
+	}
+	return deps.ParseImageInputs(string(src))
 }
 
 // changedPaths are the PR's changed paths (both of a rename), or why there
