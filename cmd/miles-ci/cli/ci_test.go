@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -301,5 +302,47 @@ func TestCIProgress(t *testing.T) {
 		if !isTerminal(tty, term) || isTerminal(tty, func(string) string { return "dumb" }) {
 			t.Error("wanted /dev/tty a terminal, unless TERM is dumb")
 		}
+	}
+}
+
+// TestCIRunsThePool: a real run of the B200 pool job (the fake engine):
+// each planned file runs alone, as run --stage stage-c-b200 --batch N
+// runs it, with its suite, GPU count and runners, into its own results
+// folder.
+func TestCIRunsThePool(t *testing.T) {
+	fakeCIEngine(t, nil)
+	passed := ciShardRun
+	var mu sync.Mutex
+	var ran []string
+	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		if req.File != nil {
+			mu.Lock()
+			ran = append(ran, fmt.Sprintf("%s %s %d %v %s", req.File.File, req.File.Suite, req.File.NumGPUs, req.Stage.RunsOn, req.Stage.Name))
+			mu.Unlock()
+		}
+		return passed(ctx, c, req, nonce, m)
+	}
+	results := filepath.Join(t.TempDir(), "results")
+	code, stdout, stderr := runCLI(t, nil, "ci", "--repo", filepath.Join("..", "..", "..", "testdata", "miles-b200pool"), "--event", "pull_request",
+		"--pr-labels-json", `["run-ci-megatron","run-on-blackwell"]`, "--gpus", "none", "--quiet", "--only", "stage-c-8-gpu-b200", "stage-c-4-gpu-b200", "--results", results)
+	if code != 0 {
+		t.Fatalf("wanted exit 0, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	slices.Sort(ran)
+	want := []string{
+		"tests/e2e/megatron/test_b200_eight.py stage-c-8-gpu-b200 8 [b200 8gpu] stage-c-8-gpu-b200",
+		"tests/e2e/megatron/test_portable_eight.py stage-c-8-gpu-b200 8 [b200 8gpu] stage-c-8-gpu-b200",
+		"tests/e2e/megatron/test_portable_four.py stage-c-4-gpu-b200 2 [b200 2gpu] stage-c-4-gpu-b200",
+	}
+	if !slices.Equal(ran, want) {
+		t.Errorf("wanted each pool file run alone\n%s\ngot\n%s", strings.Join(want, "\n"), strings.Join(ran, "\n"))
+	}
+	for _, f := range []string{"stage-c-8-gpu-b200/0/summary.json", "stage-c-8-gpu-b200/1/summary.json", "stage-c-4-gpu-b200/2/summary.json"} {
+		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
+			t.Errorf("wanted %s in the results: %v", f, err)
+		}
+	}
+	if !strings.Contains(stderr, "stage-c-b200/test (Batch 1 / 8 GPU / tests/e2e/megatron/test_b200_eight.py) passed") {
+		t.Errorf("wanted a state line for each pool file, got\n%s", stderr)
 	}
 }
