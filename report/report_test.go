@@ -281,3 +281,45 @@ func TestMaskingWriter(t *testing.T) {
 		t.Errorf("wanted every copy masked, got %q...", b.String()[:40])
 	}
 }
+
+// TestReadListOnly reads the plans miles-ci renders back whole: the policy
+// and hardware lines, the skipped and enabled blocks (labels are not
+// printed), as the checkout planner reads the checkout's own.
+func TestReadListOnly(t *testing.T) {
+	reg, err := policy.LoadRegistry("../testdata/miles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range policy.Roster() {
+		t.Run(st.Name, func(t *testing.T) {
+			req := policy.PlanRequest{HW: st.Backend, Suite: st.Name, Cadence: policy.Nightly, Labels: []string{"run-ci-megatron"}}
+			if st.Shards > 1 {
+				req.Partition = &policy.Partition{ID: 1, Size: st.Shards}
+			}
+			want, err := policy.BuildPlan(reg, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadListOnly(want.Text())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Text() != want.Text() {
+				t.Errorf("wanted the plan read back to print the same:\n%s\ngot\n%s", want.Text(), got.Text())
+			}
+			if got.Cadence != want.Cadence || got.Suite != want.Suite || got.HW != want.HW || len(got.Skipped) != len(want.Skipped) {
+				t.Errorf("wanted %s %s %s with %d skipped, got %s %s %s with %d", want.Cadence, want.HW, want.Suite, len(want.Skipped), got.Cadence, got.HW, got.Suite, len(got.Skipped))
+			}
+		})
+	}
+	if _, err := ReadListOnly("Policy: cadence=regular\nEnabled 0 test(s)\n"); errText(err) != `run_suite.py --list-only output line 1 ("Policy: cadence=regular") is not Policy: cadence='C' bypass_fastfail=B include_labels=[...]` {
+		t.Errorf("wanted the policy line refused, got %v", err)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -3,6 +3,7 @@ package usecase
 import (
 	"context"
 
+	"github.com/radixark/miles-ci/checkoutpy"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -68,7 +69,7 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 // --list-only of its suite (in every shard the roster gives it under the
 // cadence) lists it. A checkout whose tables miles-ci cannot read asks one
 // shard of each suite.
-func ExplainOfCheckout(ctx context.Context, c *Checkout, repo, file string, base policy.PlanRequest) ([]ExplainVerdict, policy.Cadence, error) {
+func ExplainOfCheckout(ctx context.Context, c *Checkout, repo, file string, base policy.PlanRequest) ([]checkoutpy.ExplainVerdict, policy.Cadence, error) {
 	cadence := base.Cadence
 	if cadence == "" {
 		cadence = policy.Regular

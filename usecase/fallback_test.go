@@ -58,7 +58,7 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 // TestFileOfCheckoutAheadOfMilesCI: a single-file run of such a checkout is
 // planned by the checkout's own file_run.
 func TestFileOfCheckoutAheadOfMilesCI(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := filepath.Join(t.TempDir(), "miles")
 	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), tree)
 	testfiles.Write(t, tree, "tests/ci/ci_register.py",

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/radixark/miles-ci/checkoutpy"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
@@ -101,7 +102,7 @@ type PlanAnswer struct {
 	Plans []*policy.Plan
 	// Checkout are the checkout's own --list-only answers (the checkout
 	// planner): the text, and the plan read back from it when it can be.
-	Checkout []CheckoutPlan
+	Checkout []checkoutpy.CheckoutPlan
 	// PRPolicy is the pull request's resolved policy (nil without a PR, and
 	// with the checkout planner); Selection its stage selection with All.
 	PRPolicy  *policy.WorkflowPolicy
@@ -224,8 +225,8 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 	return ans, nil
 }
 
-// Notice says that an answer is the checkout's own, and what ran it.
-func (c *Checkout) Notice() Message {
+// CheckoutNotice says that an answer is the checkout's own, and what ran it.
+func CheckoutNotice(c *Checkout) Message {
 	return notice("--planner checkout: the answer is the checkout's own tests/ci code (" + c.Root + "), run with " + c.Python.String())
 }
 
@@ -254,7 +255,7 @@ func checkoutPlan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 	if err != nil {
 		return ans, err
 	}
-	ans.Messages = append(ans.Messages, c.Notice())
+	ans.Messages = append(ans.Messages, CheckoutNotice(c))
 	base := in.Request
 	var skipped []string
 	if in.PR != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/radixark/miles-ci/checkoutpy"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
@@ -153,7 +154,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 // trigger facts (with a pull request, its facts where the caller gave none)
 // and the diff (the pull request's files unless --changed-files was given;
 // an unusable diff is none).
-func PolicyOfCheckout(ctx context.Context, c *Checkout, req PolicyRequest) (CheckoutPolicy, error) {
+func PolicyOfCheckout(ctx context.Context, c *Checkout, req PolicyRequest) (checkoutpy.CheckoutPolicy, error) {
 	trig := req.Trigger
 	if req.PR != nil {
 		trig = PRTrigger(trig, req.PR, req.Given)
@@ -167,7 +168,7 @@ func PolicyOfCheckout(ctx context.Context, c *Checkout, req PolicyRequest) (Chec
 	case req.ReadDiff != nil:
 		d, unusable, err := req.ReadDiff()
 		if err != nil {
-			return CheckoutPolicy{}, err
+			return checkoutpy.CheckoutPolicy{}, err
 		}
 		if unusable == "" {
 			diff = d

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/checkoutpy"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
@@ -94,7 +95,7 @@ type Difference struct {
 }
 
 // failedSide names the side that refused a case, for a Difference.
-func failedSide(goErr error, a Answer) string {
+func failedSide(goErr error, a checkoutpy.Answer) string {
 	switch {
 	case goErr != nil && a.Exit != 0:
 		return "both"
@@ -269,11 +270,11 @@ func prefixed(p string, lines []string) []string {
 // miles-ci's answer to it.
 type verifyCase struct {
 	name  string
-	ask   Case
+	ask   checkoutpy.Case
 	goAns func() (string, error)
 	// judge compares; nil is exact equality of the answer texts, and both
 	// refusing agrees.
-	judge func(goText string, goErr error, a Answer) (agree bool, onPurpose bool, checkout string)
+	judge func(goText string, goErr error, a checkoutpy.Answer) (agree bool, onPurpose bool, checkout string)
 }
 
 // Verify compares miles-ci with the checkout's own tests/ci code on a set of
@@ -282,7 +283,7 @@ type verifyCase struct {
 // for plan; pull_request (label sets × diffs), schedule, dispatch and
 // called-workflow triggers for policy; every test file for file-plan.
 func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
-	c, err := openCheckout(req.Repo, req.Python, req.Interpreter)
+	c, err := checkoutpy.Open(req.Repo, req.Python, req.Interpreter)
 	if err != nil {
 		return VerifyReport{}, err
 	}
@@ -313,7 +314,7 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 		cases       []verifyCase
 	}
 	cmds := []command{
-		{"plan", RunSuiteScript, thin(planCases(tables, reg, rErr), max)},
+		{"plan", checkoutpy.RunSuiteScript, thin(planCases(tables, reg, rErr), max)},
 		{"policy", "tests/ci/ci_policy.py", thin(policyCases(c.Root, tables, reg, rErr, tmp, req.Diffs), max)},
 		{"file-plan", "tests/ci/file_run.py", thin(filePlanCases(c.Root, tables, reg, rErr), max)},
 	}
@@ -324,7 +325,7 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 			rep.Commands = append(rep.Commands, cr)
 			continue
 		}
-		asks := make([]Case, len(cmd.cases))
+		asks := make([]checkoutpy.Case, len(cmd.cases))
 		for i, vc := range cmd.cases {
 			asks[i] = vc.ask
 		}
@@ -379,7 +380,7 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 
 // silent reports that no case wrote a step output or failed: the module ran
 // and did nothing (it has no main).
-func silent(answers []Answer) bool {
+func silent(answers []checkoutpy.Answer) bool {
 	for _, a := range answers {
 		if a.GitHubOutput != "" || a.Exit != 0 {
 			return false
@@ -397,7 +398,7 @@ func answerOrError(text string, err error) string {
 
 // exactJudge: the same stdout, or both refuse (the checkout exits non-zero
 // and miles-ci returns an error; the wording differs on purpose).
-func exactJudge(goText string, goErr error, a Answer) (bool, bool, string) {
+func exactJudge(goText string, goErr error, a checkoutpy.Answer) (bool, bool, string) {
 	if usageError(a) {
 		return false, false, fmt.Sprintf("the checkout refuses the workflow's command line (exit %d): %s", a.Exit, a.LastLine())
 	}
@@ -409,12 +410,12 @@ func exactJudge(goText string, goErr error, a Answer) (bool, bool, string) {
 
 // usageError reports an argparse usage error: the checkout's CLI is not the
 // one miles-ci's cases are written for, never an agreeing refusal.
-func usageError(a Answer) bool {
+func usageError(a checkoutpy.Answer) bool {
 	return a.Exit == 2 && strings.Contains(a.Stderr, "usage: ")
 }
 
 // outputsJudge compares the step outputs the checkout wrote with miles-ci's.
-func outputsJudge(goText string, goErr error, a Answer) (bool, bool, string) {
+func outputsJudge(goText string, goErr error, a checkoutpy.Answer) (bool, bool, string) {
 	if a.Exit != 0 {
 		return goErr != nil, false, fmt.Sprintf("error (exit %d): %s", a.Exit, a.LastLine())
 	}
@@ -466,8 +467,8 @@ func planCases(t *policy.Tables, reg *policy.Registry, regErr error) []verifyCas
 	var out []verifyCase
 	add := func(r policy.PlanRequest) {
 		out = append(out, verifyCase{
-			name: "plan " + strings.Join(SuiteArgv(r), " "),
-			ask:  PlanCase(r),
+			name: "plan " + strings.Join(checkoutpy.SuiteArgv(r), " "),
+			ask:  checkoutpy.PlanCase(r),
 			goAns: func() (string, error) {
 				if reg == nil {
 					return "", regErr
@@ -528,7 +529,7 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 		diffPath := diffFile(diff)
 		out = append(out, verifyCase{
 			name: name,
-			ask:  PolicyCase(trig, diff),
+			ask:  checkoutpy.PolicyCase(trig, diff),
 			goAns: func() (string, error) {
 				req := PolicyRequest{Repo: root, Tables: t, Trigger: trig, Registry: reg, RegistryErr: regErr, ReadDiff: func() ([]byte, string, error) {
 					d, why := ReadChangedFiles(diffPath, "--changed-files "+diffPath)
@@ -623,7 +624,7 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 		}
 		out = append(out, verifyCase{
 			name: name,
-			ask:  FileRunCase(file, tag),
+			ask:  checkoutpy.FileRunCase(file, tag),
 			goAns: func() (string, error) {
 				fp, err := deps.PlanFile(deps.FileRequest{Root: root, File: file, ImageTag: tag, Tables: t}, lookup)
 				if err != nil {
@@ -655,7 +656,7 @@ func filePlanCases(root string, t *policy.Tables, reg *policy.Registry, regErr e
 
 // fileRunJudge is outputsJudge, except that a ROCm-only file that
 // miles-ci plans and the checkout refuses agrees on purpose (rules §10).
-func fileRunJudge(goText string, goErr error, a Answer) (bool, bool, string) {
+func fileRunJudge(goText string, goErr error, a checkoutpy.Answer) (bool, bool, string) {
 	if a.Exit != 0 && goErr == nil && strings.HasPrefix(goText, "hw=rocm\n") && strings.Contains(a.Stderr, "registered only for ROCm") {
 		return true, true, a.LastLine()
 	}

@@ -4,23 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/radixark/miles-ci/checkoutpy"
 	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 )
-
-// needPython skips a test that runs a checkout's code when no python3 >= 3.10 is on PATH.
-func needPython(t *testing.T) {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.version_info >= (3, 10))").Output()
-	if err != nil || strings.TrimSpace(string(out)) != "True" {
-		t.Skipf("no python3 >= %s on PATH: %v", MinPython, err)
-	}
-}
 
 // verifyTree is testdata/miles with a resolve-ci-policy step and a file_run
 // of miles-ci's own (testdata/verify/shims, answered by testdata/oracle), so
@@ -45,7 +36,7 @@ func verifyTree(t *testing.T) string {
 }
 
 func TestVerifyAgrees(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := verifyTree(t)
 	rep, err := Verify(context.Background(), VerifyRequest{Repo: tree, MaxCases: 150})
 	if err != nil {
@@ -65,7 +56,7 @@ func TestVerifyAgrees(t *testing.T) {
 }
 
 func TestVerifyFindsPlantedDifference(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := verifyTree(t)
 	// The checkout changes how it balances shards: by file name, not est_time.
 	suite := filepath.Join(tree, "tests", "ci", "run_suite.py")
@@ -105,7 +96,7 @@ func TestVerifyFindsPlantedDifference(t *testing.T) {
 }
 
 func TestCheckoutPlannerAnswersLikeMilesCI(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := verifyTree(t)
 	c, err := NewCheckout(tree, "")
 	if err != nil {
@@ -150,7 +141,7 @@ func TestCheckoutPlannerAnswersLikeMilesCI(t *testing.T) {
 
 	// The checkout's refusal is its answer, named with its command line.
 	_, err = c.Plans(ctx, []policy.PlanRequest{{HW: policy.CUDA, Suite: "stage-z", Cadence: policy.Regular}})
-	var ce *CheckoutError
+	var ce *checkoutpy.CheckoutError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "python tests/ci/run_suite.py --hw cuda --suite stage-z") {
 		t.Errorf("wanted a CheckoutError naming the command, got %v", err)
 	}
@@ -158,7 +149,7 @@ func TestCheckoutPlannerAnswersLikeMilesCI(t *testing.T) {
 
 func TestCheckoutWithoutPython(t *testing.T) {
 	_, err := NewCheckout(filepath.Join("..", "testdata", "miles"), filepath.Join(t.TempDir(), "no-python"))
-	var np *NoPythonError
+	var np *checkoutpy.NoPythonError
 	if !errors.As(err, &np) {
 		t.Fatalf("wanted a NoPythonError, got %v", err)
 	}
@@ -179,7 +170,7 @@ func TestCheckoutPythonTooOld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Ask(context.Background(), []Case{{Registry: true}})
+	_, err = c.Ask(context.Background(), []checkoutpy.Case{{Registry: true}})
 	if err == nil || !strings.Contains(err.Error(), "is Python 3.8.10") {
 		t.Errorf("wanted a too-old Python named, got %v", err)
 	}
@@ -190,7 +181,7 @@ func TestCheckoutPythonTooOld(t *testing.T) {
 // for the same fault agrees (it did not, once: every case was counted as a
 // difference).
 func TestVerifyComparesRefusals(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := verifyTree(t)
 	testfiles.Write(t, tree, "tests/e2e/broken/test_broken.py", "register_cuda_ci(est_time=60, suite=\"stage-b-2-gpu-h200\", labels=[\"no-such-label\"])\n")
 	rep, err := Verify(context.Background(), VerifyRequest{Repo: tree, MaxCases: 60})
@@ -224,7 +215,7 @@ func TestFailedSide(t *testing.T) {
 		{nil, 0, ""}, {errors.New("x"), 0, "miles-ci"}, {nil, 1, "checkout"}, {errors.New("x"), 1, "both"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
-			if got := failedSide(tc.goErr, Answer{Exit: tc.exit}); got != tc.want {
+			if got := failedSide(tc.goErr, checkoutpy.Answer{Exit: tc.exit}); got != tc.want {
 				t.Errorf("wanted %q, got %q", tc.want, got)
 			}
 		})

@@ -32,6 +32,7 @@ var Layers = map[string]int{
 	"history":                   5,
 	"history/historytest":       6,
 	"pipeline":                  5,
+	"checkoutpy":                5,
 	"github":                    5,
 	"github/githubtest":         5,
 	"github/githubtest/standin": 6,

@@ -1,14 +1,16 @@
 // Package testfiles holds the file helpers every package's tests share:
 // writing a tree of files below a test's temporary folder, copying one, and
-// comparing an output with its golden file under testdata/. Only tests
-// import it.
+// comparing an output with its golden file under testdata/, and skipping a
+// test that needs a python3 this host lacks. Only tests import it.
 package testfiles
 
 import (
 	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +70,15 @@ func Golden(tb testing.TB, path, got string) {
 	}
 	if string(want) != got {
 		tb.Errorf("%s: wanted\n%s\ngot\n%s", path, want, got)
+	}
+}
+
+// NeedPython skips a test when no python3 of at least 3.10 (the checkout
+// planner's MinPython) is on PATH.
+func NeedPython(tb testing.TB) {
+	tb.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.version_info >= (3, 10))").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "True" {
+		tb.Skipf("no python3 >= 3.10 on PATH: %v", err)
 	}
 }

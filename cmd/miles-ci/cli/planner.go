@@ -41,7 +41,7 @@ func (p plannerFlags) open(env Env, repo string) (*usecase.Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	printMessages(env, []usecase.Message{c.Notice()})
+	printMessages(env, []usecase.Message{usecase.CheckoutNotice(c)})
 	return c, nil
 }
 

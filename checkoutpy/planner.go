@@ -1,4 +1,4 @@
-package usecase
+package checkoutpy
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
 )
 
 // The checkout's entry points, as its workflows run them (.github/workflows:
@@ -101,130 +102,36 @@ func (c *Checkout) Plans(ctx context.Context, reqs []policy.PlanRequest) ([]Chec
 		if a.Exit != 0 {
 			return nil, &CheckoutError{Command: "python " + RunSuiteScript + " " + strings.Join(SuiteArgv(r), " "), Answer: a}
 		}
-		p, err := ReadListOnly(a.Stdout, regs)
+		p, err := readListOnly(a.Stdout, regs)
 		out = append(out, CheckoutPlan{Text: a.Stdout, Plan: p, ReadErr: err})
 	}
 	return out, nil
 }
 
-// ReadListOnly reads run_suite.py --list-only text (rules §5) back into a
-// plan. regs, when given, supply each enabled test's labels and nightly flag,
-// which the text does not print.
-func ReadListOnly(text string, regs []PyRegistration) (*policy.Plan, error) {
-	lines := strings.Split(text, "\n")
-	bad := func(i int, what string) error {
-		line := ""
-		if i < len(lines) {
-			line = lines[i]
-		}
-		return fmt.Errorf("run_suite.py --list-only output line %d (%q) is not %s", i+1, line, what)
+// readListOnly reads the checkout's run_suite.py --list-only text with
+// report.ReadListOnly, the one reader of it; the checkout planner's text must
+// have its "Policy: " and "Hardware: " lines. regs supply each enabled
+// test's labels and nightly flag, which the text does not print.
+func readListOnly(text string, regs []PyRegistration) (*policy.Plan, error) {
+	p, err := report.ReadListOnly(text)
+	if err != nil {
+		return nil, err
 	}
-	p := &policy.Plan{Enabled: []policy.PlannedTest{}, Skipped: []policy.SkippedTest{}}
-	i := 0
-	for i < len(lines) && !strings.HasPrefix(lines[i], "Policy: ") {
-		i++
-	}
-	if i == len(lines) {
+	if p.Cadence == "" {
 		return nil, errors.New("run_suite.py --list-only output has no \"Policy: \" line")
 	}
-	pol := strings.TrimPrefix(lines[i], "Policy: ")
-	cad, rest, ok := strings.Cut(pol, " bypass_fastfail=")
-	bypass, inc, ok2 := strings.Cut(rest, " include_labels=")
-	if !ok || !ok2 || !strings.HasPrefix(cad, "cadence='") {
-		return nil, bad(i, "Policy: cadence='C' bypass_fastfail=B include_labels=[...]")
-	}
-	p.Cadence = policy.Cadence(strings.TrimSuffix(strings.TrimPrefix(cad, "cadence='"), "'"))
-	p.BypassFastfail = bypass == "True"
-	labels, err := pyStrList(inc)
-	if err != nil {
-		return nil, bad(i, "a list of labels: "+err.Error())
-	}
-	p.IncludeLabels = labels
-	p.AdmitNightly = p.Cadence == policy.Nightly || p.Cadence == policy.Weekly || p.Cadence == policy.Release
-	for i < len(lines) && !strings.HasPrefix(lines[i], "Hardware: ") {
-		i++
-	}
-	if i == len(lines) {
+	if p.Suite == "" {
 		return nil, errors.New("run_suite.py --list-only output has no \"Hardware: \" line")
 	}
-	fields := map[string]string{}
-	for _, f := range strings.Split(lines[i], "  ") {
-		if k, v, ok := strings.Cut(f, ": "); ok {
-			fields[k] = v
-		}
-	}
-	p.HW = policy.Backend(strings.ToLower(fields["Hardware"]))
-	p.Suite = fields["Suite"]
-	p.ContinueOnError = fields["Continue on error"] == "True"
-	if part := fields["Partition"]; part != "full" {
-		var n, size, id int
-		if _, err := fmt.Sscanf(part, "%d/%d (0-based id=%d)", &n, &size, &id); err != nil {
-			return nil, bad(i, "Partition: full or Partition: I/N (0-based id=I)")
-		}
-		p.Partition = &policy.Partition{ID: id, Size: size}
-	}
-	for i++; i < len(lines); i++ {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(l, "Skipped ") && strings.HasSuffix(l, " test(s):"):
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  - ") {
-				i++
-				item := strings.TrimPrefix(lines[i], "  - ")
-				cut := strings.LastIndex(item, " (reason: ")
-				if cut < 0 || !strings.HasSuffix(item, ")") {
-					return nil, bad(i, "  - FILE (reason: R)")
-				}
-				p.Skipped = append(p.Skipped, policy.SkippedTest{File: item[:cut], Reason: item[cut+len(" (reason: ") : len(item)-1]})
-			}
-		case strings.HasPrefix(l, "Enabled ") && strings.Contains(l, " test(s)"):
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  - ") {
-				i++
-				item := strings.TrimPrefix(lines[i], "  - ")
-				t := policy.PlannedTest{Labels: []string{}}
-				if s, ok := strings.CutSuffix(item, " [implicit]"); ok {
-					item, t.Implicit = s, true
-				}
-				cut := strings.LastIndex(item, " (est_time=")
-				if cut < 0 || !strings.HasSuffix(item, "s)") {
-					return nil, bad(i, "  - FILE (est_time=Xs)")
-				}
-				est, err := strconv.ParseFloat(item[cut+len(" (est_time="):len(item)-2], 64)
-				if err != nil {
-					return nil, bad(i, "  - FILE (est_time=Xs)")
-				}
-				t.File, t.EstTime = item[:cut], est
-				for _, r := range regs {
-					if r.File == t.File && r.Suite == p.Suite && strings.EqualFold(r.Backend, string(p.HW)) {
-						t.Labels, t.Nightly = append([]string{}, r.Labels...), r.Nightly
-						break
-					}
-				}
-				p.Enabled = append(p.Enabled, t)
-				p.EstTotal += est
+	for i, t := range p.Enabled {
+		for _, r := range regs {
+			if r.File == t.File && r.Suite == p.Suite && strings.EqualFold(r.Backend, string(p.HW)) {
+				p.Enabled[i].Labels, p.Enabled[i].Nightly = append([]string{}, r.Labels...), r.Nightly
+				break
 			}
 		}
 	}
 	return p, nil
-}
-
-// pyStrList reads a Python list of plain string literals: ['a', 'b'].
-func pyStrList(s string) ([]string, error) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") {
-		return nil, fmt.Errorf("%q is not a list", s)
-	}
-	out := []string{}
-	body := strings.TrimSpace(s[1 : len(s)-1])
-	if body == "" {
-		return out, nil
-	}
-	for _, item := range strings.Split(body, ", ") {
-		if len(item) < 2 || item[0] != '\'' || item[len(item)-1] != '\'' || strings.ContainsAny(item[1:len(item)-1], `'\`) {
-			return nil, fmt.Errorf("%q is not a plain string", item)
-		}
-		out = append(out, item[1:len(item)-1])
-	}
-	return out, nil
 }
 
 // PolicyCase is the case that asks the checkout's ci_policy for the

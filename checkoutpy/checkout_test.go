@@ -1,4 +1,4 @@
-package usecase
+package checkoutpy
 
 import (
 	"context"
@@ -58,7 +58,7 @@ def collect_tests(files, sanity_check=True):
 // (explain --planner checkout shows them) keep a GPU-generation checkout's
 // hardware=[...], which an older checkout's rows do not have.
 func TestCheckoutRegistryKeepsHardware(t *testing.T) {
-	needPython(t)
+	testfiles.NeedPython(t)
 	tree := filepath.Join(t.TempDir(), "miles")
 	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles-gpugen"), tree)
 	reg := filepath.Join(tree, "tests", "ci", "ci_register.py")
