@@ -466,20 +466,19 @@ func (s *scheduler) finishNodes() (changed bool) {
 					}
 				}
 				st, why := stateOf(res), ""
-				if len(nr.n.Stages) > 0 {
-					for _, c := range nr.children {
-						if why == "" && c.result != ResultSuccess && c.result != ResultSkipped {
-							why = c.n.ID + ": " + c.reason
-						}
+				for _, c := range nr.children {
+					if why == "" && c.result != ResultSuccess && c.result != ResultSkipped {
+						why = c.n.ID + ": " + c.reason
 					}
-					// The B200 pool job: would-run in a dry run, not-run
-					// when its files could not run and none failed.
-					switch {
-					case res == ResultSuccess && slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == WouldRun }):
-						st = WouldRun
-					case res == ResultFailure && notRun && !slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == Failed }):
-						st = NotRun
-					}
+				}
+				// A called workflow (the B200 pool job, a release
+				// call): would-run in a dry run, not-run when its
+				// jobs could not run and none failed.
+				switch {
+				case res == ResultSuccess && slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == WouldRun }):
+					st = WouldRun
+				case res == ResultFailure && notRun && !slices.ContainsFunc(nr.children, func(c *nodeRun) bool { return c.state == Failed }):
+					st = NotRun
 				}
 				s.endNode(nr, st, res, why)
 				again = true
@@ -513,8 +512,8 @@ func (s *scheduler) finishNodes() (changed bool) {
 			if dry {
 				st = WouldRun
 			}
-			if nr.n.Kind == KindPoolRun && res == ResultFailure && !slices.ContainsFunc(nr.units, func(u *unitRun) bool { return u.state == Failed }) {
-				st = NotRun // its files could not run; none failed
+			if res == ResultFailure && !slices.ContainsFunc(nr.units, func(u *unitRun) bool { return u.state == Failed }) {
+				st = NotRun // its shards or files could not run; none failed
 			}
 			s.endNode(nr, st, res, reason)
 			again = true
