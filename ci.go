@@ -129,11 +129,11 @@ func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, err
 		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
 		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
-		lock, err := deps.ParseLock(deps.LockFileName, []byte(g.ReleaseLock))
+		lock, err := usecase.ParseReleaseLock(deps.LockFileName, g.ReleaseLock)
 		if err != nil {
 			return req, err
 		}
-		req.Release = &lock
+		req.Release = lock
 	}
 	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
 		return req, err

@@ -7,7 +7,6 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -31,7 +30,7 @@ func (m *MilesCi) Release(
 	if err != nil {
 		return nil, fmt.Errorf("%w; give --lockfile or run on a release branch", err)
 	}
-	if _, err := deps.ParseLock(deps.LockFileName, []byte(text)); err != nil {
+	if _, err := usecase.ParseReleaseLock(deps.LockFileName, text); err != nil {
 		return nil, err
 	}
 	return &Release{Miles: m, Lock: text}, nil
@@ -73,25 +72,9 @@ func (m *MilesCi) ReleaseLock(
 	// +optional
 	imageTag string,
 ) (*dagger.File, error) {
-	tag, err := deps.ReleaseImageTag(branch)
+	text, err := usecase.BranchCut(ctx, m.newSession(false).container(), usecase.BranchCutRequest{Branch: branch, SGLangRef: sglangRef, MegatronRef: megatronRef, ImageTag: imageTag}, nonce(""))
 	if err != nil {
 		return nil, err
 	}
-	if imageTag == "" {
-		imageTag = tag
-	}
-	commits, err := pipeline.ResolveBranches(ctx, m.newSession(false).container(), sglangRef, megatronRef, nonce(""))
-	if err != nil {
-		return nil, err
-	}
-	lock, err := deps.NewLock(deps.BranchCut{Branch: branch, SGLangCommit: commits.SGLang, MegatronCommit: commits.Megatron, ImageTag: imageTag})
-	if err != nil {
-		return nil, err
-	}
-	lock.SGLangBranch, lock.MegatronBranch = sglangRef, megatronRef
-	text, err := lock.Format()
-	if err != nil {
-		return nil, err
-	}
-	return dag.File(deps.LockFileName, string(text)), nil
+	return dag.File(deps.LockFileName, text), nil
 }

@@ -84,11 +84,11 @@ func (m *MilesCi) planStage(ctx context.Context, a stageArgs, dir, pr string) (*
 	in.Stage, in.Cadence, in.Labels, in.MatchAllLabels = a.name, a.cadence, a.labels, a.matchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = a.event, a.schedule, a.prLabelsJSON
 	if a.releaseLock != "" {
-		lock, err := deps.ParseLock(deps.LockFileName, []byte(a.releaseLock))
+		lock, err := usecase.ParseReleaseLock(deps.LockFileName, a.releaseLock)
 		if err != nil {
 			return nil, err
 		}
-		in.Release = &lock
+		in.Release = lock
 	}
 	p, err := usecase.PlanStage(in)
 	if err != nil {

@@ -1,10 +1,12 @@
 package usecase
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -215,4 +217,56 @@ func ReleaseLock(r ReleaseLockRequest) (*deps.Lock, error) {
 		return nil, err
 	}
 	return &lock, nil
+}
+
+// ParseReleaseLock checks the text of a lockfile the module was given
+// (what names it in an error).
+func ParseReleaseLock(what, text string) (*deps.Lock, error) {
+	lock, err := deps.ParseLock(what, []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	return &lock, nil
+}
+
+// BranchCutRequest is the module's release-lock: a release branch, the
+// dependency branches to freeze and the CI image tag.
+type BranchCutRequest struct {
+	// Branch is the release branch, release/vX.Y.Z.
+	Branch string
+	// SGLangRef and MegatronRef are the branches whose heads are frozen.
+	SGLangRef, MegatronRef string
+	// ImageTag is the CI image tag ("" = release-vX.Y.Z-ci from Branch).
+	ImageTag string
+}
+
+// Validate checks the branch and gives the default image tag.
+func (r *BranchCutRequest) Validate() error {
+	tag, err := deps.ReleaseImageTag(r.Branch)
+	if err != nil {
+		return err
+	}
+	if r.ImageTag == "" {
+		r.ImageTag = tag
+	}
+	return nil
+}
+
+// BranchCut writes the release-lock.json of a branch cut: the dependency
+// branch heads resolved now (on c), the image tag.
+func BranchCut(ctx context.Context, c pipeline.Container, r BranchCutRequest, nonce string) (string, error) {
+	if err := r.Validate(); err != nil {
+		return "", err
+	}
+	commits, err := pipeline.ResolveBranches(ctx, c, r.SGLangRef, r.MegatronRef, nonce)
+	if err != nil {
+		return "", err
+	}
+	lock, err := deps.NewLock(deps.BranchCut{Branch: r.Branch, SGLangCommit: commits.SGLang, MegatronCommit: commits.Megatron, ImageTag: r.ImageTag})
+	if err != nil {
+		return "", err
+	}
+	lock.SGLangBranch, lock.MegatronBranch = r.SGLangRef, r.MegatronRef
+	text, err := lock.Format()
+	return string(text), err
 }
