@@ -277,6 +277,19 @@ rc=$?
 	"batch 1, job 2/2: tests/e2e/pool/test_pool_2.py (2 GPU(s), runs on b200+2gpu)" &&
 	[[ $(grep -c "PASS .*tests/e2e/pool/test_pool_" "$out/last.out") == 2 ]]
 check $? "miles-ci run --batch 1: each pool file alone in its container, at its own GPU count ($((SECONDS - t0)) s)"
+# The same pool in the whole graph: pr-test.yml's stage-c-b200 plans it (stage-c-b200/plan)
+# and runs one unit per file at its GPU count (stage-c-b200/test), each into DIR/SUITE/N.
+# Its _run-ci.yml reconciles the dependencies first: a stand-in script, an empty examples file.
+cp testdata/miles-b200pool/tests/ci/*.py "$pool/tests/ci/" && cp -r testdata/miles-b200pool/.github "$pool/" &&
+	printf 'import sys\nprint("reconciled", sys.argv[1:])\n' >"$pool/tests/ci/reconcile_dependencies.py" &&
+	mkdir -p "$pool/examples/lora" && : >"$pool/examples/lora/requirements.txt" &&
+	bash "$engine" run "$out/miles-ci" ci --repo "$pool" --event pull_request --pr-labels-json '["run-ci-short"]' --gpus none:0-3 \
+		--only stage-c-4-gpu-b200 --quiet --results "$out/ci-pool" >"$out/last.out" 2>"$out/last.log"
+rc=$?
+((rc == 0)) && grep -q "^stage-c-b200/plan .* passed .*2 file(s) in 1 batch(es); has_tests=true" "$out/last.out" &&
+	[[ $(grep -cE "^stage-c-b200/test \(Batch 1 / [12] GPU / tests/e2e/pool/test_pool_[12].py\) +passed" "$out/last.out") == 2 ]] &&
+	grep -q "pool file 1 ran" "$out/ci-pool/stage-c-4-gpu-b200/0/run.log" && grep -q "pool file 2 ran" "$out/ci-pool/stage-c-4-gpu-b200/1/run.log"
+check $? "miles-ci ci: the B200 pool job plans its batch and runs each file at its GPU count"
 
 # Opt-in: Miles' own runner. MILES_CI_REAL_MILES=DIR names a Miles checkout (never part
 # of this repository); its tests/ci runner (run_suite.py and what it imports) replaces the
