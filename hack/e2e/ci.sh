@@ -79,7 +79,7 @@ ci() {
 	rc=$?
 }
 # cistate JOB: the state of JOB (a title as the text report prints it) in $out/ci.out.
-cistate() { awk -v j="$1" 'index($0, j" ") == 1 { print $2; exit }' "$out/ci.out"; }
+cistate() { awk -v j="$1" 'index($0, j" ") == 1 { split(substr($0, length(j) + 1), f, " "); print f[1]; exit }' "$out/ci.out"; }
 cicheck() { # cicheck RC NAME
 	if (($1 == 0)); then ok "$2"; else tail -n 30 "$out/ci.log" "$out/ci.out"; bad "$2"; fi
 }
