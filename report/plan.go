@@ -59,11 +59,30 @@ func ReadListOnly(text string) (*policy.Plan, error) {
 		case strings.HasPrefix(l, "Skipped ") && strings.HasSuffix(l, " test(s):"):
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  - ") {
 				i++
+				first := i
 				item := strings.TrimPrefix(lines[i], "  - ")
-				cut := strings.LastIndex(item, " (reason: ")
-				if cut < 0 || !strings.HasSuffix(item, ")") {
+				cut := strings.Index(item, " (reason: ")
+				if cut < 0 {
 					return nil, bad(i, "  - FILE (reason: R)")
 				}
+				// A reason is the test's own text, printed as it is: a
+				// newline in it continues the item on the next lines, up
+				// to a line that ends in ")" before the block's end or
+				// the next item.
+				closes := func(j int) bool {
+					next := ""
+					if j+1 < len(lines) {
+						next = lines[j+1]
+					}
+					return strings.HasSuffix(lines[j], ")") && (next == "" || strings.HasPrefix(next, "  - ") && strings.Contains(next, " (reason: "))
+				}
+				for !closes(i) {
+					if i+1 >= len(lines) {
+						return nil, bad(first, "  - FILE (reason: R), closed by a ) on a later line")
+					}
+					i++
+				}
+				item = strings.TrimPrefix(strings.Join(lines[first:i+1], "\n"), "  - ")
 				p.Skipped = append(p.Skipped, policy.SkippedTest{File: item[:cut], Reason: item[cut+len(" (reason: ") : len(item)-1]})
 			}
 		case strings.HasPrefix(l, "Enabled ") && strings.Contains(l, " test(s)"):

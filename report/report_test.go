@@ -317,6 +317,38 @@ func TestReadListOnly(t *testing.T) {
 	}
 }
 
+// TestReadListOnlyUntrustedReasons: a skip reason is the test's own text,
+// printed raw; a newline, a nested "(reason: " or a forged item in it
+// stays in the reason.
+func TestReadListOnlyUntrustedReasons(t *testing.T) {
+	text := "Skipped 2 test(s):\n" +
+		"  - tests/e2e/a.py (reason: flaky\n::error file=x::forged (reason: no)\n  - tests/e2e/forged.py (est_time=1s))\n" +
+		"  - tests/e2e/b.py (reason: plain)\n\nEnabled 1 test(s) (est total 30s):\n  - tests/e2e/c.py (est_time=30.0s)\n"
+	p, err := ReadListOnly(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []policy.SkippedTest{
+		{File: "tests/e2e/a.py", Reason: "flaky\n::error file=x::forged (reason: no)\n  - tests/e2e/forged.py (est_time=1s)"},
+		{File: "tests/e2e/b.py", Reason: "plain"},
+	}
+	if fmt.Sprint(p.Skipped) != fmt.Sprint(want) || len(p.Enabled) != 1 || p.Enabled[0].File != "tests/e2e/c.py" {
+		t.Errorf("wanted skipped %q and enabled c.py, got %q and %v", want, p.Skipped, p.Enabled)
+	}
+	// A reason of 400,000 lines is read in one pass (no copy per line).
+	long := "Skipped 1 test(s):\n  - tests/e2e/a.py (reason: " + strings.Repeat("x\n", 400000) + ")\n\nEnabled 0 test(s)\n"
+	if p, err := ReadListOnly(long); err != nil || len(p.Skipped) != 1 || len(p.Skipped[0].Reason) != 800000 {
+		t.Errorf("wanted the long reason read, got %v", err)
+	}
+	// A reason never closed swallows the rest: no plan at all, refused.
+	if _, err := ReadListOnly("Skipped 1 test(s):\n  - tests/e2e/a.py (reason: never closed\nEnabled 0 test(s)\n"); err == nil {
+		t.Errorf("wanted an unclosed reason refused")
+	}
+	if _, err := ReadListOnly("Skipped 1 test(s):\n  - tests/e2e/a.py (reason: never closed"); !strings.Contains(errText(err), "closed by a ) on a later line") {
+		t.Errorf("wanted an unclosed reason at the end refused, got %v", err)
+	}
+}
+
 func errText(err error) string {
 	if err == nil {
 		return ""
