@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
@@ -91,6 +92,9 @@ type CIAnswer struct {
 // runs them (a dry run without a ShardRunner): the resolvers as miles-ci's
 // own use cases, each stage shard through the stage-run path.
 func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
+	if req.ReadDiff != nil {
+		req.ReadDiff = readOnce(req.ReadDiff)
+	}
 	tables, msgs, err := LoadTables(req.Repo, "")
 	if err != nil {
 		return CIAnswer{}, err
@@ -116,6 +120,20 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 // FromFork says whether the event is a pull request from a fork (given, or
 // the PR read): such a run is handed no secrets (pipeline.HandedSecrets).
 func (r CIRequest) FromFork() bool { return r.Fork || (r.PR != nil && r.PR.Fork) }
+
+// readOnce reads the diff once for the whole run: the policy jobs of the
+// PR workflows and the PR image job ask for it at the same time (the
+// module's reader exports the file to one path and removes it).
+func readOnce(read func() ([]byte, string, error)) func() ([]byte, string, error) {
+	var once sync.Once
+	var diff []byte
+	var unusable string
+	var err error
+	return func() ([]byte, string, error) {
+		once.Do(func() { diff, unusable, err = read() })
+		return diff, unusable, err
+	}
+}
 
 // ciEvent turns the request's trigger facts into the graph's event.
 func ciEvent(req CIRequest) (graph.Event, error) {

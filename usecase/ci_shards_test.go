@@ -3,8 +3,11 @@ package usecase
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/graph"
@@ -64,5 +67,38 @@ func TestEngineShardsFailsTheImageJobOnABrokenDockerfile(t *testing.T) {
 	_, err := e.BuildImage(context.Background(), "pr-7")
 	if err == nil || !strings.Contains(err.Error(), "docker build -f docker/Dockerfile: RUN step") || strings.Contains(err.Error(), "secret-value-123") {
 		t.Errorf("wanted the build's error, masked, naming the Dockerfile, got %v", err)
+	}
+}
+
+// passShards passes every shard.
+type passShards struct{}
+
+func (passShards) RunShard(context.Context, pipeline.Request, *graph.Unit) graph.Outcome {
+	return graph.Outcome{Result: graph.ResultSuccess}
+}
+func (passShards) BuildImage(context.Context, string) (string, error) { return "", nil }
+
+// TestCIReadsTheDiffOnce: the policy jobs of both PR workflows want the diff
+// at once; the front end's reader is called once (the module's exports the
+// file to one path and removes it after).
+func TestCIReadsTheDiffOnce(t *testing.T) {
+	repo := ciTree(t)
+	var calls atomic.Int32
+	req := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: graph.Host{StandIn: true}, Shards: passShards{},
+		Given: Given{Diff: true}, ReadDiff: func() ([]byte, string, error) {
+			calls.Add(1)
+			time.Sleep(10 * time.Millisecond)
+			d, why := ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
+			return d, why, nil
+		}}
+	ans, err := CI(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("wanted the diff read once, got %d reads", n)
+	}
+	if code := ans.Report.ExitStatus(); code != 0 {
+		t.Errorf("wanted the run to pass, got exit %d\n%s", code, ans.Report.Text())
 	}
 }
