@@ -20,9 +20,12 @@ var PRImageInputs = []string{"docker/Dockerfile", "docker/build.py", "docker/ins
 const ImageInputsFile = "docker/image_inputs.py"
 
 // BuildInputs are a checkout's image build inputs: the globs of its
-// ImageInputsFile, or (Globs nil) the grep of the older workflow.
+// ImageInputsFile, or (the zero value) the grep of the older workflow.
 type BuildInputs struct {
 	Globs []string
+	// globs are Globs compiled once (nil where Python's fnmatch would fail
+	// to compile one: it matches nothing).
+	globs []*regexp.Regexp
 }
 
 // ParseImageInputs reads INPUT_GLOBS, a tuple or list of string literals,
@@ -50,7 +53,7 @@ func ParseImageInputs(src string) (BuildInputs, error) {
 		if e.Kind != pysource.StrValue {
 			return BuildInputs{}, fmt.Errorf("%s:%d: INPUT_GLOBS holds %s, not a string", ImageInputsFile, e.Line, e.Kind)
 		}
-		in.Globs = append(in.Globs, e.Str)
+		in.Globs, in.globs = append(in.Globs, e.Str), append(in.globs, globRegexp(e.Str))
 	}
 	return in, nil
 }
@@ -60,13 +63,13 @@ func (in BuildInputs) Match(path string) bool {
 	if in.Globs == nil {
 		return IsPRImageInput(path)
 	}
-	return slices.ContainsFunc(in.Globs, func(g string) bool { return fnmatch(path, g) })
+	return slices.ContainsFunc(in.globs, func(re *regexp.Regexp) bool { return re != nil && re.MatchString(path) })
 }
 
-// fnmatch is Python's fnmatch.fnmatchcase: * matches any run of characters
-// (a slash too), ? one, [seq] and [!seq] a class; a [ without its ] is
-// itself.
-func fnmatch(name, pat string) bool {
+// globRegexp is a glob as Python's fnmatch.fnmatchcase reads it: * matches
+// any run of characters (a slash too), ? one, [seq] and [!seq] a class; a [
+// without its ] is itself. nil when the class does not compile.
+func globRegexp(pat string) *regexp.Regexp {
 	var re strings.Builder
 	re.WriteString("^(?s:")
 	for i := 0; i < len(pat); i++ {
@@ -104,7 +107,10 @@ func fnmatch(name, pat string) bool {
 	}
 	re.WriteString(")$")
 	m, err := regexp.Compile(re.String())
-	return err == nil && m.MatchString(name)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // PRImageDockerfile is the Dockerfile a PR image is built from, the

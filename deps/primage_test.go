@@ -5,6 +5,12 @@ import (
 	"testing"
 )
 
+// fnmatch is Python's fnmatch.fnmatchcase through globRegexp.
+func fnmatch(name, pat string) bool {
+	re := globRegexp(pat)
+	return re != nil && re.MatchString(name)
+}
+
 // TestFnmatch holds fnmatch to Python's fnmatch.fnmatchcase (each row's
 // answer is what Python 3 gives).
 func TestFnmatch(t *testing.T) {
@@ -70,7 +76,10 @@ func TestParseImageInputs(t *testing.T) {
 }
 
 func TestDecidePRImage(t *testing.T) {
-	declared := BuildInputs{Globs: []string{"docker/Dockerfile", "docker/patch/*", "docker/extra.sh"}}
+	declared, err := ParseImageInputs(`INPUT_GLOBS = ("docker/Dockerfile", "docker/patch/*", "docker/extra.sh")`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name         string
 		isPR, fork   bool
