@@ -81,7 +81,7 @@ func (r *Release) Ci(
 	// +optional
 	planner Planner,
 ) (*Graph, error) {
-	g, err := r.Miles.Ci(EventPullRequest, "", nil, "", nil, only, skip, maxParallel, planner)
+	g, err := r.Miles.Ci("", "", nil, "", nil, only, skip, maxParallel, planner)
 	if err != nil {
 		return nil, err
 	}

@@ -27,12 +27,9 @@ const maxHostGPUs = 256
 // count), a range 0-7, ids 0,1,2,3, or a mix (0-3,6).
 func ParseHost(s string, detected func() (int, error)) (Host, error) {
 	if ids, ok := strings.CutPrefix(s, "none:"); ok {
-		var h Host
-		err := errors.New("no device ids")
-		if ids != "" && ids != "all" && ids != "none" {
-			h, err = ParseHost(ids, nil)
-		}
-		if err != nil {
+		// none:all has nothing to count: only ids say the host's shape.
+		h, err := ParseHost(ids, func() (int, error) { return 0, errors.New("no device ids") })
+		if err != nil || h.StandIn {
 			return Host{}, fmt.Errorf("--gpus %q: after none: give device ids such as 0,1,2,3 or a range such as 0-3 (stand-ins scheduled as on a host with those GPUs)", s)
 		}
 		h.StandIn = true

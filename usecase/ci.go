@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -225,7 +226,7 @@ func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
 		seen[rel] = true
 		data, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)), fsinput.TableFile)
 		if err != nil {
-			if fe := (*fsinput.Error)(nil); errors.As(err, &fe) && strings.Contains(fe.Problem, "does not exist") {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return nil, err
@@ -426,7 +427,7 @@ func imageBuildInputs(repo string) (deps.BuildInputs, error) {
 	}
 	src, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(deps.ImageInputsFile)), fsinput.TableFile)
 	if err != nil {
-		if fe := (*fsinput.Error)(nil); errors.As(err, &fe) && strings.Contains(fe.Problem, "does not exist") {
+		if errors.Is(err, fs.ErrNotExist) {
 			return deps.BuildInputs{}, nil
 		}
 		return deps.BuildInputs{}, err

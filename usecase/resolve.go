@@ -212,11 +212,7 @@ func ReleaseLock(r ReleaseLockRequest) (*deps.Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--release-lock %w", err)
 	}
-	lock, err := deps.ParseLock(r.Path, data)
-	if err != nil {
-		return nil, err
-	}
-	return &lock, nil
+	return ParseReleaseLock(r.Path, string(data))
 }
 
 // ParseReleaseLock checks the text of a lockfile the module was given
