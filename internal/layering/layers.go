@@ -22,6 +22,7 @@ var Layers = map[string]int{
 
 	// The decisions.
 	"policy/pysource": 1,
+	"hostgpu":         1,
 	"policy":          2,
 	"deps":            3,
 	"estimate":        3,
@@ -58,7 +59,7 @@ var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "policy", "deps", "estimate", "graph", "report", "pipeline", "workflows"}
+var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "report", "pipeline", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are
