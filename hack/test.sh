@@ -64,11 +64,11 @@ if [ "${MILES_CI_SKIP_E2E:-}" = 1 ]; then
 fi
 echo "== hack/e2e.sh"
 # Say which engine the end-to-end tests use before they take minutes: the running one
-# when it was started with these images and scripts, else engine.sh start builds and
-# starts one (root, apt, ~10 GB; 20-30 min the first time), restarting an engine that
-# runs with other ones. MILES_CI_SKIP_E2E=1 skips all of it.
-if bash hack/engine/engine.sh status 2>/dev/null | grep -q '^engine: running'; then
-	echo "using the running engine (hack/engine/engine.sh status); it is restarted if it was started with other images or scripts"
+# (never restarted: engine.sh start says so when it was started with other images or
+# scripts), else engine.sh start builds and starts one (root, apt, ~10 GB; 20-30 min the
+# first time). MILES_CI_SKIP_E2E=1 skips all of it.
+if bash hack/engine/engine.sh status </dev/null 2>/dev/null | grep -q '^engine: running'; then
+	echo "using the running engine (hack/engine/engine.sh status); engine.sh start says when it was started with other images or scripts"
 else
 	echo "no engine runs: hack/e2e.sh builds and starts one (hack/engine/engine.sh start; root, apt, ~10 GB) and leaves it running (hack/engine/engine.sh stop)"
 fi

@@ -127,9 +127,37 @@ use_free_slot() {
 	die "every engine state under $cache (engine-state, engine-state.1 ... .$((max_slots - 1))) is held by a running engine; stop one, or set MILES_CI_CACHE to another folder"
 }
 
+# detached CMD... runs CMD away from any terminal: stdin from /dev/null, stdout and
+# stderr to the caller's redirections, in a session of its own (setsid -w waits and
+# passes on the exit status). A client that finds a terminal queries it, and in a
+# background process group (timeout(1) puts its child in one) the kernel stops it
+# (SIGTTIN/SIGTTOU): from tmux the health check hung, then called a healthy engine dead.
+detached() { setsid -w "$@" </dev/null; }
+
+# answers checks that the engine answers a client; on failure answers_why says why
+# (the client's last lines, or the timeout).
+answers_why=
 answers() {
-	env _EXPERIMENTAL_DAGGER_RUNNER_HOST="unix://$sock" DO_NOT_TRACK=1 \
-		timeout 20 "$bin/dagger" core version --progress=plain >/dev/null 2>&1
+	local out status=0
+	out=$(detached env _EXPERIMENTAL_DAGGER_RUNNER_HOST="unix://$sock" DO_NOT_TRACK=1 \
+		timeout 20 "$bin/dagger" core version --progress=plain 2>&1) || status=$?
+	case $status in
+	0) answers_why= ;;
+	124) answers_why="\`dagger core version\` got no answer within 20 s (the engine is busy or hung)" ;;
+	*) answers_why="\`dagger core version\` exited $status: $(tail -n 3 <<<"$out" | tr '\n' ' ')" ;;
+	esac
+	return "$status"
+}
+
+# answers_retry checks up to three times, 5 s apart: a busy engine (a cold
+# build on a loaded machine) may miss one check.
+answers_retry() {
+	local i
+	for i in 1 2 3; do
+		answers && return 0
+		((i == 3)) || sleep 5
+	done
+	return 1
 }
 
 cmd_start() {
@@ -147,13 +175,17 @@ cmd_start() {
 	# What the running engine was started with: the Go SDK image, the images the
 	# registry serves and the namespace script (which names the images it serves).
 	config="$digest $(cd "$cache/images" && ls .built-* 2>/dev/null) $(sha256sum <"$here/engine-ns.sh" | cut -c1-16)"
+	# An engine that answers is never stopped or restarted here: others may be
+	# using it. One started with other images, or one that does not answer, is
+	# reported with what to run.
 	if pid=$(running_pid); then
-		if [[ $(cat "$run/config" 2>/dev/null) == "$config" ]] && answers; then
+		answers_retry || die "the engine (pid $pid, socket $sock) is running but does not answer: $answers_why; log: $run/engine.log. Run \`bash hack/engine/engine.sh status\` to check again; if no one else uses it, \`bash hack/engine/engine.sh stop\` then \`bash hack/engine/engine.sh start\` restarts it"
+		if [[ $(cat "$run/config" 2>/dev/null) != "$config" ]]; then
+			log "already running (pid $pid) and answers, but was started with another Go SDK image, other stand-in images or another engine-ns.sh; it is left running. To use the new ones, when no one else uses it: \`bash hack/engine/engine.sh stop\` then \`bash hack/engine/engine.sh start\`"
+		else
 			log "already running (pid $pid)"
-			return 0
 		fi
-		log "restarting: the Go SDK image, the stand-in images or engine-ns.sh changed, or the engine does not answer"
-		cmd_stop
+		return 0
 	fi
 	use_free_slot
 	mkdir -p "$run" "$state"
@@ -234,15 +266,21 @@ cmd_status() {
 	m=$(mode)
 	echo "mode: $m"
 	if [[ $m == system ]]; then
-		dagger version
+		detached dagger version
 		return 0
 	fi
 	echo "cache: $cache ($(du -sh "$cache" 2>/dev/null | cut -f1))"
 	if pid=$(running_pid); then
 		echo "engine: running (pid $pid), socket $sock"
-		if answers; then echo "answers: yes"; else echo "answers: no"; return 1; fi
+		if answers; then
+			echo "answers: yes"
+		else
+			echo "answers: no ($answers_why)"
+			echo "log: $run/engine.log; run this again to recheck; if no one else uses the engine, \`bash hack/engine/engine.sh stop\` then \`bash hack/engine/engine.sh start\` restarts it"
+			return 1
+		fi
 	else
-		echo "engine: not running"
+		echo "engine: not running; \`bash hack/engine/engine.sh start\` starts it (and builds it the first time)"
 		return 1
 	fi
 }
