@@ -10,7 +10,7 @@ import (
 // FuzzParseRows: a kept batch is outside input (a results folder); any
 // bytes give a batch or an error, never a panic.
 func FuzzParseRows(f *testing.F) {
-	seed, err := os.ReadFile("../usecase/testdata/esttime/rows/run-101-1/history-rows.json")
+	seed, err := os.ReadFile("../usecase/runhistory/testdata/esttime/rows/run-101-1/history-rows.json")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -24,7 +24,7 @@ type pkg struct {
 }
 
 // Check holds the module in dir to layers and to the rules beside it
-// (DaggerUsers, Domain): it returns one message per broken rule, sorted, and
+// (DaggerUsers, Domain, ModuleOmits): it returns one message per broken rule, sorted, and
 // an error with go list's own output when the module's packages cannot be
 // listed (an import cycle, a missing package).
 //
@@ -151,10 +151,16 @@ func check(pkgs []pkg, layers map[string]int) []string {
 			continue
 		}
 		for _, f := range DomainForbidden {
-			if via := chain(graph, importPath(d), f); via != nil {
+			if via := chain(graph, importPath(d), is(f), true); via != nil {
 				msgs = append(msgs, fmt.Sprintf("%s depends on %s (%s): a domain package runs no process and reaches no network (layering.Domain)", d, f, strings.Join(via, " -> ")))
 				break
 			}
+		}
+	}
+	for _, f := range ModuleOmits {
+		if via := chain(graph, ModulePath, under(f), false); via != nil {
+			msgs = append(msgs, fmt.Sprintf(". (the Dagger module) depends on %s (%s): no module function uses it; import it only from the command's packages (layering.ModuleOmits)", via[len(via)-1], strings.Join(via, " -> ")))
+			break // one message: the first omitted package it reaches
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(layers)) {
@@ -174,17 +180,26 @@ func importPath(rel string) string {
 	return ModulePath + "/" + rel
 }
 
+// is matches one package; under matches a package and every package under it.
+func is(path string) func(string) bool {
+	return func(p string) bool { return p == path }
+}
+
+func under(path string) func(string) bool {
+	return func(p string) bool { return p == path || strings.HasPrefix(p, path+"/") }
+}
+
 // chain returns the shortest import chain from a package to a forbidden one
 // (from first, to last; the module's packages by their path in it), or nil
-// when there is none. It does not go through another Domain package or a
-// Dagger SDK: their own rules report them, once.
-func chain(graph map[string][]string, from, to string) []string {
+// when there is none. With domain, it does not go through another Domain
+// package or a Dagger SDK: their own rules report them, once.
+func chain(graph map[string][]string, from string, to func(string) bool, domain bool) []string {
 	prev := map[string]string{from: ""}
 	queue := []string{from}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		if p == to {
+		if to(p) {
 			var out []string
 			for ; p != ""; p = prev[p] {
 				if r := rel(p); r != "" {
@@ -196,7 +211,7 @@ func chain(graph map[string][]string, from, to string) []string {
 			slices.Reverse(out)
 			return out
 		}
-		if p != from && (slices.Contains(Domain, rel(p)) || isDaggerSDK(p)) {
+		if domain && p != from && (slices.Contains(Domain, rel(p)) || isDaggerSDK(p)) {
 			continue
 		}
 		for _, imp := range graph[p] {

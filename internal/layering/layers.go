@@ -40,8 +40,10 @@ var Layers = map[string]int{
 	"workflows":                 6,
 	"ghoutput":                  6,
 
-	// The use cases both front ends call.
-	"usecase": 7,
+	// The use cases both front ends call, then those only the command
+	// calls (the module links neither history driver: ModuleOmits).
+	"usecase":            7,
+	"usecase/runhistory": 8,
 
 	// The engine adapter of the command, then the front ends.
 	"cmd/miles-ci/engine": 8,
@@ -55,6 +57,13 @@ var Layers = map[string]int{
 // generated client itself, and the command's engine adapter. Everything else
 // reaches a container through pipeline.Container.
 var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
+
+// ModuleOmits are the packages the Dagger module (the root, ".") may not
+// depend on, each with everything under it: the runtime history and its
+// drivers, which no module function uses (only the command records, imports
+// and calibrates). They would be linked into every engine's build of the
+// module for nothing.
+var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "github.com/jackc/pgx/v5"}
 
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another

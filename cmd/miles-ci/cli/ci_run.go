@@ -15,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
 // ciSession is the engine a ci run uses: one connection for every shard.
@@ -97,7 +98,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		fmt.Fprintf(env.Stdout, "results: %s\n", f.results)
 	}
 	if f.fs != nil {
-		recordCI(f.fs, f.rec, env, usecase.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
+		recordCI(f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
 	}
 	return rep.ExitStatus()
 }

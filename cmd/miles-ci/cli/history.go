@@ -13,7 +13,7 @@ import (
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
-	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func dbFlag(fs *flagSet) *string {
 
 // historyDB resolves --db and warns when a password is on the command line.
 func historyDB(fs *flagSet, flag string, env Env) (string, bool, error) {
-	db, configured, err := usecase.HistoryDB(flag, env.Getenv)
+	db, configured, err := runhistory.DB(flag, env.Getenv)
 	if fs.Given("db") && history.HasPassword(flag) {
 		warn(env, "--db holds a password, which every user of this machine can read in the process list; set "+history.EnvDB+" or use ~/.pgpass instead")
 	}
@@ -49,7 +49,7 @@ func estTime(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := usecase.EstTimeRequest{Repo: *repo, DryRun: *dryRun, Events: *events, Repository: env.Getenv("GITHUB_REPOSITORY")}
+	req := runhistory.EstTimeRequest{Repo: *repo, DryRun: *dryRun, Events: *events, Repository: env.Getenv("GITHUB_REPOSITORY")}
 	var err error
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
@@ -63,7 +63,7 @@ func estTime(args []string, env Env) int {
 		}
 		req.Backends = append(req.Backends, policy.Backend(b))
 	}
-	res, err := usecase.EstTime(context.Background(), req)
+	res, err := runhistory.EstTime(context.Background(), req)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -163,7 +163,7 @@ func historyImport(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	got, err := usecase.Import(context.Background(), usecase.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
+	got, err := runhistory.Import(context.Background(), runhistory.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
 	for _, im := range got {
 		for _, n := range im.Notes {
 			warn(env, im.Dir+": "+n)
@@ -197,7 +197,7 @@ func addRecordFlags(fs *flagSet) recordFlags {
 // recordRun records a finished run's attempts when asked. A failure is a
 // warning: it never changes the run's exit status, and the rows stay in
 // the results folder (history-rows.json) for miles-ci history import.
-func recordRun(fs *flagSet, rf recordFlags, env Env, req usecase.RecordRequest, commit, runID string) {
+func recordRun(fs *flagSet, rf recordFlags, env Env, req runhistory.RecordRequest, commit, runID string) {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if !on {
 		return
@@ -205,7 +205,7 @@ func recordRun(fs *flagSet, rf recordFlags, env Env, req usecase.RecordRequest, 
 	var notes []string
 	if err == nil {
 		req.DB, req.Provenance, req.At = db, prov, time.Now()
-		notes, err = usecase.Record(context.Background(), req)
+		notes, err = runhistory.Record(context.Background(), req)
 	}
 	for _, n := range notes {
 		warn(env, "runtime history: "+n)
@@ -220,7 +220,7 @@ func recordRun(fs *flagSet, rf recordFlags, env Env, req usecase.RecordRequest, 
 // recordCI records each finished shard of a ci run, under the same rules
 // as recordRun: a shard whose store write fails is a warning, its rows kept
 // in its own results folder.
-func recordCI(fs *flagSet, rf recordFlags, env Env, req usecase.ShardsRecordRequest, commit, runID string) {
+func recordCI(fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string) {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if !on || len(req.Shards) == 0 {
 		return
@@ -231,7 +231,7 @@ func recordCI(fs *flagSet, rf recordFlags, env Env, req usecase.ShardsRecordRequ
 	}
 	req.DB, req.Provenance, req.At = db, prov, time.Now()
 	written := 0
-	for _, sh := range usecase.RecordShards(context.Background(), req) {
+	for _, sh := range runhistory.RecordShards(context.Background(), req) {
 		for _, n := range sh.Notes {
 			warn(env, "runtime history: "+sh.Dir+": "+n)
 		}
@@ -285,7 +285,7 @@ func historyFlaky(args []string, env Env) int {
 	if days.Set {
 		since = time.Now().UTC().AddDate(0, 0, -days.Value)
 	}
-	got, err := usecase.FlakyFiles(context.Background(), usecase.FlakyRequest{DB: path, Since: since})
+	got, err := runhistory.FlakyFiles(context.Background(), runhistory.FlakyRequest{DB: path, Since: since})
 	if err != nil {
 		return fail(env, err)
 	}
@@ -314,7 +314,7 @@ func historyShards(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := usecase.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events}
+	req := runhistory.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events}
 	var err error
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
@@ -322,7 +322,7 @@ func historyShards(args []string, env Env) int {
 	if req.AsOf, err = asOfDate(*asOf); err != nil {
 		return fs.usageError("%v", err)
 	}
-	ans, err := usecase.Shards(context.Background(), req)
+	ans, err := runhistory.Shards(context.Background(), req)
 	if err != nil {
 		return fail(env, err)
 	}

@@ -95,13 +95,13 @@ func TestEstTimeCommand(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, "history", "init", "--db", db); code != 1 || !strings.Contains(stderr, "exists already") {
 		t.Errorf("wanted a second init refused, got %d %q", code, stderr)
 	}
-	dirs, _ := filepath.Glob("../../../usecase/testdata/esttime/rows/run-*")
+	dirs, _ := filepath.Glob("../../../usecase/runhistory/testdata/esttime/rows/run-*")
 	args := append([]string{"history", "import", "--db", db, "--results"}, dirs...)
 	if code, _, stderr := runCLI(t, nil, args...); code != 0 {
 		t.Fatalf("history import: %d %q", code, stderr)
 	}
-	code, stdout, stderr := runCLI(t, nil, "est-time", "--repo", "../../../usecase/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12", "--dry-run")
-	want, _ := os.ReadFile("../../../usecase/testdata/esttime/want/report.md")
+	code, stdout, stderr := runCLI(t, nil, "est-time", "--repo", "../../../usecase/runhistory/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12", "--dry-run")
+	want, _ := os.ReadFile("../../../usecase/runhistory/testdata/esttime/want/report.md")
 	if code != 0 || stdout != string(want) {
 		t.Errorf("wanted exit 0 and Miles' report, got %d %q %q", code, stdout, stderr)
 	}
@@ -112,7 +112,7 @@ func TestEstTimeCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "tests/e2e/a/test_positional.py (CUDA, stage-c-8-gpu-h200): 6 commits with a pass and a fail, 6 passes only on retry; 6 passes, 6 fails") {
 		t.Errorf("wanted test_positional as flaky, got %d %q", code, stdout)
 	}
-	code, stdout, _ = runCLI(t, nil, "history", "shards", "--stage", "stage-c-8-gpu-h100", "--repo", "../../../usecase/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12")
+	code, stdout, _ = runCLI(t, nil, "history", "shards", "--stage", "stage-c-8-gpu-h100", "--repo", "../../../usecase/runhistory/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12")
 	want2 := "stage-c-8-gpu-h100: job timeout 21600s\n  shard 0: est_time 660s, calibrated 670s, observed 261s (2 files, 0 unobserved)\n  shard 1: est_time 640s, calibrated 710s, observed 563s (4 files, 0 unobserved)\n"
 	if code != 0 || stdout != want2 {
 		t.Errorf("wanted %q, got %d %q", want2, code, stdout)

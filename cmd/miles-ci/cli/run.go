@@ -17,6 +17,7 @@ import (
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
 func init() {
@@ -335,7 +336,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if commit == "" {
 		commit = gitHead(host.Repo)
 	}
-	recordRun(rf.fs, rf.rec, env, usecase.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
+	recordRun(rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()
 }
 

@@ -1,4 +1,9 @@
-package usecase
+// Package runhistory holds the use cases of the runtime history: recording a
+// run (and each shard of a graph run), importing results folders, est-time's
+// calibration and the history's questions (flaky, shards). Only the command
+// imports it, so the Dagger module, which records nothing, links neither
+// history driver (TestModuleLinksNoHistory).
+package runhistory
 
 import (
 	"context"
@@ -19,12 +24,13 @@ import (
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/usecase"
 )
 
-// HistoryDB is the runtime history a command uses: the --db flag, else
+// DB is the runtime history a command uses: the --db flag, else
 // MILES_CI_HISTORY_DB, else the default SQLite file. configured says
 // whether one was named (a run then records without --record).
-func HistoryDB(flag string, getenv func(string) string) (db string, configured bool, err error) {
+func DB(flag string, getenv func(string) string) (db string, configured bool, err error) {
 	if flag != "" {
 		return flag, true, nil
 	}
@@ -40,7 +46,7 @@ func HistoryDB(flag string, getenv func(string) string) (db string, configured b
 type EstTimeRequest struct {
 	// Repo is the Miles checkout whose test files are rewritten.
 	Repo string
-	// DB is the history (see HistoryDB).
+	// DB is the history (see DB).
 	DB string
 	// AsOf is the UTC date whose midnight ends the window.
 	AsOf time.Time
@@ -163,7 +169,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 // RecordRequest is the recording after `miles-ci run` or `file-run` (and a
 // graph run's shard): the run's attempts into the history.
 type RecordRequest struct {
-	// DB is the history (see HistoryDB).
+	// DB is the history (see DB).
 	DB string
 	// Summary is the run's summary.
 	Summary report.Summary
@@ -391,7 +397,7 @@ type Flaky struct {
 
 // FlakyRequest is `miles-ci history flaky`.
 type FlakyRequest struct {
-	// DB is the history (see HistoryDB).
+	// DB is the history (see DB).
 	DB string
 	// Since leaves out older rows (the zero time: none).
 	Since time.Time
@@ -534,7 +540,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 	if err != nil {
 		return ShardsAnswer{}, err
 	}
-	st, err := LookupStage(tables, r.Stage)
+	st, err := usecase.LookupStage(tables, r.Stage)
 	if err != nil {
 		return ShardsAnswer{}, err
 	}
