@@ -27,6 +27,7 @@ var Layers = map[string]int{
 	"deps":            3,
 	"estimate":        3,
 	"graph":           3,
+	"triage":          3,
 
 	// What renders and runs them.
 	"report":                    4,
@@ -68,7 +69,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "report", "pipeline", "workflows"}
+var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "triage", "report", "pipeline", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are
