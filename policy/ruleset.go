@@ -239,5 +239,33 @@ func (t *Tables) IsWorkflowOnlyLabel(l string) bool {
 	return ok && !t.or().Forms.NoDispatch && slices.Contains(t.or().Arches, arch)
 }
 
+// TriggerLabels are the run-ci-* and run-on-* labels the checkout acts on:
+// run-ci-<X> for each label of labels.py, the scope labels run-ci-all and
+// run-ci-image, and under the GPU-generation rules the arch-only label and
+// run-on-<arch> for each known arch.
+func (t *Tables) TriggerLabels() []string {
+	var out []string
+	for _, l := range t.KnownLabels() {
+		out = append(out, runCIPrefix+l)
+	}
+	out = append(out, LabelRunAll, LabelRunImage)
+	if t.or().Forms.NoDispatch {
+		return out
+	}
+	if spec := t.spec(); spec.hardware && spec.blackwellLabel != "" {
+		out = append(out, spec.blackwellLabel)
+	}
+	for _, a := range t.or().Arches {
+		out = append(out, runOnPrefix+a)
+	}
+	return out
+}
+
+// IsTriggerShaped says whether a label looks like one that triggers CI
+// (run-ci-* or run-on-*), so an unknown one is likely a typo.
+func IsTriggerShaped(l string) bool {
+	return strings.HasPrefix(l, runCIPrefix) || strings.HasPrefix(l, runOnPrefix)
+}
+
 // runOnPrefix starts the labels that dispatch a run to a GPU generation.
 const runOnPrefix = "run-on-"

@@ -100,6 +100,12 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
+	if err := checkStageNames("--only", req.Only, tables); err != nil {
+		return CIAnswer{}, err
+	}
+	if err := checkStageNames("--skip", req.Skip, tables); err != nil {
+		return CIAnswer{}, err
+	}
 	ev, err := ciEvent(req)
 	if err != nil {
 		return CIAnswer{}, err
@@ -112,7 +118,8 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	x := &ciExecutor{req: req, tables: tables, event: ev}
+	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
+	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: LabelWarnings(tables, ev.Labels, prLabelsFrom)}
 	rep := graph.Schedule(ctx, g, x, graph.Options{Host: req.Host, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
 		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil})
 	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
@@ -185,6 +192,9 @@ func ciEvent(req CIRequest) (graph.Event, error) {
 	case "":
 		return graph.Event{}, errors.New("give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N")
 	default:
+		if err := checkEvent("--event", ev.Name, ciEvents); err != nil {
+			return graph.Event{}, err
+		}
 		return graph.Event{}, fmt.Errorf("unsupported event %q; use pull_request, schedule, workflow_dispatch or release", ev.Name)
 	}
 	if req.Release != nil && ev.Name != graph.EventRelease {

@@ -186,6 +186,16 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 			ans.Selection, skipped = &sel, sel.Skipped
 		}
 	}
+	if !in.All {
+		if err := checkSuiteName("--suite", base.Suite, base.HW, tables); err != nil {
+			return ans, err
+		}
+	}
+	from := "--labels"
+	if in.PR != nil && !in.Given.Labels {
+		from = prLabelsFrom
+	}
+	ans.Messages = append(ans.Messages, LabelWarnings(tables, base.Labels, from)...)
 	reqs := []policy.PlanRequest{base}
 	if in.All {
 		var unplannable []policy.Stage

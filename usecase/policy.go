@@ -51,7 +51,7 @@ func (req PolicyRequest) Validate(f Frontend) error {
 		}
 		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, f.PR)
 	}
-	return nil
+	return checkEvent("--event", req.Trigger.Event, policyEvents)
 }
 
 // PRLabelsJSON is a list of label names as the trigger's PR_LABELS_JSON
@@ -105,6 +105,9 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	}
 	ans := PolicyAnswer{Trigger: trig, Policy: wp,
 		Outputs: req.Tables.Outputs(wp, nil)}
+	if trig.Event == policy.EventPullRequest {
+		ans.Messages = LabelWarnings(req.Tables, wp.RawLabels, prLabelsFrom)
+	}
 	// Like ci_policy.py, a pull request prunes GPU stages even when a called
 	// workflow's cadence override decides the cadence.
 	if trig.Event != policy.EventPullRequest {

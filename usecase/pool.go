@@ -31,11 +31,19 @@ type PoolAnswer struct {
 // test file of the snapshot, a fault anywhere in the registry fails it.
 func PlanPool(in PoolInputs) (PoolAnswer, error) {
 	var ans PoolAnswer
-	_, reg, msgs, err := loadRegistry(in.Repo, in.Shown)
+	tables, reg, msgs, err := loadRegistry(in.Repo, in.Shown)
 	ans.Messages = msgs
 	if err != nil {
 		return ans, err
 	}
+	if pool := tables.PoolSuites(); len(pool) > 0 {
+		for _, s := range in.Request.Suites {
+			if !slices.Contains(pool, s) {
+				return ans, &UnknownError{Input: "--suites", What: "B200 pool suite", Name: s, Known: pool}
+			}
+		}
+	}
+	ans.Messages = append(ans.Messages, LabelWarnings(tables, in.Request.Labels, "--labels")...)
 	ans.Plan, err = policy.PlanPool(reg, in.Request)
 	return ans, err
 }

@@ -145,7 +145,18 @@ func LookupStage(t *policy.Tables, name string) (policy.Stage, error) {
 			"its tests/ci predates the stage jobs of rules §1, so check out a Miles commit that has them",
 			name, suites, t.Origin(policy.TableSuites), t.Origin(policy.TableRoster))
 	}
-	return policy.Stage{}, fmt.Errorf("unknown stage %q; pick one of %v", name, names)
+	return policy.Stage{}, &UnknownError{What: "stage", Name: name, Known: names}
+}
+
+// labelsFrom names where a stage run's labels came from, for a warning.
+func labelsFrom(in Inputs) string {
+	switch {
+	case in.Event != "" && in.PRLabelsJSON != "":
+		return "--pr-labels-json"
+	case len(in.Labels) > 0 && (in.PR == nil || in.Given.Labels):
+		return "--labels"
+	}
+	return prLabelsFrom
 }
 
 // Stages lists the stages miles-ci runs, in roster order.
@@ -263,6 +274,7 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 	if err != nil {
 		return 0, nil, err
 	}
+	labelNotes := LabelWarnings(tables, labels, labelsFrom(in))
 	shards := st.ShardsFor(cadence)
 	picked, err := ids(st, shards)
 	if err != nil {
@@ -278,6 +290,9 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 		req, err := shardRequest(in, tables, reg, ahead, st, shards, cadence, labels, id)
 		if err != nil {
 			return 0, nil, err
+		}
+		for _, m := range labelNotes {
+			req.Notes = append(req.Notes, m.Text)
 		}
 		reqs = append(reqs, req)
 	}

@@ -12,6 +12,7 @@ var Layers = map[string]int{
 	// Leaves: a package under internal/ imports no package of miles-ci.
 	"internal/fsinput":    0,
 	"internal/lazyre":     0,
+	"internal/nearest":    0,
 	"internal/yamlnode":   0,
 	"internal/encode":     0,
 	"internal/hostexec":   0,

@@ -75,7 +75,7 @@ func (r EstTimeRequest) Validate() error {
 			return fmt.Errorf("--events: %q is not an event name; give names such as schedule push local", e)
 		}
 	}
-	return nil
+	return usecase.CheckHistoryEvents(r.Events)
 }
 
 // EstTimeResult is what the calibration changed.
@@ -500,7 +500,7 @@ func (r ShardsRequest) Validate() error {
 	if r.DB == "" || r.AsOf.IsZero() {
 		return errors.New("history shards: no history database or date")
 	}
-	return nil
+	return usecase.CheckHistoryEvents(r.Events)
 }
 
 // ShardLoad is one shard's predicted and observed seconds.

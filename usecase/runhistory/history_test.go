@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // copyTree copies the folder src to a new temporary folder.
@@ -169,5 +170,19 @@ func TestRecordAndReplay(t *testing.T) {
 				t.Errorf("wanted the kept conflicting rows refused, got %v", err)
 			}
 		})
+	}
+}
+
+// TestHistoryEventTypos: a mistyped --events name is a usage error naming
+// the nearest event, in est-time and history shards alike.
+func TestHistoryEventTypos(t *testing.T) {
+	for _, err := range []error{
+		EstTimeRequest{DB: "x", AsOf: time.Now(), Events: []string{"schedule", "lcoal"}}.Validate(),
+		ShardsRequest{Stage: "s", DB: "x", AsOf: time.Now(), Events: []string{"lcoal"}}.Validate(),
+	} {
+		var unknown *usecase.UnknownError
+		if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "did you mean local?") {
+			t.Errorf("wanted an UnknownError naming local, got %v", err)
+		}
 	}
 }

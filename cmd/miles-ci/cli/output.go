@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,10 +14,14 @@ import (
 
 // fail prints err as GitHub error annotations (ghoutput.ErrorAnnotations: a
 // registry error on its test file and line, else one annotation per line of
-// the error) and returns exit code 1. Every subcommand reports errors
-// through it.
+// the error) and returns exit code 1, or 2 for a name miles-ci does not
+// know (usecase.UnknownError: a typo is a usage error). Every subcommand
+// reports errors through it.
 func fail(env Env, err error) int {
 	io.WriteString(env.Stderr, ghoutput.ErrorAnnotations(err))
+	if unknown := (*usecase.UnknownError)(nil); errors.As(err, &unknown) {
+		return 2
+	}
 	return 1
 }
 
