@@ -450,7 +450,7 @@ func TestUsecaseErrors(t *testing.T) {
 		in   usecase.Inputs
 		want string
 	}{
-		{usecase.Inputs{Stage: "stage-x"}, `unknown stage "stage-x"; pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]`},
+		{usecase.Inputs{Stage: "stage-x"}, `unknown stage "stage-x"; did you mean stage-a-cpu? (the known ones: stage-a-cpu, stage-b-cpu, stage-b-2-gpu-h200, stage-c-2-gpu-h200, stage-c-4-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-mi350)`},
 		{usecase.Inputs{Stage: "nightly-stage-c-2-gpu-mi350"}, "stage nightly-stage-c-2-gpu-mi350 runs outside miles-ci (the external MI350 nightly); pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]"},
 		{usecase.Inputs{Stage: "stage-a-cpu"}, "stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3"},
 		{usecase.Inputs{Stage: "stage-a-cpu", Shard: shard(4)}, "stage stage-a-cpu has shards 0 to 3; 4 is not one of them"},
