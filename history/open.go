@@ -112,14 +112,21 @@ func Init(ctx context.Context, db string) error {
 		return err
 	}
 	defer s.Close()
-	if s.checkTable(ctx) == nil {
+	switch err := s.checkTable(ctx); {
+	case err == nil:
 		return fmt.Errorf("%s: %w", s.where, ErrTableExists)
+	case errors.Is(err, ErrStalled) || errors.Is(err, ErrInterrupted):
+		return err
 	}
 	return s.create(ctx, schema)
 }
 
 // create runs the schema in one transaction.
 func (s *sqlStore) create(ctx context.Context, schema []string) error {
+	return s.call(ctx, s.connect, "creating the table in", func(ctx context.Context) error { return s.createTx(ctx, schema) })
+}
+
+func (s *sqlStore) createTx(ctx context.Context, schema []string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("%s: %w", err)
@@ -154,7 +161,7 @@ func openSQLite(path string) (*sqlStore, error) {
 	}
 	db.SetMaxOpenConns(1)
 	noMask := func(err error) error { return err }
-	return &sqlStore{db: db, where: path, d: dialect{name: "sqlite", placeholder: question,
+	return &sqlStore{db: db, where: path, connect: connectTimeout, statement: statementTimeout, d: dialect{name: "sqlite", placeholder: question,
 		timeArg: func(t time.Time) any { return t.UTC().Format(sqliteTime) }, mask: noMask}}, nil
 }
 
@@ -184,6 +191,6 @@ func openPostgres(dsn string) (*sqlStore, error) {
 	if err != nil {
 		return nil, mask(fmt.Errorf("the history database %s: %w", Redact(dsn), err))
 	}
-	return &sqlStore{db: db, where: Redact(dsn), d: dialect{name: "postgres", placeholder: dollar,
+	return &sqlStore{db: db, where: Redact(dsn), connect: connectTimeout, statement: statementTimeout, d: dialect{name: "postgres", placeholder: dollar,
 		timeArg: func(t time.Time) any { return t.UTC() }, mask: mask}}, nil
 }

@@ -30,6 +30,9 @@ type sqlStore struct {
 	d  dialect
 	// where names the database in errors, without a password.
 	where string
+	// connect and statement are the deadlines (ConnectTimeout,
+	// StatementTimeout; tests shorten them).
+	connect, statement time.Duration
 }
 
 // rowsPerInsert bounds one INSERT's rows (13 parameters each; SQLite takes
@@ -45,12 +48,14 @@ func (s *sqlStore) fail(format string, err error) error {
 // checkTable refuses a database without Miles' table, or one whose table
 // lacks a column: miles-ci writes rows, it does not migrate.
 func (s *sqlStore) checkTable(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(columns, ", ")+" FROM "+Table+" LIMIT 0")
-	if err != nil {
-		return fmt.Errorf("%s has no usable table %s (%v); create it with miles-ci history init --db (Miles' schema), or point --db at the database that holds it",
-			s.where, Table, s.d.mask(err))
-	}
-	return rows.Close()
+	return s.call(ctx, s.connect, "opening", func(ctx context.Context) error {
+		rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(columns, ", ")+" FROM "+Table+" LIMIT 0")
+		if err != nil {
+			return fmt.Errorf("%s has no usable table %s (%v); create it with miles-ci history init --db (Miles' schema), or point --db at the database that holds it",
+				s.where, Table, s.d.mask(err))
+		}
+		return rows.Close()
+	})
 }
 
 func (s *sqlStore) Write(ctx context.Context, b Batch) error {
@@ -61,6 +66,11 @@ func (s *sqlStore) Write(ctx context.Context, b Batch) error {
 	if len(b.Attempts) == 0 {
 		return nil
 	}
+	return s.call(ctx, s.statement, "writing to", func(ctx context.Context) error { return s.write(ctx, b) })
+}
+
+// write is Write's transaction.
+func (s *sqlStore) write(ctx context.Context, b Batch) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("%s: %w", err)
@@ -212,6 +222,16 @@ SELECT test_path, backend, suite, elapsed_seconds, github_run_id, github_run_att
 FROM ranked
 WHERE sample_rank <= ` + s.d.placeholder(n) + `
 ORDER BY test_path, backend, suite, sample_rank`
+	var out []estimate.Sample
+	err := s.call(ctx, s.statement, "reading", func(ctx context.Context) error {
+		var err error
+		out, err = s.samples(ctx, query, args)
+		return err
+	})
+	return out, err
+}
+
+func (s *sqlStore) samples(ctx context.Context, query string, args []any) ([]estimate.Sample, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.fail("reading the runtime history of %s: %w", err)
@@ -250,7 +270,13 @@ func (s *sqlStore) Rows(ctx context.Context, from, before time.Time) ([]Row, err
 	if len(where) > 0 {
 		cond = strings.Join(where, " AND ")
 	}
-	return s.query(ctx, cond, args...)
+	var out []Row
+	err := s.call(ctx, s.statement, "reading", func(ctx context.Context) error {
+		var err error
+		out, err = s.query(ctx, cond, args...)
+		return err
+	})
+	return out, err
 }
 
 // query reads whole rows that meet cond, in key order.

@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/radixark/miles-ci/history"
@@ -78,4 +80,73 @@ func freshPostgres(t testing.TB, server string) string {
 		}
 	})
 	return u.String()
+}
+
+// SilentServer accepts TCP connections and never answers them (the store
+// that hung ci --record forever in issue 31); it gives a postgres:// URL
+// with a password, to check that no error shows it, and a channel closed
+// when the first connection is accepted.
+func SilentServer(t testing.TB) (string, <-chan struct{}) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	accepted := make(chan struct{})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if conns == nil {
+				close(accepted)
+			}
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "postgres://ci:" + SilentPassword + "@" + l.Addr().String() + "/miles", accepted
+}
+
+// SilentPassword is SilentServer's URL's password.
+const SilentPassword = "hunter2hunter2"
+
+// LockTable holds db's table locked against writers, as another session
+// writing would (Postgres: LOCK TABLE ... IN EXCLUSIVE MODE, which readers
+// pass; SQLite: BEGIN IMMEDIATE), until the returned function is called.
+func LockTable(t testing.TB, db string) func() {
+	t.Helper()
+	driver, dsn, begin := "sqlite", db, "BEGIN IMMEDIATE"
+	if history.IsPostgres(db) {
+		driver, dsn, begin = "pgx", db, "BEGIN; LOCK TABLE "+history.Table+" IN EXCLUSIVE MODE"
+	}
+	conn, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetMaxOpenConns(1)
+	if _, err := conn.Exec(begin); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	unlock := func() {
+		once.Do(func() {
+			conn.Exec("ROLLBACK")
+			conn.Close()
+		})
+	}
+	t.Cleanup(unlock)
+	return unlock
 }

@@ -182,6 +182,8 @@ type RecordRequest struct {
 	Repo string
 	// At is when the run ended (recorded_at).
 	At time.Time
+	// Timeout bounds the whole recording (0: RecordTimeout).
+	Timeout time.Duration
 }
 
 // Validate checks the request before anything is written.
@@ -195,29 +197,25 @@ func (r RecordRequest) Validate() error {
 	return nil
 }
 
+// RecordTimeout bounds a run's whole recording (every shard's), after its
+// verdict is printed: a store that stalls costs the run at most this.
+const RecordTimeout = time.Minute
+
 // Record writes the run's attempts and keeps them in the results folder.
 // Its error is for a warning: the run's verdict never depends on it.
 func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	estOf := registryEstTimes(r.Repo, r.Summary)
-	b, notes, _ := history.RecordSummary(ctx, nil, r.Summary, r.Provenance, r.At, estOf)
-	if r.Results != "" {
-		data, err := json.MarshalIndent(b, "", "  ")
-		if err == nil {
-			err = os.WriteFile(filepath.Join(r.Results, history.RowsFile), append(data, '\n'), 0o644)
+	one := recordAll(ctx, r.DB, r.Timeout, []recording{newRecording("", r)})[0]
+	if one.KeepErr != nil {
+		// The rows could not be kept: the store is then their only copy.
+		if one.Err == nil {
+			return one.Notes, one.KeepErr
 		}
-		if err != nil {
-			return notes, fmt.Errorf("keeping the history rows in %s: %w", r.Results, err)
-		}
+		return one.Notes, fmt.Errorf("%w (and %v)", one.Err, one.KeepErr)
 	}
-	store, err := history.Open(ctx, r.DB)
-	if err != nil {
-		return notes, err
-	}
-	defer store.Close()
-	return notes, store.Write(ctx, b)
+	return one.Notes, one.Err
 }
 
 // ShardsRecordRequest is a graph run's recording: every finished shard's
@@ -235,36 +233,119 @@ type ShardsRecordRequest struct {
 	// Results is the run's results folder, where each shard's rows are kept
 	// in its own folder (RESULTS/STAGE/SHARD/history-rows.json); "" for none.
 	Results string
+	// Timeout bounds the whole recording (0: RecordTimeout).
+	Timeout time.Duration
 }
 
 // ShardRecorded is how one shard's recording went.
 type ShardRecorded struct {
 	// Dir is the shard's results folder, STAGE/SHARD; Kept where its rows
-	// are kept ("" with no results folder).
+	// are kept ("" with no results folder, or when they could not be kept).
 	Dir, Kept string
 	Notes     []string
-	Err       error
+	// Err is the store's error; KeepErr the results folder's.
+	Err, KeepErr error
 }
 
 // RecordShards records each shard of a graph run (miles-ci ci, the
-// module's ci) in folder order. A shard's failure is its own: the others are
-// still written, and the verdict never depends on it.
+// module's ci) in folder order, on one connection, under one deadline. A
+// shard's failure is its own: the others are still written, and the verdict
+// never depends on it; once the store itself fails (it stalls, refuses, is
+// locked), the shards after are not tried and keep their rows.
 func RecordShards(ctx context.Context, r ShardsRecordRequest) []ShardRecorded {
 	dirs := make([]string, 0, len(r.Shards))
 	for d := range r.Shards {
 		dirs = append(dirs, d)
 	}
 	slices.Sort(dirs)
-	out := make([]ShardRecorded, 0, len(dirs))
+	recs := make([]recording, 0, len(dirs))
 	for _, d := range dirs {
-		one := RecordRequest{DB: r.DB, Summary: r.Shards[d], Provenance: r.Provenance, Repo: r.Repo, At: r.At}
+		one := RecordRequest{DB: r.DB, Summary: r.Shards[d], Provenance: r.Provenance, Repo: r.Repo, At: r.At, Timeout: r.Timeout}
 		if r.Results != "" {
 			one.Results = filepath.Join(r.Results, filepath.FromSlash(d))
 		}
-		notes, err := Record(ctx, one)
-		out = append(out, ShardRecorded{Dir: d, Kept: one.Results, Notes: notes, Err: err})
+		recs = append(recs, newRecording(d, one))
+	}
+	return recordAll(ctx, r.DB, r.Timeout, recs)
+}
+
+// recording is one batch to record, its rows kept first.
+type recording struct {
+	batch history.Batch
+	out   ShardRecorded
+}
+
+// newRecording makes a run's batch and keeps it in its results folder.
+func newRecording(dir string, r RecordRequest) recording {
+	estOf := registryEstTimes(r.Repo, r.Summary)
+	b, notes, _ := history.RecordSummary(context.Background(), nil, r.Summary, r.Provenance, r.At, estOf)
+	rec := recording{batch: b, out: ShardRecorded{Dir: dir, Notes: notes}}
+	if r.Results != "" {
+		data, err := json.MarshalIndent(b, "", "  ")
+		if err == nil {
+			err = writeFileSynced(filepath.Join(r.Results, history.RowsFile), append(data, '\n'))
+		}
+		if err != nil {
+			rec.out.KeepErr = fmt.Errorf("keeping the history rows in %s: %w", r.Results, err)
+		} else {
+			rec.out.Kept = r.Results
+		}
+	}
+	return rec
+}
+
+// recordAll writes each batch on one connection, all under timeout (0:
+// RecordTimeout) below ctx, which a signal cancels.
+func recordAll(ctx context.Context, db string, timeout time.Duration, recs []recording) []ShardRecorded {
+	if timeout <= 0 {
+		timeout = RecordTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := make([]ShardRecorded, len(recs))
+	var store history.Store
+	var storeErr error
+	for i, rec := range recs {
+		out[i] = rec.out
+		if storeErr == nil && store == nil {
+			store, storeErr = history.Open(ctx, db)
+			if storeErr == nil {
+				defer store.Close()
+			}
+		}
+		if storeErr != nil {
+			out[i].Err = storeErr
+			continue
+		}
+		if _, err := rec.batch.Validate(); err != nil {
+			out[i].Err = err // this batch's own fault
+			continue
+		}
+		err := store.Write(ctx, rec.batch)
+		var conflict *history.ConflictError
+		if err != nil && !errors.As(err, &conflict) {
+			storeErr = err // the store's fault: the shards after keep their rows
+		}
+		out[i].Err = err
 	}
 	return out
+}
+
+// writeFileSynced writes data to name and syncs it, so that a full disk is
+// an error here and not a truncated file later.
+func writeFileSynced(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // registryEstTimes looks up, in the checkout's registry, the est_time of a

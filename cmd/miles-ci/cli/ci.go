@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -153,12 +150,4 @@ type ciEngineFlags struct {
 	// fs and rec are the recording flags (--record, --db).
 	fs  *flagSet
 	rec recordFlags
-}
-
-// ciSignals are the signals that stop a run: the running shards are
-// cancelled, the finished ones keep their results.
-var ciSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
-
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), ciSignals...)
 }

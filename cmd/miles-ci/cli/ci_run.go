@@ -58,7 +58,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		return fail(env, err)
 	}
 	defer closeLog()
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(env)
 	defer stop()
 	s, err := ciConnect(ctx, host, log)
 	if err != nil {
@@ -98,7 +98,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		fmt.Fprintf(env.Stdout, "results: %s\n", f.results)
 	}
 	if f.fs != nil {
-		recordCI(f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
+		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
 	}
 	return rep.ExitStatus()
 }

@@ -63,7 +63,9 @@ func estTime(args []string, env Env) int {
 		}
 		req.Backends = append(req.Backends, policy.Backend(b))
 	}
-	res, err := runhistory.EstTime(context.Background(), req)
+	ctx, stop := signalContext(env)
+	defer stop()
+	res, err := runhistory.EstTime(ctx, req)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -142,7 +144,9 @@ func historyInit(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	if err := history.Init(context.Background(), path); err != nil {
+	ctx, stop := signalContext(env)
+	defer stop()
+	if err := history.Init(ctx, path); err != nil {
 		return fail(env, err)
 	}
 	fmt.Fprintf(env.Stdout, "created %s in %s\n", history.Table, history.Redact(path))
@@ -163,7 +167,9 @@ func historyImport(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	got, err := runhistory.Import(context.Background(), runhistory.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
+	ctx, stop := signalContext(env)
+	defer stop()
+	got, err := runhistory.Import(ctx, runhistory.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
 	for _, im := range got {
 		for _, n := range im.Notes {
 			warn(env, im.Dir+": "+n)
@@ -197,15 +203,15 @@ func addRecordFlags(fs *flagSet) recordFlags {
 // recordRun records a finished run's attempts when asked. A failure is a
 // warning: it never changes the run's exit status, and the rows stay in
 // the results folder (history-rows.json) for miles-ci history import.
-func recordRun(fs *flagSet, rf recordFlags, env Env, req runhistory.RecordRequest, commit, runID string) {
+func recordRun(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.RecordRequest, commit, runID string) {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if !on {
 		return
 	}
 	var notes []string
 	if err == nil {
-		req.DB, req.Provenance, req.At = db, prov, time.Now()
-		notes, err = runhistory.Record(context.Background(), req)
+		req.DB, req.Provenance, req.At, req.Timeout = db, prov, time.Now(), recordTimeout
+		notes, err = runhistory.Record(ctx, req)
 	}
 	for _, n := range notes {
 		warn(env, "runtime history: "+n)
@@ -220,7 +226,7 @@ func recordRun(fs *flagSet, rf recordFlags, env Env, req runhistory.RecordReques
 // recordCI records each finished shard of a ci run, under the same rules
 // as recordRun: a shard whose store write fails is a warning, its rows kept
 // in its own results folder.
-func recordCI(fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string) {
+func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string) {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if !on || len(req.Shards) == 0 {
 		return
@@ -229,11 +235,14 @@ func recordCI(fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordR
 		warnRecordFailed(env, "", err, "")
 		return
 	}
-	req.DB, req.Provenance, req.At = db, prov, time.Now()
+	req.DB, req.Provenance, req.At, req.Timeout = db, prov, time.Now(), recordTimeout
 	written := 0
-	for _, sh := range runhistory.RecordShards(context.Background(), req) {
+	for _, sh := range runhistory.RecordShards(ctx, req) {
 		for _, n := range sh.Notes {
 			warn(env, "runtime history: "+sh.Dir+": "+n)
+		}
+		if sh.KeepErr != nil {
+			warn(env, "runtime history: "+sh.Dir+": "+sh.KeepErr.Error())
 		}
 		if sh.Err != nil {
 			warnRecordFailed(env, sh.Dir+": ", sh.Err, sh.Kept)
@@ -260,6 +269,10 @@ func historyTarget(fs *flagSet, rf recordFlags, env Env, commit, runID string) (
 	return db, prov, true, err
 }
 
+// recordTimeout bounds a run's whole recording (0: usecase.RecordTimeout);
+// tests shorten it.
+var recordTimeout time.Duration
+
 // warnRecordFailed says a recording failed and where its rows are kept.
 func warnRecordFailed(env Env, what string, err error, kept string) {
 	where := ""
@@ -285,7 +298,9 @@ func historyFlaky(args []string, env Env) int {
 	if days.Set {
 		since = time.Now().UTC().AddDate(0, 0, -days.Value)
 	}
-	got, err := runhistory.FlakyFiles(context.Background(), runhistory.FlakyRequest{DB: path, Since: since})
+	ctx, stop := signalContext(env)
+	defer stop()
+	got, err := runhistory.FlakyFiles(ctx, runhistory.FlakyRequest{DB: path, Since: since})
 	if err != nil {
 		return fail(env, err)
 	}
@@ -322,7 +337,9 @@ func historyShards(args []string, env Env) int {
 	if req.AsOf, err = asOfDate(*asOf); err != nil {
 		return fs.usageError("%v", err)
 	}
-	ans, err := runhistory.Shards(context.Background(), req)
+	ctx, stop := signalContext(env)
+	defer stop()
+	ans, err := runhistory.Shards(ctx, req)
 	if err != nil {
 		return fail(env, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -301,7 +300,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		return fail(env, err)
 	}
 	defer closeLog()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext(env)
 	defer stop()
 	warnRequest(env, req)
 	start := time.Now()
@@ -311,7 +310,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	res, err := engineRun(ctx, req, host, nonce, log, m, say)
 	if err != nil && ctx.Err() != nil {
 		// Not a run that could not happen: the user stopped it.
-		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, "interrupted (SIGINT): miles-ci stopped the run; nothing of it was read"))
+		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, "interrupted (SIGINT or SIGTERM): miles-ci stopped the run; nothing of it was read"))
 		return ExitInterrupted
 	}
 	if err != nil {
@@ -336,7 +335,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if commit == "" {
 		commit = gitHead(host.Repo)
 	}
-	recordRun(rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
+	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()
 }
 

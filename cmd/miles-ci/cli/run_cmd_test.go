@@ -447,7 +447,7 @@ func TestRunInterrupted(t *testing.T) {
 		return pipeline.Result{}, fmt.Errorf("%w: the run step did not finish (was miles-ci's run wrapper killed?): %w", pipeline.ErrCannotRun, ctx.Err())
 	}
 	code, _, stderr := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200", "--gpus", "none", "--quiet")
-	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted (SIGINT)") {
+	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted (SIGINT or SIGTERM)") {
 		t.Errorf("wanted exit %d and the interruption named, got %d, %q", ExitInterrupted, code, stderr)
 	}
 }

@@ -1,0 +1,11 @@
+package history
+
+import "time"
+
+// SetDeadlines shortens the stores' deadlines for a test; the returned
+// function restores them.
+func SetDeadlines(connect, statement time.Duration) func() {
+	c, s := connectTimeout, statementTimeout
+	connectTimeout, statementTimeout = connect, statement
+	return func() { connectTimeout, statementTimeout = c, s }
+}
