@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -360,5 +362,45 @@ func TestRunWrapperRecordAfterPartialLine(t *testing.T) {
 	_, rec, code := wrap(t, "--", "sh", "-c", `printf 'unfinished' >/proc/$PPID/fd/2; exit 3`)
 	if rec.ExitCode != 3 || code != 3 {
 		t.Errorf("wanted the record of exit 3, got %+v (%d)", rec, code)
+	}
+}
+
+// TestCPUToolsChecksHelm checks the CPU tools step installs helm only from
+// an archive of the sha256 it pins: it names HelmVersion's on both
+// architectures, refuses a download of other bytes, and a version it has no
+// sum for.
+func TestCPUToolsChecksHelm(t *testing.T) {
+	needBash(t)
+	for _, arch := range []string{"amd64", "arm64"} {
+		if !regexp.MustCompile(`(?m)^\t` + regexp.QuoteMeta(HelmVersion) + `-` + arch + `\) sum=[0-9a-f]{64} ;;$`).MatchString(Script("cpu-tools")) {
+			t.Errorf("cpu-tools.sh has no sha256 for helm %s on linux-%s", HelmVersion, arch)
+		}
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skip("the download runs on linux amd64 or arm64")
+	}
+	bin := t.TempDir()
+	for name, body := range map[string]string{
+		"uv":   "#!/bin/sh\necho uv 0.0.0\n",
+		"curl": "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && { echo 'not helm' >\"$2\"; exit 0; }; shift; done\nexit 1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := bin + ":/usr/bin:/bin"
+	if _, err := exec.Command("bash", "-c", "PATH="+path+" command -v helm").Output(); err == nil {
+		t.Skip("a helm on /usr/bin or /bin: the step would not download one")
+	}
+	for version, want := range map[string]string{
+		HelmVersion: "does not have the sha256",
+		"v0.0.1":    "no checksum for helm v0.0.1",
+	} {
+		cmd := exec.Command("bash", "-c", Script("cpu-tools"), "cpu-tools", version)
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("helm %s: wanted a failure saying %q, got %v: %s", version, want, err, out)
+		}
 	}
 }
