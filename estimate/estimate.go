@@ -98,6 +98,9 @@ func Bucket(seconds float64) int {
 func Build(samples []Sample) map[Identity]Estimate {
 	grouped := map[Identity][]Sample{}
 	for _, s := range samples {
+		if CheckSeconds("elapsed_seconds", s.ElapsedS, false) != nil {
+			continue // the store skips these, with a warning; never estimate from one
+		}
 		grouped[s.Identity] = append(grouped[s.Identity], s)
 	}
 	estimates := map[Identity]Estimate{}

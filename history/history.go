@@ -9,7 +9,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/radixark/miles-ci/estimate"
@@ -97,6 +96,9 @@ type Store interface {
 	// Rows are every row with recorded_at in [from, before) (the zero
 	// times leave that end open), ordered by the idempotency key.
 	Rows(ctx context.Context, from, before time.Time) ([]Row, error)
+	// Skipped says what the reads so far left out: rows that break the
+	// attempt rule (see Attempt.Check), one line per read that skipped any.
+	Skipped() []string
 	// Close releases the connection.
 	Close() error
 }
@@ -105,29 +107,15 @@ type Store interface {
 // drops exact repeats within it: a key given twice with different payloads
 // is an error.
 func (b Batch) Validate() (Batch, error) {
-	if b.RunAttempt < 1 {
-		return b, fmt.Errorf("invalid github_run_attempt: %d; a run's attempts count from 1", b.RunAttempt)
-	}
-	if b.RunID < 0 {
-		return b, fmt.Errorf("invalid github_run_id: %d", b.RunID)
+	if err := b.Provenance.Check(); err != nil {
+		return b, err
 	}
 	seen := map[Key]Attempt{}
 	out := b
 	out.Attempts = nil
 	for _, a := range b.Attempts {
-		switch a.Status {
-		case Pass, Fail, Timeout:
-		default:
-			return b, fmt.Errorf("unsupported runtime status: %q; a status is PASS, FAIL or TIMEOUT", a.Status)
-		}
-		if math.IsNaN(a.ElapsedS) || math.IsInf(a.ElapsedS, 0) || a.ElapsedS < 0 {
-			return b, fmt.Errorf("invalid elapsed_seconds of %s: %v", a.TestPath, a.ElapsedS)
-		}
-		if math.IsNaN(a.EstimatedS) || math.IsInf(a.EstimatedS, 0) || a.EstimatedS <= 0 {
-			return b, fmt.Errorf("invalid estimated_seconds of %s: %v", a.TestPath, a.EstimatedS)
-		}
-		if a.TestAttempt < 1 {
-			return b, fmt.Errorf("invalid test_attempt of %s: %d", a.TestPath, a.TestAttempt)
+		if err := a.Check(); err != nil {
+			return b, err
 		}
 		k := b.key(a)
 		if prev, ok := seen[k]; ok {

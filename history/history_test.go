@@ -3,6 +3,8 @@ package history_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +90,14 @@ func TestValidate(t *testing.T) {
 		{"elapsed", history.Attempt{Status: history.Pass, TestAttempt: 1, ElapsedS: -1, EstimatedS: 1}, "invalid elapsed_seconds"},
 		{"estimate", history.Attempt{Status: history.Pass, TestAttempt: 1}, "invalid estimated_seconds"},
 		{"attempt", history.Attempt{Status: history.Pass, EstimatedS: 1}, "invalid test_attempt"},
+		// Issue 31: what one store took and the other refused, or what
+		// overflowed the calibration, is refused where it enters.
+		{"NaN", history.Attempt{Status: history.Pass, TestAttempt: 1, ElapsedS: math.NaN(), EstimatedS: 1}, "invalid elapsed_seconds of : elapsed_seconds is NaN"},
+		{"Infinity", history.Attempt{Status: history.Pass, TestAttempt: 1, ElapsedS: math.Inf(1), EstimatedS: 1}, "elapsed_seconds is +Inf"},
+		{"1e308", history.Attempt{Status: history.Pass, TestAttempt: 1, ElapsedS: 1e308, EstimatedS: 1}, "more than 3024000"},
+		{"huge estimate", history.Attempt{Status: history.Pass, TestAttempt: 1, EstimatedS: 1e308}, "invalid estimated_seconds"},
+		{"NUL", history.Attempt{TestPath: "tests/a\x00.py", Status: history.Pass, TestAttempt: 1, EstimatedS: 1}, "NUL character"},
+		{"not UTF-8", history.Attempt{Suite: "stage-\xff", Status: history.Pass, TestAttempt: 1, EstimatedS: 1}, "not UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := batch(1, tc.a).Validate()
@@ -95,6 +105,11 @@ func TestValidate(t *testing.T) {
 				t.Errorf("wanted %q, got %v", tc.err, err)
 			}
 		})
+	}
+	b := batch(1, attempt(history.Pass, 1, 1))
+	b.Ref = "refs/heads/\x00"
+	if _, err := b.Validate(); err == nil || !strings.Contains(err.Error(), "invalid git_ref") {
+		t.Errorf("wanted a NUL in the provenance refused, got %v", err)
 	}
 	if _, err := batch(1, attempt(history.Pass, 1, 1), attempt(history.Fail, 1, 1)).Validate(); err == nil || !strings.Contains(err.Error(), "conflicting runtime attempts for idempotency key") {
 		t.Errorf("wanted the in-batch conflict, got %v", err)
@@ -134,6 +149,65 @@ func TestSamples(t *testing.T) {
 			got, _ = s.Samples(ctx, history.SampleQuery{From: day(0), Before: day(21), Events: []string{"schedule", "local"}, Ref: "refs/heads/main", Limit: 2})
 			if len(got) != 2 || got[0].ElapsedS != 95 || got[1].ElapsedS != 20 {
 				t.Errorf("wanted the local sample first and a limit of 2, got %+v", got)
+			}
+		})
+	}
+}
+
+// TestReadSkipsInvalidRows: rows that break the attempt rule, written past
+// miles-ci (Postgres' CHECK lets NaN and Infinity through; SQLite takes a
+// NUL), are left out of every read with a warning, and the calibration
+// ranks only valid samples (issue 31).
+func TestReadSkipsInvalidRows(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
+	for name, newDB := range historytest.DBs(t) {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			bad := []float64{1e308, math.Inf(1), 1e308}
+			if name == "postgres" {
+				bad = append(bad, math.NaN())
+			}
+			for i, e := range bad { // the newest rows, so they would rank first
+				historytest.InsertRaw(t, db, "tests/e2e/test_x.py", e, int64(100+i), at.Add(time.Hour))
+			}
+			for i, e := range []float64{30, 40, 50} {
+				historytest.InsertRaw(t, db, "tests/e2e/test_x.py", e, int64(i+1), at)
+			}
+			nul := 0
+			if name == "sqlite" { // Postgres refuses it already
+				historytest.InsertRaw(t, db, "tests/e2e/test_\x00.py", 5, 200, at)
+				nul = 1
+			}
+			s, err := history.Open(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			samples, err := s.Samples(ctx, history.SampleQuery{From: at.AddDate(0, 0, -1), Before: at.AddDate(0, 0, 1), Events: []string{"schedule"}, Ref: "refs/heads/main", Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []float64
+			for _, smp := range samples {
+				got = append(got, smp.ElapsedS)
+			}
+			if name == "sqlite" && !strings.Contains(strings.Join(s.Skipped(), ""), "NUL character") {
+				t.Errorf("wanted the NUL row named, got %q", s.Skipped())
+			}
+			if len(got) != 3 || got[0]+got[1]+got[2] != 120 {
+				t.Errorf("wanted the 3 valid samples, got %v", got)
+			}
+			rows, err := s.Rows(ctx, time.Time{}, time.Time{})
+			if err != nil || len(rows) != 3 {
+				t.Errorf("wanted the 3 valid rows, got %d (%v)", len(rows), err)
+			}
+			skipped := strings.Join(s.Skipped(), "\n")
+			for _, want := range []string{fmt.Sprintf("%d PASS row(s) in the window have an elapsed_seconds that is not a number", len(bad)),
+				fmt.Sprintf("skipped %d row(s) that break the attempt rule", len(bad)+nul)} {
+				if !strings.Contains(skipped, want) {
+					t.Errorf("wanted %q in the warnings, got\n%s", want, skipped)
+				}
 			}
 		})
 	}

@@ -33,6 +33,35 @@ type sqlStore struct {
 	// connect and statement are the deadlines (ConnectTimeout,
 	// StatementTimeout; tests shorten them).
 	connect, statement time.Duration
+	// skipped are the reads' warnings (Skipped).
+	skipped []string
+}
+
+// validSeconds is the attempt rule's seconds in SQL: false for NaN (above
+// every number in Postgres) and Infinity, and for what SQLite would take.
+var validSeconds = "(elapsed_seconds >= 0 AND elapsed_seconds <= " + strconv.Itoa(estimate.MaxSeconds) + ")"
+
+func (s *sqlStore) Skipped() []string { return s.skipped }
+
+// skips counts the rows one read left out.
+type skips struct {
+	where string
+	n     int
+	first string
+}
+
+func (k *skips) add(path string, run int64, err error) {
+	if k.n == 0 {
+		k.first = fmt.Sprintf("%s (run %d): %v", path, run, err)
+	}
+	k.n++
+}
+
+func (k *skips) lines() []string {
+	if k.n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: skipped %d row(s) that break the attempt rule, the first %s; fix or delete them in %s", k.where, k.n, k.first, Table)}
 }
 
 // rowsPerInsert bounds one INSERT's rows (13 parameters each; SQLite takes
@@ -205,6 +234,11 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]estimate.Sampl
 	}
 	args = append(args, s.d.timeArg(q.From), s.d.timeArg(q.Before), q.Limit)
 	n := len(args)
+	window := `status = 'PASS'
+      AND event_name IN (` + strings.Join(events, ", ") + `)
+      AND (git_ref = ` + s.d.placeholder(1) + ` OR event_name = 'local')
+      AND recorded_at >= ` + s.d.placeholder(n-2) + `
+      AND recorded_at < ` + s.d.placeholder(n-1)
 	query := `WITH ranked AS (
     SELECT test_path, backend, suite, elapsed_seconds, github_run_id, github_run_attempt, test_attempt, recorded_at,
         ROW_NUMBER() OVER (
@@ -212,11 +246,8 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]estimate.Sampl
             ORDER BY recorded_at DESC, github_run_id DESC, github_run_attempt DESC, test_attempt DESC
         ) AS sample_rank
     FROM ` + Table + `
-    WHERE status = 'PASS'
-      AND event_name IN (` + strings.Join(events, ", ") + `)
-      AND (git_ref = ` + s.d.placeholder(1) + ` OR event_name = 'local')
-      AND recorded_at >= ` + s.d.placeholder(n-2) + `
-      AND recorded_at < ` + s.d.placeholder(n-1) + `
+    WHERE ` + window + `
+      AND ` + validSeconds + `
 )
 SELECT test_path, backend, suite, elapsed_seconds, github_run_id, github_run_attempt, test_attempt, recorded_at
 FROM ranked
@@ -225,8 +256,19 @@ ORDER BY test_path, backend, suite, sample_rank`
 	var out []estimate.Sample
 	err := s.call(ctx, s.statement, "reading", func(ctx context.Context) error {
 		var err error
-		out, err = s.samples(ctx, query, args)
-		return err
+		if out, err = s.samples(ctx, query, args); err != nil {
+			return err
+		}
+		// The rows the rule left out of the ranking, counted to be named.
+		var bad int64
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+Table+" WHERE "+window+" AND NOT "+validSeconds, args[:n-1]...).Scan(&bad); err != nil {
+			return s.fail("reading the runtime history of %s: %w", err)
+		}
+		if bad > 0 {
+			s.skipped = append(s.skipped, fmt.Sprintf("%s: %d PASS row(s) in the window have an elapsed_seconds that is not a number from 0 to %d (NaN, Infinity or more), so the calibration left them out; delete them from %s",
+				s.where, bad, estimate.MaxSeconds, Table))
+		}
+		return nil
 	})
 	return out, err
 }
@@ -238,6 +280,8 @@ func (s *sqlStore) samples(ctx context.Context, query string, args []any) ([]est
 	}
 	defer rows.Close()
 	var out []estimate.Sample
+	skip := skips{where: s.where}
+	defer func() { s.skipped = append(s.skipped, skip.lines()...) }()
 	for rows.Next() {
 		var smp estimate.Sample
 		var at any
@@ -246,6 +290,10 @@ func (s *sqlStore) samples(ctx context.Context, query string, args []any) ([]est
 		}
 		if smp.RecordedAt, err = scanTime(at); err != nil {
 			return nil, fmt.Errorf("%s: recorded_at of %s: %w", s.where, smp.TestPath, err)
+		}
+		if err := (Attempt{TestPath: smp.TestPath, Backend: smp.Backend, Suite: smp.Suite, Status: Pass, ElapsedS: smp.ElapsedS, EstimatedS: 1, TestAttempt: max(smp.TestAttempt, 1)}).Check(); err != nil {
+			skip.add(smp.TestPath, smp.RunID, err)
+			continue
 		}
 		out = append(out, smp)
 	}
@@ -287,6 +335,8 @@ func (s *sqlStore) query(ctx context.Context, cond string, args ...any) ([]Row, 
 	}
 	defer rows.Close()
 	var out []Row
+	skip := skips{where: s.where}
+	defer func() { s.skipped = append(s.skipped, skip.lines()...) }()
 	for rows.Next() {
 		var r Row
 		var at any
@@ -296,6 +346,10 @@ func (s *sqlStore) query(ctx context.Context, cond string, args ...any) ([]Row, 
 		}
 		if r.RecordedAt, err = scanTime(at); err != nil {
 			return nil, fmt.Errorf("%s: recorded_at of %s: %w", s.where, r.TestPath, err)
+		}
+		if err := checkRow(r); err != nil {
+			skip.add(r.TestPath, r.RunID, err)
+			continue
 		}
 		out = append(out, r)
 	}

@@ -13,8 +13,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/history"
 )
@@ -149,4 +151,31 @@ func LockTable(t testing.TB, db string) func() {
 	}
 	t.Cleanup(unlock)
 	return unlock
+}
+
+// InsertRaw writes a PASS row of a scheduled main run straight into db's
+// table, past miles-ci's checks, as another writer (or Postgres' CHECK,
+// which lets NaN and Infinity through) could.
+func InsertRaw(t testing.TB, db, testPath string, elapsed float64, run int64, at time.Time) {
+	t.Helper()
+	driver, ph, when := "sqlite", "?", any(at.UTC().Format("2006-01-02T15:04:05.000000Z"))
+	if history.IsPostgres(db) {
+		driver, ph, when = "pgx", "$", at
+	}
+	conn, err := sql.Open(driver, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var q []string
+	for i := 1; i <= 6; i++ {
+		q = append(q, ph+strconv.Itoa(i))
+	}
+	_, err = conn.Exec(`INSERT INTO `+history.Table+` (test_path, backend, suite, test_attempt, status, elapsed_seconds, estimated_seconds,
+		commit_sha, github_run_id, github_run_attempt, event_name, git_ref, recorded_at)
+		VALUES (`+q[0]+`, 'CUDA', 'stage-c-8-gpu-h100', 1, 'PASS', `+q[1]+`, 20, `+q[2]+`, `+q[3]+`, 1, `+q[4]+`, 'refs/heads/main', `+q[5]+`)`,
+		testPath, elapsed, "deadbeef", run, "schedule", when)
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -60,6 +60,19 @@ type EstTimeRequest struct {
 	// Repository is OWNER/NAME for the report's links (GITHUB_REPOSITORY,
 	// else radixark/miles).
 	Repository string
+	// Warn gets the rows the store skipped (history.Store.Skipped); nil
+	// drops them.
+	Warn func(string)
+}
+
+// warnSkipped passes what a store's reads skipped to warn.
+func warnSkipped(store history.Store, warn func(string)) {
+	if warn == nil {
+		return
+	}
+	for _, w := range store.Skipped() {
+		warn(w)
+	}
 }
 
 // Validate checks the request before anything is read.
@@ -120,6 +133,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	if err != nil {
 		return EstTimeResult{}, err
 	}
+	warnSkipped(store, r.Warn)
 	estimates := estimate.Build(samples)
 	_, reg, err := policy.LoadTablesAndRegistry(root)
 	if err != nil {
@@ -482,6 +496,8 @@ type FlakyRequest struct {
 	DB string
 	// Since leaves out older rows (the zero time: none).
 	Since time.Time
+	// Warn gets the rows the store skipped; nil drops them.
+	Warn func(string)
 }
 
 // Validate checks the request before anything is read.
@@ -507,6 +523,7 @@ func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnSkipped(store, r.Warn)
 	type run struct {
 		id      int64
 		attempt int
@@ -571,6 +588,8 @@ type ShardsRequest struct {
 	Repo, DB, Stage string
 	AsOf            time.Time
 	Events          []string
+	// Warn gets the rows the store skipped; nil drops them.
+	Warn func(string)
 }
 
 // Validate checks the request before anything is read.
@@ -643,6 +662,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 	if err != nil {
 		return ShardsAnswer{}, err
 	}
+	warnSkipped(store, r.Warn)
 	estimates := estimate.Build(samples)
 	latest := map[string]float64{}
 	for _, s := range samples { // newest first within an identity

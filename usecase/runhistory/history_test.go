@@ -2,7 +2,9 @@ package runhistory
 
 import (
 	"context"
+	"fmt"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +186,48 @@ func TestHistoryEventTypos(t *testing.T) {
 		if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "did you mean local?") {
 			t.Errorf("wanted an UnknownError naming local, got %v", err)
 		}
+	}
+}
+
+// TestEstTimeNeverWritesAnOverflow: issue 31's est_time=-2^63. Rows of
+// 1e308 seconds are refused where they enter (history import); written
+// past miles-ci (and NaN, Infinity, which Postgres' CHECK lets through),
+// they are skipped with a warning and the checkout is left as it was.
+func TestEstTimeNeverWritesAnOverflow(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 8, 10, 12, 0, 0, 0, time.UTC)
+	for name, newDB := range historytest.DBs(t) {
+		t.Run(name, func(t *testing.T) {
+			db := newDB(t)
+			dir := t.TempDir()
+			rows := `{"commit_sha":"c1","github_run_id":1,"github_run_attempt":1,"event_name":"schedule","git_ref":"refs/heads/main","recorded_at":"2026-08-10T12:00:00Z","attempts":[`
+			for i := 1; i <= 3; i++ {
+				if i > 1 {
+					rows += ","
+				}
+				rows += fmt.Sprintf(`{"test_path":"tests/e2e/a/test_keyword.py","backend":"CUDA","suite":"stage-c-8-gpu-h100","test_attempt":%d,"status":"PASS","elapsed_seconds":1e308,"estimated_seconds":60}`, i)
+			}
+			os.WriteFile(filepath.Join(dir, history.RowsFile), []byte(rows+"]}"), 0o644)
+			if _, err := Import(ctx, ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv}); err == nil || !strings.Contains(err.Error(), "more than 3024000") {
+				t.Errorf("wanted the import of 1e308 seconds refused, got %v", err)
+			}
+			bad := []float64{1e308, math.Inf(1), 1e308}
+			if name == "postgres" {
+				bad = append(bad, math.NaN(), math.NaN())
+			}
+			for i, e := range bad {
+				historytest.InsertRaw(t, db, "tests/e2e/a/test_keyword.py", e, int64(10+i), at)
+			}
+			tree := copyTree(t, "testdata/esttime/tree")
+			var warned []string
+			res, err := EstTime(ctx, EstTimeRequest{Repo: tree, DB: db, AsOf: at.AddDate(0, 0, 1), Warn: func(w string) { warned = append(warned, w) }})
+			if err != nil || len(res.Changes) != 0 {
+				t.Fatalf("wanted no change, got %+v, %v", res.Changes, err)
+			}
+			if len(warned) != 1 || !strings.Contains(warned[0], fmt.Sprintf("%d PASS row(s) in the window", len(bad))) {
+				t.Errorf("wanted the skipped rows named, got %q", warned)
+			}
+			sameTree(t, "testdata/esttime/tree", tree)
+		})
 	}
 }

@@ -49,7 +49,7 @@ func estTime(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := runhistory.EstTimeRequest{Repo: *repo, DryRun: *dryRun, Events: *events, Repository: env.Getenv("GITHUB_REPOSITORY")}
+	req := runhistory.EstTimeRequest{Repo: *repo, DryRun: *dryRun, Events: *events, Repository: env.Getenv("GITHUB_REPOSITORY"), Warn: historyWarn(env)}
 	var err error
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
@@ -269,6 +269,11 @@ func historyTarget(fs *flagSet, rf recordFlags, env Env, commit, runID string) (
 	return db, prov, true, err
 }
 
+// historyWarn warns of what a history read skipped.
+func historyWarn(env Env) func(string) {
+	return func(msg string) { warn(env, "runtime history: "+msg) }
+}
+
 // recordTimeout bounds a run's whole recording (0: usecase.RecordTimeout);
 // tests shorten it.
 var recordTimeout time.Duration
@@ -300,7 +305,7 @@ func historyFlaky(args []string, env Env) int {
 	}
 	ctx, stop := signalContext(env)
 	defer stop()
-	got, err := runhistory.FlakyFiles(ctx, runhistory.FlakyRequest{DB: path, Since: since})
+	got, err := runhistory.FlakyFiles(ctx, runhistory.FlakyRequest{DB: path, Since: since, Warn: historyWarn(env)})
 	if err != nil {
 		return fail(env, err)
 	}
@@ -329,7 +334,7 @@ func historyShards(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := runhistory.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events}
+	req := runhistory.ShardsRequest{Repo: *repo, Stage: *stage, Events: *events, Warn: historyWarn(env)}
 	var err error
 	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
 		return fail(env, err)
