@@ -50,6 +50,9 @@ func (j JobReport) Title() string {
 func (j JobReport) Line(elapsed time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "miles-ci: [%4.0fs] %-40s %s", elapsed.Seconds(), j.Title(), j.State)
+	if j.Reused {
+		fmt.Fprintf(&b, " (reused from attempt %d)", j.Attempt)
+	}
 	if len(j.Devices) > 0 {
 		b.WriteString(" on GPUs " + strings.Join(j.Devices, ","))
 	}
@@ -76,7 +79,11 @@ func (r *Report) Text() string {
 				gpus += " [" + strings.Join(j.Devices, ",") + "]"
 			}
 		}
-		line := fmt.Sprintf("%-*s  %-12s %-8s %s", width, j.Title(), j.State, gpus, j.Reason)
+		state := fmt.Sprintf("%-12s", j.State)
+		if r.Attempt > 1 {
+			state += fmt.Sprintf(" %-18s", j.AttemptText())
+		}
+		line := fmt.Sprintf("%-*s  %s %-8s %s", width, j.Title(), state, gpus, j.Reason)
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 		if d, ok := j.Detail.(Described); ok {
 			for _, l := range d.Lines() {
@@ -89,6 +96,15 @@ func (r *Report) Text() string {
 	}
 	b.WriteString(r.Tally() + "\n")
 	return b.String()
+}
+
+// AttemptText says which attempt a job's outcome is from: "attempt 2", or
+// "reused (attempt 1)" for a job a re-run kept.
+func (j JobReport) AttemptText() string {
+	if j.Reused {
+		return fmt.Sprintf("reused (attempt %d)", j.Attempt)
+	}
+	return fmt.Sprintf("attempt %d", j.Attempt)
 }
 
 // Tally counts the jobs by state, in a fixed order.
@@ -104,7 +120,17 @@ func (r *Report) Tally() string {
 			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
 		}
 	}
-	return fmt.Sprintf("%d jobs: %s", len(r.Jobs), strings.Join(parts, ", "))
+	t := fmt.Sprintf("%d jobs: %s", len(r.Jobs), strings.Join(parts, ", "))
+	reused := 0
+	for _, j := range r.Jobs {
+		if j.Reused {
+			reused++
+		}
+	}
+	if r.Attempt > 1 {
+		t += fmt.Sprintf("; attempt %d re-ran %d, reused %d", r.Attempt, len(r.Jobs)-reused, reused)
+	}
+	return t
 }
 
 // mermaidClass is the colour of each state.

@@ -107,6 +107,24 @@ type Options struct {
 	// Inline runs each unit in the scheduler's goroutine, one at a time (a
 	// dry run: deterministic, instant executors).
 	Inline bool
+	// Attempt is this run's attempt, GitHub's run_attempt (0: none, a dry
+	// run of a first attempt).
+	Attempt int
+	// Previous are the outcomes of the same run's earlier attempt, by unit
+	// (JobReport.Unit). A unit whose previous outcome passed is not run
+	// again but kept, as GitHub's "Re-run failed jobs" keeps a job that
+	// passed; every other unit runs again when its needs and if: let it.
+	Previous map[string]Previous
+}
+
+// Previous is a unit's outcome in an earlier attempt of the run.
+type Previous struct {
+	Outcome Outcome
+	// Attempt is the attempt that ran it.
+	Attempt int
+	// Start and Duration are when it ran and for how long.
+	Start    *time.Time
+	Duration float64
 }
 
 // JobReport is one job, or one shard of a stage job, as it ended.
@@ -137,6 +155,14 @@ type JobReport struct {
 	Batch  int      `json:"batch,omitempty"`
 	File   string   `json:"file,omitempty"`
 	RunsOn []string `json:"runs_on,omitempty"`
+	// Attempt is the run attempt whose outcome this is (GitHub's
+	// run_attempt): the run's own, or an earlier one's for a reused job.
+	Attempt int `json:"run_attempt,omitempty"`
+	// Reused marks a job kept from an earlier attempt, not run again.
+	Reused bool `json:"reused,omitempty"`
+	// Outputs are a finished job's outputs (a resolver's), which a re-run
+	// that keeps the job hands to its dependents.
+	Outputs map[string]string `json:"outputs,omitempty"`
 	// CannotRun marks a unit that should have run and could not.
 	CannotRun bool `json:"-"`
 	// Detail is the executor's data (a plan, a stage summary).
@@ -145,7 +171,13 @@ type JobReport struct {
 
 // Report is a run (or a dry run) of the graph.
 type Report struct {
-	Event     Event       `json:"-"`
+	Event Event `json:"-"`
+	// Run are the facts a re-run must share with this run (the use case
+	// sets them on a real run; nil in a dry run).
+	Run *RunFacts `json:"run,omitempty"`
+	// Attempt is the run's attempt (GitHub's run_attempt; 0 in a dry run
+	// of a first attempt).
+	Attempt   int         `json:"run_attempt,omitempty"`
 	Host      string      `json:"gpus"`
 	Cancelled bool        `json:"cancelled"`
 	Jobs      []JobReport `json:"jobs"`
@@ -209,6 +241,9 @@ type unitRun struct {
 	node    *nodeRun
 	ran     bool
 	started bool
+	// kept is the earlier attempt's outcome the unit reuses (nil: it ran
+	// in this attempt, or has not ended).
+	kept *Previous
 }
 
 type scheduler struct {
@@ -323,6 +358,10 @@ func (s *scheduler) advance(ctx context.Context) bool {
 			if ur.state != Queued {
 				continue
 			}
+			if s.keep(ur) {
+				changed = true
+				continue
+			}
 			if s.opt.MaxParallel > 0 && s.running >= s.opt.MaxParallel {
 				return changed
 			}
@@ -345,6 +384,18 @@ func (s *scheduler) advance(ctx context.Context) bool {
 		}
 	}
 	return changed
+}
+
+// keep ends a unit with its earlier attempt's outcome when that passed: it
+// takes no devices and the executor is not called.
+func (s *scheduler) keep(ur *unitRun) bool {
+	p, ok := s.opt.Previous[s.unitReport(ur).Unit()]
+	if !ok || p.Outcome.Result != ResultSuccess || p.Outcome.DryRun {
+		return false
+	}
+	ur.kept, ur.out, ur.state, ur.ran = &p, p.Outcome, Passed, true
+	s.notifyUnit(ur)
+	return true
 }
 
 // batchMayStart reports whether a unit of batch b may start: its batch has
@@ -1063,7 +1114,8 @@ func (s *scheduler) notifyNode(nr *nodeRun) {
 
 func (s *scheduler) nodeReport(nr *nodeRun) JobReport {
 	n := nr.n
-	r := JobReport{Key: n.Key, Workflow: n.Workflow, Kind: n.Kind, State: nr.state, Result: nr.result, Reason: nr.reason, Needs: n.Needs, Required: n.Required}
+	r := JobReport{Key: n.Key, Workflow: n.Workflow, Kind: n.Kind, State: nr.state, Result: nr.result, Reason: nr.reason, Needs: n.Needs, Required: n.Required,
+		Attempt: s.opt.Attempt, Outputs: nr.outputs}
 	if n.Kind == KindStage {
 		st := n.Stages[0]
 		r.Stage, r.Backend = st.Name, string(st.Backend)
@@ -1094,18 +1146,36 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 		r.Start = &t
 		r.Duration = ur.dur.Seconds()
 	}
+	r.Outputs = ur.out.Outputs
+	if k := ur.kept; k != nil {
+		r.Attempt, r.Reused, r.Start, r.Duration = k.Attempt, true, k.Start, k.Duration
+	}
 	return r
+}
+
+// Unit names a job, or one shard or pool file of it, the same way in every
+// attempt of a run: the key Options.Previous is read by.
+func (j JobReport) Unit() string {
+	u := j.Key
+	if j.Shard != nil {
+		u += "#" + strconv.Itoa(*j.Shard)
+	}
+	if j.Batch > 0 {
+		u += "@" + strconv.Itoa(j.Batch) + ":" + j.File
+	}
+	return u
 }
 
 // report lists every job in graph order, a stage job's shards one by one.
 func (s *scheduler) report() *Report {
-	r := &Report{Event: s.g.Event, Host: s.opt.Host.String(), Cancelled: s.cancelled}
+	r := &Report{Event: s.g.Event, Attempt: s.opt.Attempt, Host: s.opt.Host.String(), Cancelled: s.cancelled}
 	for _, nr := range s.nodes {
 		if len(nr.units) == 0 || nr.n.Kind != KindStage && nr.n.Kind != KindPoolRun {
 			jr := s.nodeReport(nr)
 			if len(nr.units) == 1 {
 				u := s.unitReport(nr.units[0])
 				jr.Start, jr.Duration, jr.ExitCode, jr.Detail, jr.CannotRun = u.Start, u.Duration, u.ExitCode, u.Detail, u.CannotRun
+				jr.Attempt, jr.Reused = u.Attempt, u.Reused
 				if jr.Reason == "" {
 					jr.Reason = u.Reason
 				}
