@@ -121,14 +121,17 @@ func (r *Report) Tally() string {
 		}
 	}
 	t := fmt.Sprintf("%d jobs: %s", len(r.Jobs), strings.Join(parts, ", "))
-	reused := 0
+	ran, reused := 0, 0
 	for _, j := range r.Jobs {
-		if j.Reused {
+		switch {
+		case j.Reused:
 			reused++
+		case j.State == Passed || j.State == Failed || j.State == NotRun || j.State == Cancelled:
+			ran++
 		}
 	}
 	if r.Attempt > 1 {
-		t += fmt.Sprintf("; attempt %d re-ran %d, reused %d", r.Attempt, len(r.Jobs)-reused, reused)
+		t += fmt.Sprintf("; attempt %d re-ran %d, reused %d", r.Attempt, ran, reused)
 	}
 	return t
 }

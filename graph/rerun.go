@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -131,3 +133,42 @@ func (r *Report) Kept(detail func(JobReport) any) map[string]Previous {
 	}
 	return out
 }
+
+// MaxReportSize bounds the summary.json of a graph run a re-run reads.
+const MaxReportSize = 16 << 20
+
+// ParseReport reads a graph run's summary.json (name is its path, for the
+// messages) as --rerun-failed reads it back: one JSON object whose jobs
+// each have a key and a known state.
+func ParseReport(name string, data []byte) (*Report, error) {
+	if len(data) > MaxReportSize {
+		return nil, fmt.Errorf("%s is over %d bytes; it is not the summary.json miles-ci ci writes", name, MaxReportSize)
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s is not the summary.json of a miles-ci ci run: %w", name, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s holds more than one JSON value; it must be one summary.json object", name)
+	}
+	if r.Jobs == nil {
+		return nil, fmt.Errorf("%s lists no jobs; it must be the summary.json of a miles-ci ci run (a single shard's is miles-ci run's)", name)
+	}
+	seen := map[string]bool{}
+	for i, j := range r.Jobs {
+		if j.Key == "" || !slices.Contains(knownStates, j.State) {
+			return nil, fmt.Errorf("%s: job %d (%q) has state %q; every job has a key and one of the states miles-ci ci writes", name, i+1, j.Key, j.State)
+		}
+		if j.Shard != nil && (*j.Shard < 0 || *j.Shard >= max(j.Shards, 1)) {
+			return nil, fmt.Errorf("%s: job %s has shard %d of %d; shards run from 0 to shards-1", name, j.Key, *j.Shard, j.Shards)
+		}
+		if seen[j.Unit()] {
+			return nil, fmt.Errorf("%s lists %s twice", name, j.Unit())
+		}
+		seen[j.Unit()] = true
+	}
+	return &r, nil
+}
+
+var knownStates = []State{Queued, Running, Passed, Failed, Cancelled, Skipped, NotRun, Excluded, NotModelled, WouldRun}

@@ -91,3 +91,34 @@ func TestRunFactsDifferences(t *testing.T) {
 		})
 	}
 }
+
+func TestParseReport(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"not JSON", "{", "s.json is not the summary.json of a miles-ci ci run: unexpected EOF"},
+		{"two values", `{"jobs":[]} {}`, "s.json holds more than one JSON value; it must be one summary.json object"},
+		{"a shard's summary", `{"suite":"stage-a-cpu"}`, "s.json lists no jobs; it must be the summary.json of a miles-ci ci run (a single shard's is miles-ci run's)"},
+		{"an unknown state", `{"jobs":[{"job":"a","state":"great"}]}`, `s.json: job 1 ("a") has state "great"; every job has a key and one of the states miles-ci ci writes`},
+		{"a shard out of range", `{"jobs":[{"job":"a","state":"passed","shard":4,"shards":2}]}`, "s.json: job a has shard 4 of 2; shards run from 0 to shards-1"},
+		{"a unit twice", `{"jobs":[{"job":"a","state":"passed"},{"job":"a","state":"failed"}]}`, "s.json lists a twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseReport("s.json", []byte(tc.data))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("wanted %q, got %v", tc.want, err)
+			}
+		})
+	}
+}
+
+func FuzzParseReport(f *testing.F) {
+	f.Add([]byte(`{"run":{"run_id":"1","commit":"abc","planner":"miles-ci","event":"pull_request"},"run_attempt":1,"gpus":"none","cancelled":false,"jobs":[{"job":"pr-test/stage-a-cpu","state":"failed","shard":1,"shards":2,"run_attempt":1}]}`))
+	f.Add([]byte(`{"jobs":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseReport("summary.json", data)
+		if err != nil {
+			return
+		}
+		r.ToRerun()
+		r.Kept(nil)
+	})
+}

@@ -66,6 +66,14 @@ type CIRequest struct {
 	Notify func(graph.JobReport)
 	// Now is the clock of a real run.
 	Now func() time.Time
+
+	// Commit is the checkout's commit (GitHead, or the given head SHA) and
+	// RunID the run's id: with the event's facts they are the run's facts
+	// in summary.json, which a re-run must share.
+	Commit, RunID string
+	// Previous, when set, is the earlier attempt this run re-runs
+	// (--rerun-failed): its passed units are kept, the rest run again.
+	Previous *PreviousRun
 }
 
 // ShardRunner runs a stage shard's request (pipeline.Prepare and Test on an
@@ -87,6 +95,9 @@ type CIAnswer struct {
 	Graph    *graph.Graph
 	Report   *graph.Report
 	Messages []Message
+	// NothingToRerun says that the earlier attempt of a re-run had nothing
+	// to re-run: Report is that attempt's, unchanged, and nothing ran.
+	NothingToRerun bool
 }
 
 // CI lays out the jobs the checkout's PR workflows run on one event and
@@ -118,10 +129,36 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
+	opt := graph.Options{Host: req.Host, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
+		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil}
+	planner := PlannerMilesCI
+	if req.Checkout != nil {
+		planner = PlannerCheckout
+	}
+	facts := graph.FactsOf(ev, req.Commit, string(planner))
+	facts.RunID = req.RunID
+	if req.Shards != nil {
+		opt.Attempt = 1
+	}
+	if req.Previous != nil {
+		if opt.Previous, opt.Attempt, err = rerunOptions(req.Previous, &facts); err != nil {
+			return CIAnswer{}, err
+		}
+		if len(req.Previous.Report.ToRerun()) == 0 {
+			return nothingToRerun(req.Previous, ev), nil
+		}
+	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: LabelWarnings(tables, ev.Labels, prLabelsFrom)}
-	rep := graph.Schedule(ctx, g, x, graph.Options{Host: req.Host, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
-		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil})
+	rep := graph.Schedule(ctx, g, x, opt)
+	if req.Shards != nil {
+		rep.Run = &facts
+	}
+	if es, ok := req.Shards.(*EngineShards); ok && req.Previous != nil {
+		if err := es.keep(req.Previous, rep); err != nil {
+			return CIAnswer{}, err
+		}
+	}
 	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
 }
 

@@ -46,6 +46,9 @@ type ciShard struct {
 	files    []pipeline.ResultFile
 	summary  report.Summary
 	layerKey string
+	// kept marks a shard an earlier attempt ran, whose files a re-run
+	// keeps byte for byte (not recorded again, no layers prepared).
+	kept bool
 }
 
 // runShard is EngineShards.Run's default.
@@ -207,23 +210,29 @@ func (e *EngineShards) Summaries() map[string]report.Summary {
 	defer e.mu.Unlock()
 	out := map[string]report.Summary{}
 	for _, d := range e.done {
-		out[d.dir] = d.summary
+		if !d.kept {
+			out[d.dir] = d.summary
+		}
 	}
 	return out
 }
 
 // layerReuse says how many shards shared their prepared dependency layers.
 func layerReuse(done []ciShard) string {
-	if len(done) == 0 {
-		return ""
-	}
 	by := map[string]int{}
+	n := 0
 	for _, d := range done {
-		by[d.layerKey]++
+		if !d.kept {
+			by[d.layerKey]++
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
 	}
 	reused := 0
 	for _, n := range by {
 		reused += n - 1
 	}
-	return fmt.Sprintf("dependency layers: %d shard(s) prepared %d distinct layer set(s); %d reused one another's (same image and refs)", len(done), len(by), reused)
+	return fmt.Sprintf("dependency layers: %d shard(s) prepared %d distinct layer set(s); %d reused one another's (same image and refs)", n, len(by), reused)
 }

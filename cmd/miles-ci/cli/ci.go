@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -19,7 +20,8 @@ func runCI(args []string, env Env) int {
 	fs := newFlagSet("ci", "--event pull_request|schedule|workflow_dispatch|release [--schedule CRON] [--pr-labels-json JSON] [--action A]\n"+
 		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
-		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR] [--record] [--db URL|PATH]\n"+
+		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR] [--rerun-failed DIR] [--head-sha SHA]\n"+
+		"    [--record] [--db URL|PATH]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
@@ -39,6 +41,8 @@ func runCI(args []string, env Env) int {
 	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
 	skip := fs.List("skip", "S", "leave out these stages or backends")
 	results := fs.String("results", "DIR", "replace the folder DIR with the run's results: DIR/STAGE/SHARD/ per shard, summary.json, junit.xml, step-summary.md")
+	rerun := fs.String("rerun-failed", "DIR", "re-run what failed in the run whose results folder is DIR (same commit, event, trigger facts and planner): its failed, cancelled and not-run shards and the jobs whose if: now holds; the passed shards keep their results (default --results: DIR)")
+	headSHA := fs.String("head-sha", "SHA", "the checkout's commit, for the run's facts (default: read from DIR/.git)")
 	dryRun := fs.Bool("dry-run", "print the graph (jobs, needs, shards, GPUs, tests, what is skipped and why) without an engine")
 	asJSON := fs.Bool("json", "with --dry-run: one JSON entry per job and shard")
 	mermaid := fs.Bool("mermaid", "with --dry-run: the graph as a Mermaid flowchart")
@@ -71,6 +75,18 @@ func runCI(args []string, env Env) int {
 	}
 	if maxPar.Set {
 		req.MaxParallel = maxPar.Value
+	}
+	if req.Commit = *headSHA; req.Commit == "" {
+		req.Commit = usecase.GitHead(orDot(*repo))
+	}
+	if *rerun != "" {
+		var err error
+		if req.Previous, err = usecase.ReadPreviousRun(*rerun); err != nil {
+			return usageFailure(env, err)
+		}
+		if *results == "" && !*dryRun {
+			*results = *rerun
+		}
 	}
 	host, err := graph.ParseHost(*gpus, countGPUs)
 	if err != nil {
@@ -106,10 +122,10 @@ func runCI(args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	if *dryRun {
+	if *dryRun || req.Previous != nil && req.Previous.NothingToRerun() {
 		ans, err := usecase.CI(context.Background(), req)
 		if err != nil {
-			return fail(env, err)
+			return ciFailure(env, err)
 		}
 		printMessages(env, ans.Messages)
 		switch {
@@ -130,6 +146,28 @@ func runCI(args []string, env Env) int {
 	}
 	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec,
 		live: isTerminal(env.Stdout, env.Getenv)}, gh)
+}
+
+// orDot is a folder flag's value, "." when empty.
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// usageFailure prints err and exits 2: input the command cannot use.
+func usageFailure(env Env, err error) int {
+	fail(env, err)
+	return 2
+}
+
+// ciFailure is fail, but exit 2 for a --rerun-failed folder of another run.
+func ciFailure(env Env, err error) int {
+	if errors.Is(err, usecase.ErrNotSameRun) {
+		return usageFailure(env, err)
+	}
+	return fail(env, err)
 }
 
 // countGPUs counts the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.

@@ -67,13 +67,13 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	}
 	defer s.Close()
 	runner := &usecase.EngineShards{Container: s.Container, Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun}
-	req.Shards, req.Now = runner, time.Now
+	req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
 	p := newCIProgress(env, m, f.live && !f.progress)
 	req.Notify = p.notify
 	ans, err := usecase.CI(ctx, req)
 	p.done()
 	if err != nil {
-		return fail(env, err)
+		return ciFailure(env, err)
 	}
 	printMessages(env, ans.Messages)
 	rep := ans.Report
@@ -98,7 +98,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		fmt.Fprintf(env.Stdout, "results: %s\n", f.results)
 	}
 	if f.fs != nil {
-		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, gitHead(host.Repo), runner.Nonce)
+		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
 	}
 	return rep.ExitStatus()
 }

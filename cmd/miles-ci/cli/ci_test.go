@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -344,5 +345,41 @@ func TestCIRunsThePool(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "stage-c-b200/test (Batch 1 / 8 GPU / tests/e2e/megatron/test_b200_eight.py) passed") {
 		t.Errorf("wanted a state line for each pool file, got\n%s", stderr)
+	}
+}
+
+func TestCIRerunFailed(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "results")
+	args := func(sha string, extra ...string) []string {
+		return append([]string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--gpus", "none", "--quiet", "--only", "cpu", "--head-sha", sha}, extra...)
+	}
+	fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true})
+	if code, stdout, stderr := runCLI(t, nil, args("abc", "--results", results)...); code != 1 {
+		t.Fatalf("attempt 1: wanted exit 1, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	seen := fakeCIEngine(t, nil)
+	code, stdout, stderr := runCLI(t, nil, args("abc", "--rerun-failed", results)...)
+	if code != 0 {
+		t.Fatalf("attempt 2: wanted exit 0, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	ran := []string{}
+	seen.Range(func(k, _ any) bool { ran = append(ran, k.(string)); return true })
+	if len(ran) != 1 || ran[0] != "stage-a-cpu/1" {
+		t.Errorf("wanted only stage-a-cpu/1 run again, got %v", ran)
+	}
+	squeezed := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{"pr-test/stage-a-cpu (1/4) passed attempt 2", "pr-test/stage-a-cpu (0/4) passed reused (attempt 1)", "attempt 2 re-ran 1, reused 9", "results: " + results} {
+		if !strings.Contains(squeezed, want) {
+			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
+		}
+	}
+	var out, errb bytes.Buffer // runCLI drops the notices
+	code = Run(args("abc", "--rerun-failed", results), Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code != 0 || !strings.Contains(errb.String(), "nothing to re-run: no job of attempt 2 failed") || !strings.Contains(out.String(), "reused (attempt 1)") {
+		t.Errorf("attempt 3: wanted nothing to re-run, exit 0, got %d\n%s", code, errb.String())
+	}
+	code, _, stderr = runCLI(t, nil, args("def", "--rerun-failed", results)...)
+	if code != 2 || !strings.Contains(stderr, "checkout commit: abc then, def now") {
+		t.Errorf("wanted another commit refused (exit 2) naming it, got %d\n%s", code, stderr)
 	}
 }

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/history"
-	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
@@ -91,32 +89,6 @@ func asOfDate(text string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("--as-of %q is not a date; give YYYY-MM-DD", text)
 	}
 	return d, nil
-}
-
-// gitHead is the commit checked out at repo, read from .git (HEAD, then
-// the ref's file or packed-refs); "" when it cannot be read.
-func gitHead(repo string) string {
-	read := func(name string) string {
-		data, err := fsinput.ReadFile(filepath.Join(repo, ".git", name), fsinput.Kind{Name: "a git ref", Max: 1 << 20})
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(data))
-	}
-	head := read("HEAD")
-	ref, ok := strings.CutPrefix(head, "ref: ")
-	if !ok {
-		return head
-	}
-	if sha := read(filepath.FromSlash(ref)); sha != "" {
-		return sha
-	}
-	for _, line := range strings.Split(read("packed-refs"), "\n") {
-		if sha, name, ok := strings.Cut(line, " "); ok && name == ref {
-			return sha
-		}
-	}
-	return ""
 }
 
 func historyCmd(args []string, env Env) int {
@@ -226,8 +198,13 @@ func recordRun(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req ru
 // recordCI records each finished shard of a ci run, under the same rules
 // as recordRun: a shard whose store write fails is a warning, its rows kept
 // in its own results folder.
-func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string) {
+func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string, attempt int) {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
+	if prov.Event == history.LocalEvent {
+		// A local re-run records under the same run id, as its next
+		// attempt; inside Actions the attempt is GitHub's own.
+		prov.RunAttempt = max(attempt, 1)
+	}
 	if !on || len(req.Shards) == 0 {
 		return
 	}

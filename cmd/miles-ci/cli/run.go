@@ -333,7 +333,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	}
 	commit := in.HeadSHA
 	if commit == "" {
-		commit = gitHead(host.Repo)
+		commit = usecase.GitHead(host.Repo)
 	}
 	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()

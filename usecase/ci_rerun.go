@@ -1,0 +1,179 @@
+package usecase
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+// PreviousRun is a finished graph run read back from its results folder,
+// for a re-run of what failed (--rerun-failed).
+type PreviousRun struct {
+	// Dir is the results folder it was read from.
+	Dir string
+	// Report is its summary.json.
+	Report *graph.Report
+}
+
+// ReadPreviousRun reads the results folder of a miles-ci ci run: its
+// summary.json, bounded; the kept shards' files are read when the re-run
+// has run (EngineShards.keep).
+func ReadPreviousRun(dir string) (*PreviousRun, error) {
+	name := filepath.Join(dir, "summary.json")
+	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: graph.MaxReportSize})
+	if err != nil {
+		return nil, fmt.Errorf("--rerun-failed: %w; give the results folder miles-ci ci --results wrote", err)
+	}
+	rep, err := graph.ParseReport(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("--rerun-failed: %w", err)
+	}
+	if rep.Run == nil {
+		return nil, fmt.Errorf("--rerun-failed: %s records no run facts (commit, event, planner): it is a dry run's or an older miles-ci's; run miles-ci ci again without --rerun-failed", name)
+	}
+	return &PreviousRun{Dir: dir, Report: rep}, nil
+}
+
+// ErrNotSameRun marks a --rerun-failed folder that is not an earlier
+// attempt of this run (another commit, event, trigger facts or planner): a
+// usage error, exit 2.
+var ErrNotSameRun = errors.New("not the same run")
+
+// NothingToRerun says whether no job of the earlier attempt failed, was
+// cancelled or could not run.
+func (p *PreviousRun) NothingToRerun() bool { return len(p.Report.ToRerun()) == 0 }
+
+// rerunOptions checks that the run is the same run as prev (commit, event,
+// trigger facts, planner) and gives the scheduler what it keeps: the
+// earlier attempt's passed units, and this attempt's number.
+func rerunOptions(prev *PreviousRun, facts *graph.RunFacts) (map[string]graph.Previous, int, error) {
+	was := prev.Report.Run
+	if facts.Commit == "" || was.Commit == "" {
+		return nil, 0, fmt.Errorf("%w: --rerun-failed %s: no commit to compare (this checkout's %q, the run's %q): a re-run repeats one commit, so it needs a git checkout (or --head-sha)", ErrNotSameRun, prev.Dir, facts.Commit, was.Commit)
+	}
+	facts.RunID = was.RunID
+	if d := was.Differences(*facts); len(d) > 0 {
+		return nil, 0, fmt.Errorf("%w: --rerun-failed %s differs from this run, so nothing of it can be kept: %s; give the same checkout and facts, or run miles-ci ci without --rerun-failed for a new run", ErrNotSameRun, prev.Dir, strings.Join(d, "; "))
+	}
+	kept := prev.Report.Kept(func(j graph.JobReport) any {
+		if j.Command == "" && j.Tests == nil {
+			return nil
+		}
+		return keptShard{command: j.Command, tests: j.Tests}
+	})
+	for _, j := range prev.Report.Jobs {
+		if j.Kind == graph.KindPRImage && j.Outputs["built"] == "true" {
+			// A built PR image lives in the engine session that built it:
+			// this attempt builds it again (the engine's cache makes that
+			// a lookup) so its CUDA shards start from it.
+			delete(kept, j.Unit())
+		}
+	}
+	return kept, max(prev.Report.Attempt, 1) + 1, nil
+}
+
+// nothingToRerun is the answer when every job of the earlier attempt passed
+// or was skipped as CI skips it: the run stands, as it was.
+func nothingToRerun(prev *PreviousRun, ev graph.Event) CIAnswer {
+	rep := prev.Report
+	rep.Event = ev
+	return CIAnswer{Report: rep, NothingToRerun: true, Messages: []Message{notice(fmt.Sprintf(
+		"--rerun-failed %s: nothing to re-run: no job of attempt %d failed, was cancelled or could not run; its verdict stands (exit %d)",
+		prev.Dir, max(rep.Attempt, 1), rep.ExitStatus()))}}
+}
+
+// keptShard is a reused shard's Detail: the command and tests it ran.
+type keptShard struct {
+	command string
+	tests   []string
+}
+
+func (k keptShard) RunCommand() string  { return k.command }
+func (k keptShard) TestFiles() []string { return k.tests }
+
+// Lines are the command and the tests, for the graph's text.
+func (k keptShard) Lines() []string {
+	if k.command == "" {
+		return k.tests
+	}
+	return append([]string{"$ " + k.command}, k.tests...)
+}
+
+// Bounds of a kept shard's results folder, read back byte for byte.
+const (
+	maxKeptFile  = 64 << 20
+	maxKeptTotal = 512 << 20
+	maxKeptFiles = 4096
+)
+
+// keep adds the results of the shards a re-run reused, read from the
+// earlier run's folder, so the new folder holds them byte for byte.
+func (e *EngineShards) keep(prev *PreviousRun, rep *graph.Report) error {
+	total := int64(0)
+	for _, j := range rep.Jobs {
+		if !j.Reused || j.Stage == "" || (j.Kind != graph.KindStage && j.Kind != graph.KindPoolRun) {
+			continue
+		}
+		shard := 0
+		if j.Shard != nil {
+			shard = *j.Shard
+		}
+		dir := j.Stage + "/" + strconv.Itoa(shard)
+		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(dir)), &total)
+		if err != nil {
+			return fmt.Errorf("--rerun-failed: keeping %s: %w", dir, err)
+		}
+		var sum report.Summary
+		if s, err := report.ReadResults(filepath.Join(prev.Dir, filepath.FromSlash(dir))); err == nil {
+			sum = *s
+		}
+		e.mu.Lock()
+		e.done = append(e.done, ciShard{dir: dir, files: files, summary: sum, kept: true})
+		e.mu.Unlock()
+	}
+	return nil
+}
+
+// readKept reads every file below dir (regular files only, bounded), by
+// its slash path relative to dir.
+func readKept(dir string, total *int64) ([]pipeline.ResultFile, error) {
+	var out []pipeline.ResultFile
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file; a results folder miles-ci wrote holds only files and folders", p)
+		}
+		if len(out) >= maxKeptFiles {
+			return fmt.Errorf("more than %d files below %s", maxKeptFiles, dir)
+		}
+		data, err := fsinput.ReadFile(p, fsinput.Kind{Name: "a kept result file", Max: maxKeptFile})
+		if err != nil {
+			return err
+		}
+		if *total += int64(len(data)); *total > maxKeptTotal {
+			return fmt.Errorf("the kept results are over %d bytes", maxKeptTotal)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, pipeline.ResultFile{Name: path.Clean(filepath.ToSlash(rel)), Data: string(data)})
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("the earlier run's folder has no %s; give the whole results folder miles-ci ci wrote", dir)
+	}
+	return out, err
+}

@@ -1,0 +1,180 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+// attemptShards runs every shard as EngineShards does, with a run that
+// fails the shards named in fail and writes a run.log saying which attempt
+// wrote it; ran lists the shards it ran.
+func attemptShards(attempt int, fail map[string]bool) (*EngineShards, *[]string) {
+	m, _ := report.NewMasker(nil)
+	var mu sync.Mutex
+	ran := []string{}
+	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m,
+		Run: func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+			name := req.Stage.Name
+			if req.Plan != nil && req.Plan.Partition != nil {
+				name += fmt.Sprintf("/%d", req.Plan.Partition.ID)
+			}
+			mu.Lock()
+			ran = append(ran, name)
+			mu.Unlock()
+			sum := report.Summary{Suite: req.Stage.Name, Verdict: report.Passed, Passed: true}
+			if fail[name] {
+				sum = report.Summary{Suite: req.Stage.Name, Verdict: report.Failed, Tests: []report.TestResult{{File: "tests/x.py", Status: report.Fail}}}
+			}
+			return pipeline.Result{Summary: sum, Files: []pipeline.ResultFile{
+				{Name: "run.log", Data: fmt.Sprintf("%s ran in attempt %d\n", name, attempt)},
+				{Name: "artifacts/out.txt", Data: "kept\x00bytes"},
+			}}, pipeline.Spec{}, nil
+		}}
+	return e, &ran
+}
+
+// writeFolder writes a run's results files as the CLI does.
+func writeFolder(t *testing.T, dir string, files []pipeline.ResultFile) {
+	t.Helper()
+	os.RemoveAll(dir)
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.Data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCIRerunFailed(t *testing.T) {
+	repo := ciTree(t)
+	results := filepath.Join(t.TempDir(), "results")
+	base := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: graph.Host{StandIn: true},
+		Only: []string{"stage-a-cpu", "stage-b-cpu", "stage-c-2-gpu-h200"}, Commit: "c0ffee", RunID: "run-1"}
+	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/1": true})
+	req := base
+	req.Shards = first
+	ans, err := CI(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Report.ExitStatus() != 1 || ans.Report.Attempt != 1 {
+		t.Fatalf("attempt 1: wanted exit 1 at attempt 1, got exit %d at %d\n%s", ans.Report.ExitStatus(), ans.Report.Attempt, ans.Report.Text())
+	}
+	res, err := first.Results(ans.Report, ans.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFolder(t, results, res.Files)
+	keptLog, _ := os.ReadFile(filepath.Join(results, "stage-a-cpu", "0", "run.log"))
+
+	prev, err := ReadPreviousRun(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, ran := attemptShards(2, nil)
+	req = base
+	req.Shards, req.RunID, req.Previous = second, "run-2", prev
+	ans, err = CI(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(*ran)
+	if want := []string{"stage-a-cpu/1", "stage-c-2-gpu-h200/0", "stage-c-2-gpu-h200/1"}; !slices.Equal(*ran, want) {
+		t.Errorf("wanted only the failed shard and the stages its failure skipped to run, %v, got %v", want, *ran)
+	}
+	if ans.Report.ExitStatus() != 0 || ans.Report.Attempt != 2 || ans.Report.Run.RunID != "run-1" {
+		t.Errorf("attempt 2: wanted exit 0 at attempt 2 of run-1, got exit %d at %d of %q", ans.Report.ExitStatus(), ans.Report.Attempt, ans.Report.Run.RunID)
+	}
+	for _, j := range ans.Report.Jobs {
+		want := "attempt 2"
+		if j.Stage == "stage-b-cpu" || j.Stage == "stage-a-cpu" && *j.Shard != 1 {
+			want = "reused (attempt 1)"
+		}
+		if j.Kind == graph.KindStage && j.State == graph.Passed && j.AttemptText() != want {
+			t.Errorf("%s: wanted %q, got %q", j.Title(), want, j.AttemptText())
+		}
+	}
+	res, err = second.Results(ans.Report, ans.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Name] = f.Data
+	}
+	if got := files["stage-a-cpu/0/run.log"]; got != string(keptLog) || got != "stage-a-cpu/0 ran in attempt 1\n" {
+		t.Errorf("wanted the passed shard's run.log kept byte for byte, got %q", got)
+	}
+	if got := files["stage-a-cpu/0/artifacts/out.txt"]; got != "kept\x00bytes" {
+		t.Errorf("wanted the kept artifact, got %q", got)
+	}
+	if got := files["stage-a-cpu/1/run.log"]; got != "stage-a-cpu/1 ran in attempt 2\n" {
+		t.Errorf("wanted the re-run shard's new run.log, got %q", got)
+	}
+	if got := second.Summaries(); len(got) != 3 {
+		t.Errorf("wanted only the 3 re-run shards recorded, got %d", len(got))
+	}
+
+	// Nothing failed in attempt 2: a third asks for nothing.
+	writeFolder(t, results, res.Files)
+	if prev, err = ReadPreviousRun(results); err != nil {
+		t.Fatal(err)
+	}
+	req = base
+	req.Previous = prev
+	ans, err = CI(context.Background(), req)
+	if err != nil || !ans.NothingToRerun || ans.Report.ExitStatus() != 0 || !strings.Contains(ans.Messages[0].Text, "nothing to re-run") {
+		t.Errorf("wanted nothing to re-run, exit 0, got %v %+v", err, ans.Messages)
+	}
+}
+
+func TestCIRerunRefusesAnotherRun(t *testing.T) {
+	repo := ciTree(t)
+	results := filepath.Join(t.TempDir(), "results")
+	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/0": true})
+	req := CIRequest{Repo: repo, Event: "pull_request", Host: graph.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "1", Shards: first}
+	ans, err := CI(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := first.Results(ans.Report, ans.Graph)
+	writeFolder(t, results, res.Files)
+	prev, err := ReadPreviousRun(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*CIRequest)
+		want string
+	}{
+		{"another commit", func(r *CIRequest) { r.Commit = "decade" }, "checkout commit: c0ffee then, decade now"},
+		{"another event", func(r *CIRequest) { r.Event, r.Schedule = "schedule", "0 15 * * 0-5" }, "event: pull_request then, schedule now; schedule: (none) then, 0 15 * * 0-5 now"},
+		{"another label", func(r *CIRequest) { r.PRLabelsJSON = `["run-ci-fsdp"]` }, "PR labels: (none) then, run-ci-fsdp now"},
+		{"no commit", func(r *CIRequest) { r.Commit = "" }, `no commit to compare (this checkout's "", the run's "c0ffee")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := req
+			r.Previous, r.Shards = prev, nil
+			tc.edit(&r)
+			_, err := CI(context.Background(), r)
+			if !errors.Is(err, ErrNotSameRun) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("wanted an error naming %q, got %v", tc.want, err)
+			}
+		})
+	}
+}
