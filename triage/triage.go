@@ -6,6 +6,7 @@ package triage
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 )
 
@@ -159,3 +160,42 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// RunID is the run id a triage's attempts on one side carry (GITHUB_RUN_ID
+// in the container, github_run_id in the history): a 63-bit FNV-1a hash
+// of the triage's session and the side, so the head's and the base's
+// attempts never share an idempotency key.
+func RunID(session string, side Side) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(session + "/" + string(side)))
+	return int64(h.Sum64() >> 1)
+}
+
+// Ref is the git_ref a triage's attempts are recorded under:
+// refs/triage/SESSION/SIDE. It ties a head's attempts to its base's, so
+// the verdict can be read back from the history (RefParts).
+func Ref(session string, side Side) string {
+	return "refs/triage/" + session + "/" + string(side)
+}
+
+// RefParts reads a Ref back; ok is false for any other ref.
+func RefParts(ref string) (session string, side Side, ok bool) {
+	rest, ok := strings.CutPrefix(ref, "refs/triage/")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, "/")
+	if i <= 0 {
+		return "", "", false
+	}
+	side = Side(rest[i+1:])
+	if side != Head && side != Base {
+		return "", "", false
+	}
+	return rest[:i], side, true
+}
+
+// Event is the event_name of a triage attempt in the runtime history. The
+// calibration reads only schedule rows (rules §13.2), so triage attempts
+// never move an est_time.
+const Event = "triage"

@@ -87,3 +87,18 @@ func TestStop(t *testing.T) {
 		t.Errorf("wanted a final verdict to stand, got %q", got.Verdict)
 	}
 }
+
+func TestRefParts(t *testing.T) {
+	session, side, ok := RefParts(Ref("20261204-140000/x", Base))
+	if !ok || session != "20261204-140000/x" || side != Base {
+		t.Errorf("wanted the session and side back, got %q %q %v", session, side, ok)
+	}
+	for _, ref := range []string{"refs/heads/main", "refs/triage/x/middle", "refs/triage//head", "local"} {
+		if _, _, ok := RefParts(ref); ok {
+			t.Errorf("%s: wanted no triage ref", ref)
+		}
+	}
+	if RunID("s", Head) == RunID("s", Base) || RunID("s", Head) < 0 {
+		t.Error("wanted distinct non-negative run ids per side")
+	}
+}

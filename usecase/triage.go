@@ -1,0 +1,333 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/triage"
+)
+
+// TriageRequest is `miles-ci triage` and the module's triage: each file run
+// Attempts times at the head and, when the head fails every time, at the
+// merge base, through the single-file run path (File), until its verdict is
+// certain (triage.Decide).
+type TriageRequest struct {
+	// Head are the head's run inputs as file-run takes them (Repo is the
+	// head checkout; File is set per file).
+	Head Inputs
+	// BaseRepo is the merge base's checkout, a folder (BaseCheckout), and
+	// HeadCommit and BaseCommit name the two sides.
+	BaseRepo               string
+	HeadCommit, BaseCommit string
+	// Files are the repo-relative test files to triage.
+	Files []string
+	// Attempts is K, the attempts per side (default 3).
+	Attempts int
+	// Budget bounds the whole triage's time (0: none).
+	Budget time.Duration
+	// Session names this triage: its attempts' run ids, refs and nonces.
+	Session string
+	// Out is where the front end writes the attempts' results (the run.log
+	// paths name it; "" leaves them relative).
+	Out string
+	// Runner runs the attempts.
+	Runner TriageRunner
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Notify is told each attempt as it ends (nil: nobody).
+	Notify func(file string, a triage.Attempt)
+}
+
+// TriageRunner runs a triage's attempts on an engine.
+type TriageRunner interface {
+	// Resolve resolves the moving dependency refs of a request to commits
+	// (pipeline.Resolve), once for the whole triage.
+	Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error)
+	// Run runs a single-file request on the checkout at repo (the head's
+	// or the base's), as file-run does.
+	Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error)
+}
+
+// MaxTriageAttempts bounds --attempts.
+const MaxTriageAttempts = 10
+
+// Validate checks the request before anything runs.
+func (r TriageRequest) Validate() error {
+	switch {
+	case len(r.Files) == 0:
+		return errors.New("triage: no test file; give --file PATH, or --results DIR of a run with failed files")
+	case r.Attempts < 0 || r.Attempts > MaxTriageAttempts:
+		return fmt.Errorf("triage: --attempts %d is outside 1..%d", r.Attempts, MaxTriageAttempts)
+	case r.Budget < 0:
+		return errors.New("triage: --budget must be a positive duration, e.g. 2h")
+	case r.BaseRepo == "":
+		return errors.New("triage: no merge base checkout; give --base REF or --pr N")
+	case !sessionName.MatchString(r.Session):
+		return fmt.Errorf("triage: session %q is not a name of letters, digits, '-', '_' or '.'", r.Session)
+	}
+	return nil
+}
+
+var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// TriageAttempt is one attempt with what the front end writes and records.
+type TriageAttempt struct {
+	triage.Attempt
+	// Commit is the side's commit.
+	Commit string `json:"commit"`
+	// Dir is the attempt's results folder, relative to Out.
+	Dir string `json:"dir"`
+	// Summary and Files are the attempt's results (nil and none when it
+	// could not run).
+	Summary *report.Summary       `json:"-"`
+	Files   []pipeline.ResultFile `json:"-"`
+}
+
+// TriageFile is one file's verdict.
+type TriageFile struct {
+	File    string `json:"file"`
+	Stage   string `json:"stage,omitempty"`
+	Backend string `json:"backend,omitempty"`
+	triage.Decision
+	Attempts []TriageAttempt `json:"attempts"`
+}
+
+// TriageAnswer is every file's verdict.
+type TriageAnswer struct {
+	Session string       `json:"session"`
+	Head    string       `json:"head_commit"`
+	Base    string       `json:"base_commit"`
+	Files   []TriageFile `json:"files"`
+}
+
+// ExitStatus is the triage's verdict as an exit status: 1 when a file is a
+// regression (the change broke it), 125 when one is inconclusive, else 0.
+func (a TriageAnswer) ExitStatus() int {
+	code := 0
+	for _, f := range a.Files {
+		switch f.Verdict {
+		case triage.Regression:
+			return 1
+		case triage.Inconclusive:
+			code = report.ExitCannotRun
+		}
+	}
+	return code
+}
+
+// Triage runs the request's files in turn.
+func Triage(ctx context.Context, r TriageRequest) (TriageAnswer, error) {
+	if err := r.Validate(); err != nil {
+		return TriageAnswer{}, err
+	}
+	if r.Attempts == 0 {
+		r.Attempts = 3
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	t := &triageRun{r: r, start: r.Now()}
+	ans := TriageAnswer{Session: r.Session, Head: r.HeadCommit, Base: r.BaseCommit}
+	for _, f := range r.Files {
+		ans.Files = append(ans.Files, t.file(ctx, f))
+	}
+	return ans, nil
+}
+
+type triageRun struct {
+	r     TriageRequest
+	start time.Time
+}
+
+// file triages one file: plan both sides, resolve the refs once, then run
+// the side the verdict rule asks for until it is final.
+func (t *triageRun) file(ctx context.Context, file string) TriageFile {
+	r := t.r
+	out := TriageFile{File: file, Attempts: []TriageAttempt{}}
+	stop := func(why string) TriageFile {
+		out.Decision = triage.Stop(triage.Decide(attemptsOf(out.Attempts), r.Attempts), why)
+		return out
+	}
+	in := r.Head
+	in.File = file
+	head, err := File(in)
+	if err != nil {
+		return stop("the head cannot run it: " + err.Error())
+	}
+	out.Stage, out.Backend = head.Stage.Name, string(head.Stage.Backend)
+	nonce := r.Session + "/" + file
+	if head, err = r.Runner.Resolve(ctx, head, nonce+"/resolve"); err != nil {
+		return stop("resolving the dependency refs: " + err.Error())
+	}
+	in.Repo = r.BaseRepo
+	base, baseErr := File(in)
+	if baseErr == nil {
+		// The same refs and image as the head's, so only the change
+		// differs; the file's own registration and est_time are the base's.
+		if base.Deps.SGLang == head.Deps.SGLang && base.Deps.Megatron == head.Deps.Megatron {
+			base.Commits = head.Commits
+		}
+		if base.Stage.Backend == head.Stage.Backend {
+			base.Image = head.Image
+		}
+	}
+	limit := time.Duration(pipeline.StageTimeoutMinutes(head.Stage.Backend)) * time.Minute
+	var used time.Duration
+	for {
+		d := triage.Decide(attemptsOf(out.Attempts), r.Attempts)
+		if d.Final {
+			out.Decision = d
+			return out
+		}
+		left := limit - used
+		why := fmt.Sprintf("its attempts used the %s stage's %d-minute timeout", out.Backend, int(limit.Minutes()))
+		if r.Budget > 0 && r.Budget-r.Now().Sub(t.start) < left {
+			left = r.Budget - r.Now().Sub(t.start)
+			why = fmt.Sprintf("the --budget of %s ran out", r.Budget)
+		}
+		if left <= 0 {
+			return stop(why)
+		}
+		if ctx.Err() != nil {
+			return stop("the triage was interrupted")
+		}
+		n := 1
+		for _, a := range out.Attempts {
+			if a.Side == d.Next {
+				n++
+			}
+		}
+		a := TriageAttempt{Attempt: triage.Attempt{Side: d.Next, N: n}, Commit: r.HeadCommit, Dir: fmt.Sprintf("%s/%s-%d", slug(file), d.Next, n)}
+		req, repo := head, r.Head.Repo
+		if d.Next == triage.Base {
+			req, repo, a.Commit = base, r.BaseRepo, r.BaseCommit
+			if baseErr != nil {
+				a.Outcome, a.Reason = triage.CannotRun, "the merge base cannot run it: "+baseErr.Error()
+				out.Attempts = append(out.Attempts, a)
+				t.notify(file, a.Attempt)
+				continue
+			}
+		}
+		// The attempt's own run id and number, as a GitHub re-run has
+		// them: a test that seeds from GITHUB_RUN_ATTEMPT gets a fixed
+		// seed per attempt.
+		req.GitHub.RunID = strconv.FormatInt(triage.RunID(r.Session, d.Next), 10)
+		req.GitHub.RunAttempt = strconv.Itoa(n)
+		actx, cancel := context.WithTimeout(ctx, left)
+		began := r.Now()
+		res, err := r.Runner.Run(actx, repo, req, fmt.Sprintf("%s/%s/%d", nonce, d.Next, n))
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		elapsed := r.Now().Sub(began)
+		used += elapsed
+		a.DurationS = elapsed.Seconds()
+		switch {
+		case ctx.Err() != nil:
+			return stop("the triage was interrupted")
+		case timedOut:
+			return stop(why)
+		case err != nil:
+			a.Outcome, a.Reason = triage.CannotRun, err.Error()
+		case res.Summary.Verdict == report.Inconsistent:
+			a.Outcome, a.Reason = triage.CannotRun, "its results are inconsistent, so its outcome is not trusted"
+		case res.Summary.Passed:
+			a.Outcome = triage.Pass
+		default:
+			a.Outcome, a.Reason = triage.Fail, firstFailure(res.Summary)
+		}
+		if err == nil {
+			sum := res.Summary
+			a.Summary, a.Files = &sum, res.Files
+			if slices.ContainsFunc(res.Files, func(f pipeline.ResultFile) bool { return f.Name == "run.log" }) {
+				a.Log = filepath.Join(r.Out, filepath.FromSlash(a.Dir), "run.log")
+			}
+		}
+		out.Attempts = append(out.Attempts, a)
+		t.notify(file, a.Attempt)
+	}
+}
+
+func (t *triageRun) notify(file string, a triage.Attempt) {
+	if t.r.Notify != nil {
+		t.r.Notify(file, a)
+	}
+}
+
+func attemptsOf(as []TriageAttempt) []triage.Attempt {
+	out := make([]triage.Attempt, len(as))
+	for i, a := range as {
+		out[i] = a.Attempt
+	}
+	return out
+}
+
+// slug is a test file's folder name in the results: its path with / as __.
+func slug(file string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "/", "__")
+}
+
+// Files are the triage's results: each attempt's folder
+// (FILE_SLUG/SIDE-N/, as file-run --results writes it), triage.json and
+// step-summary.md.
+func (a TriageAnswer) ResultFiles(markdown string, json []byte) []pipeline.ResultFile {
+	var out []pipeline.ResultFile
+	for _, f := range a.Files {
+		for _, at := range f.Attempts {
+			for _, rf := range at.Files {
+				out = append(out, pipeline.ResultFile{Name: at.Dir + "/" + rf.Name, Data: rf.Data})
+			}
+		}
+	}
+	return append(out, pipeline.ResultFile{Name: "triage.json", Data: string(json)}, pipeline.ResultFile{Name: "step-summary.md", Data: markdown})
+}
+
+// FailedFiles are the failed test files of a run's results folder, in
+// order: a miles-ci ci folder's failed shards' files, or a run or file-run
+// folder's.
+func FailedFiles(dir string) ([]string, error) {
+	var sums []*report.Summary
+	if prev, err := ReadPreviousRun(dir); err == nil {
+		for _, j := range prev.Report.Jobs {
+			if j.State != graph.Failed || j.Stage == "" {
+				continue
+			}
+			shard := 0
+			if j.Shard != nil {
+				shard = *j.Shard
+			}
+			s, err := report.ReadResults(filepath.Join(dir, j.Stage, strconv.Itoa(shard)))
+			if err != nil {
+				return nil, err
+			}
+			sums = append(sums, s)
+		}
+	} else {
+		s, err := report.ReadResults(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--results %s holds neither a miles-ci ci run nor a run's results: %w", dir, err)
+		}
+		sums = append(sums, s)
+	}
+	var files []string
+	for _, s := range sums {
+		for _, t := range s.Tests {
+			if (t.Status == report.Fail || t.Status == report.Timeout) && !slices.Contains(files, t.File) {
+				files = append(files, t.File)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("--results %s has no failed test file to triage", dir)
+	}
+	return files, nil
+}
