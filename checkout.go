@@ -66,11 +66,12 @@ func checkout(dir string, source *dagger.Directory) (*usecase.Checkout, error) {
 	return usecase.OpenCheckout(dir, containerPython{source: source})
 }
 
-// Verify runs the checkout's own tests/ci code (run_suite.py --list-only,
-// python -m tests.ci.ci_policy, python -m tests.ci.file_run) in a Python 3.11
-// container beside miles-ci on cases generated from the checkout's tables,
-// as `miles-ci verify` does, and fails on any difference (or a checkout
-// miles-ci does not cover) with the report; the report goes to stderr.
+// Verify checks miles-ci's answers against the checkout's own tests/ci code.
+// It runs that code (run_suite.py --list-only, python -m tests.ci.ci_policy,
+// python -m tests.ci.file_run) in a Python 3.11 container beside miles-ci on
+// cases generated from the checkout's tables, as `miles-ci verify` does, and
+// fails on any difference (or a checkout miles-ci does not cover) with the
+// report; the report goes to stderr.
 //
 // +check
 // +cache="session"
@@ -120,9 +121,9 @@ func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory,
 	return jsonString(ans)
 }
 
-// Lint reports the drift between the checkout's CI tables, workflows and tests
-// that makes CI skip or mis-run tests (`miles-ci lint`), and fails on any; the
-// report goes to stderr when there is none.
+// Lint fails on drift between the checkout's CI tables, workflows and tests.
+// Drift is what makes CI skip or mis-run tests (`miles-ci lint`); the report
+// goes to stderr when there is none.
 //
 // +check
 // +cache="session"

@@ -16,8 +16,8 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// Ci is the whole CI of one event as the checkout's PR workflows run it
-// (rules §12): plan lists every job and shard, run runs them on this
+// Ci is the whole CI of one event, as the checkout's PR workflows run it.
+// Rules §12: plan lists every job and shard, run runs them on this
 // engine. The trigger facts are policy's; with-pr or with-pull-request give
 // a pull request's, release ... ci a release run's.
 func (m *MilesCi) Ci(
@@ -65,8 +65,9 @@ func (m *MilesCi) Ci(
 		Only: only, Skip: skip, MaxParallel: maxParallel, Planner: planner}, nil
 }
 
-// Ci is the whole CI of the release run: release-branch-cut.yml's calls of
-// the PR workflows at cadence release, on the lockfile's image and refs.
+// Ci is the whole CI of the release run, on the lockfile's image and refs.
+// It is release-branch-cut.yml's calls of the PR workflows at cadence
+// release.
 func (r *Release) Ci(
 	// Only these stages or backends (cpu, cuda, rocm).
 	// +optional
@@ -89,8 +90,8 @@ func (r *Release) Ci(
 	return g, nil
 }
 
-// Graph is the whole CI of one event: its jobs, needs, gates and shard
-// matrices, read from the checkout's workflows.
+// Graph is the whole CI of one event, read from the checkout's workflows.
+// It holds the event's jobs, needs, gates and shard matrices.
 type Graph struct {
 	// +private
 	Ci *MilesCi
@@ -154,10 +155,10 @@ func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, err
 	return req, nil
 }
 
-// Plan is the graph with no engine run (`miles-ci ci --dry-run`): every job
-// and shard with its state, the reason it is skipped, its GPUs, needs and
-// tests, as JSON (the same bytes as `miles-ci ci --dry-run --json`), text or
-// Mermaid.
+// Plan returns the graph with no engine run (`miles-ci ci --dry-run`).
+// Every job and shard comes with its state, the reason it is skipped, its
+// GPUs, needs and tests, as JSON (the same bytes as `miles-ci ci --dry-run
+// --json`), text or Mermaid.
 // +cache="session"
 func (g *Graph) Plan(
 	ctx context.Context,
@@ -189,10 +190,10 @@ func (g *Graph) Plan(
 	})
 }
 
-// Run runs every job of the graph on this engine, as `miles-ci ci` does:
-// the resolvers as miles-ci's use cases, each shard through the stage-run
-// path, concurrently while the constructor's --gpus fit. A failing shard is
-// a result (see assert), not an error.
+// Run runs every job of the graph on this engine, as `miles-ci ci` does.
+// The resolvers run as miles-ci's use cases, each shard through the
+// stage-run path, concurrently while the constructor's --gpus fit. A failing
+// shard is a result (see assert), not an error.
 // +cache="never"
 func (g *Graph) Run(
 	ctx context.Context,
@@ -255,8 +256,8 @@ type GraphRun struct {
 	Failure string
 }
 
-// Assert fails the call when the run did, with the tally of jobs; it
-// returns nothing when every job CI requires passed.
+// Assert fails the call when the run failed, with the tally of jobs.
+// It returns nothing when every job CI requires passed.
 func (r *GraphRun) Assert() error {
 	if r.Failure != "" {
 		return errors.New(r.Failure)

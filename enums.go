@@ -51,8 +51,8 @@ const (
 	EventWorkflowDispatch Event = Event(policy.EventWorkflowDispatch)
 )
 
-// Planner is who answers plan and policy: miles-ci's rules or the checkout's
-// own tests/ci code.
+// Planner is who answers plan and policy.
+// It is miles-ci's rules or the checkout's own tests/ci code.
 type Planner string
 
 const (

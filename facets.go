@@ -8,8 +8,9 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// WithPr reads a pull request from GitHub: its body, labels, head SHA, fork
-// flag and changed files fill the facts not given (as `miles-ci --pr N`).
+// WithPr reads a pull request from GitHub (as `miles-ci --pr N` does).
+// Its body, labels, head SHA, fork flag and changed files fill the facts not
+// given.
 func (m *MilesCi) WithPr(
 	// The pull request number.
 	number int,
@@ -34,8 +35,8 @@ func (m *MilesCi) WithPr(
 	return &c, nil
 }
 
-// WithPullRequest gives the facts of the pull request a run is for, without
-// asking GitHub; each wins over the same fact of with-pr.
+// WithPullRequest gives the facts of the pull request a run is for.
+// GitHub is not asked; each fact wins over the same fact of with-pr.
 func (m *MilesCi) WithPullRequest(
 	// The pull request description; its ci-sglang-pr, ci-megatron-pr and ci-image-tag lines pin the run.
 	// +optional
@@ -106,8 +107,8 @@ func (m *MilesCi) WithData(
 	return &c
 }
 
-// WithGithubEnv gives the GitHub Actions run's facts, set in the run phase
-// only (never a cached layer).
+// WithGithubEnv gives the GitHub Actions run's facts to the run phase.
+// They are set in the run phase only, never in a cached layer.
 func (m *MilesCi) WithGithubEnv(
 	// NAME=VALUE entries: GITHUB_SHA, GITHUB_REF, GITHUB_EVENT_NAME, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY, GITHUB_SERVER_URL, GITHUB_WORKFLOW, GITHUB_JOB.
 	// +optional

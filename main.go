@@ -24,9 +24,9 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// MilesCi runs Miles CI stage shards and answers what CI runs where. The
-// constructor takes the checkout and the facts of the run (PR body, dispatch
-// inputs, GPUs, secrets, data folders) that every stage shares.
+// MilesCi runs Miles CI stage shards and answers what CI runs where.
+// The constructor takes the checkout and the facts of the run (PR body,
+// dispatch inputs, GPUs, secrets, data folders) that every stage shares.
 type MilesCi struct {
 	// +private
 	Source *dagger.Directory

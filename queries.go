@@ -11,9 +11,10 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// Stages returns, as JSON, the stage roster that applies to the source:
-// backend, runners, shards, parallelism, needs and image of every CI stage,
-// read from its workflows and CI tables (`miles-ci stages --repo DIR --json`).
+// Stages returns the stage roster that applies to the source, as JSON.
+// It gives the backend, runners, shards, parallelism, needs and image of every
+// CI stage, read from its workflows and CI tables (`miles-ci stages --repo DIR
+// --json`).
 // A source that is not a Miles checkout (no tests/) gives the built-in roster
 // of rules §1 (`miles-ci stages --json`) and says so on stderr.
 // +cache="session"
@@ -28,9 +29,10 @@ func (m *MilesCi) Stages(ctx context.Context) (string, error) {
 	})
 }
 
-// Plan returns, as JSON, what one suite shard runs, as run_suite.py --list-only
-// shows it (`miles-ci plan --repo DIR ... --json`); with --all, every shard of
-// every stage of the roster, as a JSON array (`miles-ci plan --all --json`).
+// Plan returns what one suite shard runs, as JSON.
+// It is what run_suite.py --list-only shows (`miles-ci plan --repo DIR ...
+// --json`); with --all, every shard of every stage of the roster, as a JSON
+// array (`miles-ci plan --all --json`).
 // With with-pr, the pull request decides cadence and labels
 // unless they are given, and with --all the stages its diff skips plan nothing.
 // +cache="session"
@@ -98,8 +100,9 @@ func (m *MilesCi) Plan(
 	})
 }
 
-// Policy resolves cadence, labels, fast-fail and the skipped GPU stages from the
-// trigger facts, as JSON (`miles-ci policy --event E ... --json`). With
+// Policy resolves the run policy of the trigger facts, as JSON.
+// It gives cadence, labels, fast-fail and the skipped GPU stages (`miles-ci
+// policy --event E ... --json`). With
 // with-pr, the pull request is the trigger (event pull_request, its
 // labels and changed files) for every fact not given here.
 // +cache="session"

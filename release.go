@@ -11,8 +11,9 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// Release runs stages as release CI does: cadence release, with the
-// dependency commits and CI image of a release-lock.json.
+// Release runs stages as release CI does.
+// The cadence is release, with the dependency commits and CI image of a
+// release-lock.json.
 func (m *MilesCi) Release(
 	ctx context.Context,
 	// The release-lock.json (default: the checkout's); the flag is not --lock, which the dagger CLI takes.
@@ -53,8 +54,9 @@ func (r *Release) Stage(
 	return r.Miles.stage(ctx, stageArgs{name: name, cadence: string(policy.Release), releaseLock: r.Lock})
 }
 
-// ReleaseLock returns a release-lock.json for a release branch: the SGLang
-// and Megatron-LM branch heads resolved to commits now, and the CI image tag.
+// ReleaseLock returns a release-lock.json for a release branch.
+// It holds the SGLang and Megatron-LM branch heads resolved to commits now,
+// and the CI image tag.
 // +cache="never"
 func (m *MilesCi) ReleaseLock(
 	ctx context.Context,

@@ -14,8 +14,8 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// Stage selects one stage of the roster with the cadence and labels of the
-// run (with with-pr: the pull request's, read once per session).
+// Stage selects one stage of the roster with the run's cadence and labels.
+// With with-pr they are the pull request's, read once per session.
 // +cache="session"
 func (m *MilesCi) Stage(
 	ctx context.Context,
@@ -111,8 +111,8 @@ type Stage struct {
 	Planned string
 }
 
-// Plan returns miles-ci's plan of every shard of the stage, as a JSON array
-// (each entry as `miles-ci plan --json` prints it).
+// Plan returns miles-ci's plan of every shard of the stage, as a JSON array.
+// Each entry is as `miles-ci plan --json` prints it.
 func (s *Stage) Plan(ctx context.Context) (string, error) {
 	p, err := usecase.DecodeStagePlan(s.Planned)
 	if err != nil {
@@ -169,8 +169,9 @@ func (sh *Shard) Plan(ctx context.Context) (string, error) {
 	return jsonString(req.Plan)
 }
 
-// Spec returns the shard's container spec as JSON, without running anything
-// (`miles-ci run ... --dry-run --json`): image, env, secret names, caches, steps.
+// Spec returns the shard's container spec as JSON, without running anything.
+// It is `miles-ci run ... --dry-run --json`: image, env, secret names, caches,
+// steps.
 func (sh *Shard) Spec(ctx context.Context) (string, error) {
 	req, err := sh.request(ctx)
 	if err != nil {
@@ -179,9 +180,10 @@ func (sh *Shard) Spec(ctx context.Context) (string, error) {
 	return specJSON(req)
 }
 
-// Container returns the shard's container, ready to run: dependencies at
-// their resolved commits, the source in the workspace, env, GPUs and secrets
-// set (`... container terminal` opens a shell in it).
+// Container returns the shard's container, ready to run.
+// Its dependencies are at their resolved commits, the source in the
+// workspace, env, GPUs and secrets set (`... container terminal` opens a
+// shell in it).
 // +cache="session"
 func (sh *Shard) Container(ctx context.Context) (*dagger.Container, error) {
 	req, err := sh.request(ctx)
@@ -191,8 +193,8 @@ func (sh *Shard) Container(ctx context.Context) (*dagger.Container, error) {
 	return sh.Stage.Ci.container(ctx, req)
 }
 
-// Test runs the shard's tests as CI does and returns the results; a failing
-// test is a result (see assert), not an error.
+// Test runs the shard's tests as CI does and returns the results.
+// A failing test is a result (see assert), not an error.
 // +cache="never"
 func (sh *Shard) Test(
 	ctx context.Context,
@@ -274,8 +276,9 @@ type TestRun struct {
 	Failure string
 }
 
-// Assert fails the call the way the run failed, naming the failed, timed-out
-// and not-run files and the exit code; it returns nothing when the run passed.
+// Assert fails the call the way the run failed.
+// It names the failed, timed-out and not-run files and the exit code; it
+// returns nothing when the run passed.
 func (r *TestRun) Assert() error {
 	if r.Failure != "" {
 		return errors.New(r.Failure)
