@@ -1,7 +1,11 @@
-// Package usecase turns what a front end is given (a checkout, a stage and
-// shard or a test file, and the trigger facts) into a pipeline.Request. The
-// miles-ci command and the Dagger module both call it, so the same inputs
-// build the same container. Every roster lookup of a run happens here.
+// Package usecase holds the use cases both front ends call, the miles-ci
+// command and the Dagger module, so the same inputs give the same answer:
+// one request type per command, validated here, then one call. They are the
+// questions (Plan, Policy, Explain, Stages, Image, Deps, Lint, Verify), one
+// shard's run (Stage, File: what a front end is given turned into a
+// pipeline.Request, and every roster lookup of a run), and the whole graph
+// (CI, with EngineShards running its shards). The runtime history's use
+// cases are usecase/runhistory, which only the command imports.
 package usecase
 
 import (
