@@ -10,16 +10,17 @@ package layering
 // layer above everything it imports.
 var Layers = map[string]int{
 	// Leaves: a package under internal/ imports no package of miles-ci.
-	"internal/fsinput":    0,
-	"internal/lazyre":     0,
-	"internal/nearest":    0,
-	"internal/yamlnode":   0,
-	"internal/encode":     0,
-	"internal/hostexec":   0,
-	"internal/resultsdir": 0,
-	"internal/testfiles":  0,
-	"internal/layering":   0,
-	"internal/dagger":     0,
+	"internal/fsinput":     0,
+	"internal/atomicwrite": 0,
+	"internal/lazyre":      0,
+	"internal/nearest":     0,
+	"internal/yamlnode":    0,
+	"internal/encode":      0,
+	"internal/hostexec":    0,
+	"internal/resultsdir":  0,
+	"internal/testfiles":   0,
+	"internal/layering":    0,
+	"internal/dagger":      0,
 
 	// The decisions.
 	"policy/pysource": 1,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/radixark/miles-ci/estimate"
 	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/atomicwrite"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
@@ -145,8 +146,17 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	}
 	res := EstTimeResult{From: from, Before: before, Samples: len(samples), Changes: []estimate.Change{}, Files: []string{}, DryRun: r.DryRun}
 	rendered := map[string][]byte{}
+	realRoot, err := fsinput.RealPath(root)
+	if err != nil {
+		return EstTimeResult{}, fmt.Errorf("est-time: the checkout %s: %w", root, err)
+	}
+	targets := map[string]string{}
 	for _, rel := range files {
-		name := filepath.Join(root, filepath.FromSlash(rel))
+		name, err := insideCheckout(root, realRoot, rel)
+		if err != nil {
+			return EstTimeResult{}, err
+		}
+		targets[rel] = name
 		src, err := fsinput.ReadFile(name, fsinput.TestFile)
 		if err != nil {
 			return EstTimeResult{}, err
@@ -166,10 +176,13 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 		}
 	}
 	if !r.DryRun {
+		// All or nothing: every file to a synced temporary, then renamed.
+		var out []atomicwrite.File
 		for _, rel := range res.Files {
-			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), rendered[rel], 0o644); err != nil {
-				return EstTimeResult{}, fmt.Errorf("est-time: writing %s: %w", rel, err)
-			}
+			out = append(out, atomicwrite.File{Path: targets[rel], Data: rendered[rel]})
+		}
+		if err := atomicwrite.Replace(out); err != nil {
+			return EstTimeResult{}, fmt.Errorf("est-time: %w", err)
 		}
 	}
 	repo := r.Repository
@@ -178,6 +191,20 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	}
 	res.Report = estimate.Report(res.Changes, from, before, repo)
 	return res, nil
+}
+
+// insideCheckout is the file a test path names, its links resolved, when
+// it lies inside the checkout: est-time rewrites no file outside it.
+func insideCheckout(root, realRoot, rel string) (string, error) {
+	name := filepath.Join(root, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return "", fmt.Errorf("est-time: %s: %w", rel, err)
+	}
+	if !fsinput.Within(real, realRoot) {
+		return "", fmt.Errorf("est-time: %s leads through a symlink to %s, outside the checkout %s; miles-ci rewrites no file outside the checkout, so replace the link with the file", rel, real, root)
+	}
+	return real, nil
 }
 
 // RecordRequest is the recording after `miles-ci run` or `file-run` (and a

@@ -231,3 +231,47 @@ func TestEstTimeNeverWritesAnOverflow(t *testing.T) {
 		})
 	}
 }
+
+// TestEstTimeRefusesFilesOutsideTheCheckout: a test file that is a symlink
+// out of the checkout is refused before anything is written (issue 31: its
+// target was rewritten); one to a file inside is written through, the link
+// kept.
+func TestEstTimeRefusesFilesOutsideTheCheckout(t *testing.T) {
+	ctx := context.Background()
+	db := historytest.DBs(t)["sqlite"](t)
+	if _, err := Import(ctx, ImportRequest{DB: db, Results: rowsDirs(t), Getenv: os.Getenv}); err != nil {
+		t.Fatal(err)
+	}
+	tree := copyTree(t, "testdata/esttime/tree")
+	link := filepath.Join(tree, "tests", "e2e", "a", "test_keyword.py")
+	outside := filepath.Join(t.TempDir(), "test_keyword.py")
+	orig, _ := os.ReadFile(link)
+	os.WriteFile(outside, orig, 0o644)
+	os.Remove(link)
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	req := EstTimeRequest{Repo: tree, DB: db, AsOf: time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC)}
+	_, err := EstTime(ctx, req)
+	if err == nil || !strings.Contains(err.Error(), "tests/e2e/a/test_keyword.py leads through a symlink to "+outside+", outside the checkout") {
+		t.Errorf("wanted the link out of the checkout refused, got %v", err)
+	}
+	if got, _ := os.ReadFile(outside); string(got) != string(orig) {
+		t.Errorf("wanted the file outside the checkout untouched, got\n%s", got)
+	}
+	os.Remove(link)
+	if err := os.Rename(outside, filepath.Join(tree, "tests", "e2e", "a", "real.py")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("real.py", link)
+	if _, err := EstTime(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("wanted the link inside the checkout kept, got %v %v", info, err)
+	}
+	want, _ := os.ReadFile("testdata/esttime/want/tests/e2e/a/test_keyword.py")
+	if got, _ := os.ReadFile(filepath.Join(tree, "tests", "e2e", "a", "real.py")); string(got) != string(want) {
+		t.Errorf("wanted the file the link names rewritten, got\n%s", got)
+	}
+}
