@@ -684,3 +684,23 @@ func (p ShardPlan) Lines() []string {
 	}
 	return append(lines, p.TestFiles()...)
 }
+
+// CIHost is the host a ci run schedules on, from --gpus (given says the
+// caller named it). A dry run without --gpus on a host that shows no GPU
+// plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
+// needs no device, and a laptop should see the graph. A real run there
+// still needs --gpus none, so no GPU stage runs on a stand-in unasked.
+func CIHost(gpus string, given, dryRun bool, detected func() (int, error)) (graph.Host, []Message, error) {
+	if !given && dryRun {
+		n, err := detected()
+		if err != nil || n == 0 {
+			why := "this host shows no GPU"
+			if err != nil {
+				why = "this host's GPUs cannot be counted (" + err.Error() + ")"
+			}
+			return graph.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus 0-7 (or 0,1,2,3) to plan for a GPU host")}, nil
+		}
+	}
+	h, err := graph.ParseHost(gpus, detected)
+	return h, nil, err
+}

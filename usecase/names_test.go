@@ -139,3 +139,23 @@ func messagesContain(msgs []Message, text string) bool {
 	}
 	return false
 }
+
+// TestCIHostDryRunStandIns: a dry run without --gpus on a host with no GPU
+// plans for stand-ins and says so; given --gpus, or a real run, it does not.
+func TestCIHostDryRunStandIns(t *testing.T) {
+	none := func() (int, error) { return 0, nil }
+	h, msgs, err := CIHost("", false, true, none)
+	if err != nil || !h.StandIn || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "plans every GPU shard for stand-ins, as --gpus none") {
+		t.Errorf("wanted stand-ins with a notice, got %+v %v %v", h, msgs, err)
+	}
+	if _, _, err := CIHost("", false, false, none); err == nil {
+		t.Error("wanted a real run on a host with no GPU to need --gpus")
+	}
+	if _, _, err := CIHost("all", true, true, none); err == nil {
+		t.Error("wanted --gpus all on a host with no GPU to fail, as asked")
+	}
+	h, msgs, err = CIHost("", false, true, func() (int, error) { return 4, nil })
+	if err != nil || h.StandIn || len(msgs) != 0 {
+		t.Errorf("wanted the host's 4 GPUs, got %+v %v %v", h, msgs, err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -88,10 +87,11 @@ func runCI(args []string, env Env) int {
 			*results = *rerun
 		}
 	}
-	host, err := graph.ParseHost(*gpus, countGPUs)
+	host, hostMsgs, err := usecase.CIHost(*gpus, fs.Given("gpus"), *dryRun, countGPUs)
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
+	printMessages(env, hostMsgs)
 	req.Host = host
 	if fs.Given("release-lock") {
 		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
