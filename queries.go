@@ -160,7 +160,7 @@ func (m *MilesCi) Policy(
 			return "", err
 		}
 		printMessages(ans.Messages)
-		return jsonString(ans.Outputs)
+		return jsonString(ans.JSON())
 	})
 }
 

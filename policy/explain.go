@@ -94,18 +94,27 @@ func explainStage(reg *Registry, r Registration, rp RunPolicy) Explanation {
 			e.Stage = &st
 		}
 	}
+	// A disabled registration never runs: say so, and why, before any
+	// advice on what would select it (a label would only list it as skipped).
+	disabled := ""
+	if r.Disabled != nil {
+		disabled = "disabled: " + skipReason(*r.Disabled) + ", so no run executes it (one that selects it lists it as skipped); "
+	}
 	switch {
 	case r.Nightly && !rp.AdmitNightly:
 		e.Verdict = VerdictNotSelected
-		e.Reason = fmt.Sprintf("a nightly=True registration; cadence %s admits only regular ones (nightly, weekly and release admit it)", rp.Cadence)
+		e.Reason = disabled + fmt.Sprintf("a nightly=True registration; cadence %s admits only regular ones (nightly, weekly and release admit it)", rp.Cadence)
 		return e
 	case len(r.Labels) > 0 && !sharesLabel(r.Labels, rp.IncludeLabels):
-		want := make([]string, len(r.Labels))
-		for i, l := range r.Labels {
-			want[i] = runCIPrefix + l
-		}
 		e.Verdict = VerdictNotSelected
-		e.Reason = fmt.Sprintf("labels [%s] share none with the include set [%s]; add a PR label such as %s", strings.Join(r.Labels, ", "), strings.Join(rp.IncludeLabels, ", "), strings.Join(want, " or "))
+		e.Reason = disabled + fmt.Sprintf("labels [%s] share none with the include set [%s]", strings.Join(r.Labels, ", "), strings.Join(rp.IncludeLabels, ", "))
+		if disabled == "" {
+			want := make([]string, len(r.Labels))
+			for i, l := range r.Labels {
+				want[i] = runCIPrefix + l
+			}
+			e.Reason += "; add a PR label such as " + strings.Join(want, " or ")
+		}
 		return e
 	case r.Disabled != nil:
 		e.Verdict = VerdictSkipped

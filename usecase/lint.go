@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -36,6 +37,26 @@ func (a LintAnswer) Text() string {
 		b.WriteString(g.String() + "\n")
 	}
 	b.WriteString(a.summary + "\n")
+	return b.String()
+}
+
+// Annotations is the answer as GitHub Actions workflow commands, for a
+// run under Actions: each drift an error on its file and line (a built-in
+// table has no file), each job miles-ci does not model a notice on its
+// line, then the summary as a notice.
+func (a LintAnswer) Annotations() string {
+	var b strings.Builder
+	for _, d := range a.Drift {
+		file := d.File
+		if file == "built-in" { // policy.Drift's file of a built-in table
+			file = ""
+		}
+		b.WriteString(ghoutput.Annotation("error", file, d.Line, d.Kind+": "+d.Message))
+	}
+	for _, g := range a.NotModelled {
+		b.WriteString(ghoutput.Annotation("notice", g.File, g.Line, "not-modelled: job "+g.Job+" "+g.Reason))
+	}
+	b.WriteString(ghoutput.Annotation("notice", "", 0, a.summary))
 	return b.String()
 }
 

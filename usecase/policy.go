@@ -75,6 +75,26 @@ type PolicyAnswer struct {
 	Messages []Message
 }
 
+// PolicyJSON is policy's JSON answer (the CLI's --json and the module's):
+// the step outputs and, on a pull request, the stages its diff leaves
+// runnable and those it affects, as the text shows them.
+type PolicyJSON struct {
+	policy.Outputs
+	Runnable *[]string `json:"runnable,omitempty"`
+	Affected *[]string `json:"affected,omitempty"`
+}
+
+// JSON is the answer as PolicyJSON.
+func (a PolicyAnswer) JSON() PolicyJSON {
+	out := PolicyJSON{Outputs: a.Outputs}
+	if a.Selection != nil {
+		runnable := append([]string{}, a.Selection.Runnable...)
+		affected := append([]string{}, a.Selection.Affected...)
+		out.Runnable, out.Affected = &runnable, &affected
+	}
+	return out
+}
+
 // PRTrigger fills the trigger facts the caller did not give from a pull
 // request: the event is pull_request and the labels are the PR's.
 func PRTrigger(t policy.Trigger, pr *github.PR, given Given) policy.Trigger {

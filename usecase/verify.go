@@ -34,7 +34,19 @@ type VerifyRequest struct {
 	// MaxCases bounds the cases of each command (0 = DefaultMaxCases): the
 	// generated set is thinned evenly to fit.
 	MaxCases int
+	// Progress, when set, is told the command being checked and how many
+	// of its cases the checkout has answered, at the start and after each
+	// batch: the checkout is then asked in up to progressSteps batches (a
+	// process each), so a long verify shows that it moves.
+	Progress func(command string, done, total int)
 }
+
+// progressSteps is how many batches a command's cases are asked in when
+// the caller wants progress.
+const progressSteps = 10
+
+// minBatch is the fewest cases a batch asks.
+const minBatch = 100
 
 // NamedDiff is one changed-files diff and what to call it in the report.
 type NamedDiff struct {
@@ -329,7 +341,11 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 		for i, vc := range cmd.cases {
 			asks[i] = vc.ask
 		}
-		answers, err := c.Ask(ctx, asks)
+		answers, err := ask(ctx, c, asks, func(done int) {
+			if req.Progress != nil {
+				req.Progress(cmd.name, done, len(asks))
+			}
+		}, req.Progress != nil)
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", cmd.name, err)
 		}
@@ -376,6 +392,32 @@ func Verify(ctx context.Context, req VerifyRequest) (VerifyReport, error) {
 		rep.Commands = append(rep.Commands, cr)
 	}
 	return rep, nil
+}
+
+// ask asks the checkout every case: at once, or with batched in up to
+// progressSteps batches of at least minBatch cases, telling done the count
+// answered after each.
+func ask(ctx context.Context, c *checkoutpy.Checkout, cases []checkoutpy.Case, done func(int), batched bool) ([]checkoutpy.Answer, error) {
+	done(0)
+	size := len(cases)
+	if batched {
+		// A batch is a process: at least minBatch cases keep their cost small.
+		size = max(minBatch, (len(cases)+progressSteps-1)/progressSteps)
+	}
+	var answers []checkoutpy.Answer
+	for start := 0; ; start += size {
+		// No case still asks once: the checkout's Python must start.
+		end := min(start+size, len(cases))
+		a, err := c.Ask(ctx, cases[start:end])
+		if err != nil {
+			return nil, err
+		}
+		answers = append(answers, a...)
+		done(end)
+		if end >= len(cases) {
+			return answers, nil
+		}
+	}
 }
 
 // silent reports that no case wrote a step output or failed: the module ran

@@ -38,12 +38,23 @@ func verifyTree(t *testing.T) string {
 func TestVerifyAgrees(t *testing.T) {
 	testfiles.NeedPython(t)
 	tree := verifyTree(t)
-	rep, err := Verify(context.Background(), VerifyRequest{Repo: tree, MaxCases: 150})
+	progress := map[string][]int{}
+	rep, err := Verify(context.Background(), VerifyRequest{Repo: tree, MaxCases: 150, Progress: func(command string, done, total int) {
+		progress[command] = append(progress[command], done, total)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
 		t.Fatalf("wanted every case to agree, got:\n%s", rep.Text())
+	}
+	// Progress: each command from 0 to all its cases, in batches of at
+	// least minBatch.
+	for _, c := range rep.Commands {
+		p := progress[c.Command]
+		if len(p) < 4 || p[0] != 0 || p[len(p)-2] != c.Cases || p[len(p)-1] != c.Cases || (c.Cases > minBatch && p[2] != minBatch) {
+			t.Errorf("%s: wanted progress 0, %d, ..., %d of %d, got %v", c.Command, minBatch, c.Cases, c.Cases, p)
+		}
 	}
 	for _, c := range rep.Commands {
 		if c.NotCompared != "" || c.Cases == 0 {

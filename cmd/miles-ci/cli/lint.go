@@ -32,6 +32,12 @@ func runLint(args []string, env Env) int {
 		}
 		return code
 	}
+	if env.Getenv("GITHUB_ACTIONS") == "true" {
+		// Under GitHub Actions each drift shows on its file and line in the
+		// PR diff; the same lines as text would show only in the log.
+		io.WriteString(env.Stdout, ans.Annotations())
+		return code
+	}
 	io.WriteString(env.Stdout, ans.Text())
 	return code
 }

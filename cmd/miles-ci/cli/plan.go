@@ -150,7 +150,9 @@ func runPlan(args []string, env Env) int {
 		io.WriteString(env.Stdout, ghoutput.Plain(p.Text()))
 	}
 	if ans.Pool != nil {
-		io.WriteString(env.Stdout, ans.Pool.Text())
+		// stdout stays byte for byte run_suite.py --list-only (scripts diff
+		// it); the suite's pool jobs go beside it, as plan --pool prints them.
+		io.WriteString(env.Stderr, ans.Pool.Text())
 	}
 	return 0
 }

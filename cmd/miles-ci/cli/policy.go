@@ -97,7 +97,7 @@ func runPolicy(args []string, env Env) int {
 	if sel != nil {
 		text += fmt.Sprintf("  runnable: %s\n  affected: %s\n", listOrNone(sel.Runnable), listOrNone(sel.Affected))
 	}
-	return out.emit(env, res, text, policyOutputs(res))
+	return out.emit(env, ans.JSON(), text, policyOutputs(res))
 }
 
 // triggerText says what a policy was resolved for, for the step summary.

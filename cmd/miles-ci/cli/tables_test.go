@@ -323,7 +323,7 @@ func compact(t *testing.T, s string) string {
 	if err := json.Compact(&b, []byte(s)); err != nil {
 		t.Fatalf("invalid JSON %q: %v", s, err)
 	}
-	return b.String() + "\n"
+	return withoutSelection(b.String()) + "\n"
 }
 
 // Before the tables were read, a test with a label the checkout adds was
@@ -394,6 +394,12 @@ func TestLintCommand(t *testing.T) {
 	want := "tests/ci/labels.py:27: unused-label: label deploy is in KNOWN_LABELS but no test uses it, so run-ci-deploy selects nothing; label a test with it or drop it\n1 drift(s) found\n"
 	if code != 1 || out != want {
 		t.Errorf("wanted exit 1 and %q, got %d %q", want, code, out)
+	}
+	// Under GitHub Actions each drift is an annotation on its file and line.
+	code, out, _ = runCLI(t, map[string]string{"GITHUB_ACTIONS": "true"}, "lint", "--repo", root)
+	want = "::error file=tests/ci/labels.py,line=27::unused-label: label deploy is in KNOWN_LABELS but no test uses it, so run-ci-deploy selects nothing; label a test with it or drop it\n::notice::1 drift(s) found\n"
+	if code != 1 || out != want {
+		t.Errorf("GITHUB_ACTIONS=true: wanted exit 1 and %q, got %d %q", want, code, out)
 	}
 	code, out, _ = runArgs([]string{"lint", "--repo", root, "--json"})
 	var res usecase.LintAnswer

@@ -53,6 +53,9 @@ func runVerify(args []string, env Env) int {
 	req.Diffs = append(req.Diffs, recentDiffs(*repo, n)...)
 	ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
 	defer cancel()
+	req.Progress = func(command string, done, total int) {
+		fmt.Fprintf(env.Stderr, "miles-ci verify: %s: %d/%d cases answered by the checkout\n", command, done, total)
+	}
 	rep, err := usecase.Verify(ctx, req)
 	if err != nil {
 		return fail(env, err)
