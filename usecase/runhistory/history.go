@@ -198,6 +198,9 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 func insideCheckout(root, realRoot, rel string) (string, error) {
 	name := filepath.Join(root, filepath.FromSlash(rel))
 	real, err := filepath.EvalSymlinks(name)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
 	if err != nil {
 		return "", fmt.Errorf("est-time: %s: %w", rel, err)
 	}
