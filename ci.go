@@ -49,6 +49,9 @@ func (m *MilesCi) Ci(
 	// Who plans: miles-ci (the default) or checkout (the checkout's own tests/ci code).
 	// +optional
 	planner Planner,
+	// Run the stages of one GPU model on devices of another, FROM=TO such as h100=h200 (the constructor's --gpus gives the devices' models, h200:0-7).
+	// +optional
+	substitute []string,
 ) (*Graph, error) {
 	if maxParallel < 0 {
 		return nil, errors.New("--max-parallel must be 0 (as many as fit) or more")
@@ -62,7 +65,7 @@ func (m *MilesCi) Ci(
 		labels = js
 	}
 	return &Graph{Ci: m, Event: string(event), Schedule: schedule, PrLabelsJson: labels, Action: action, ChangedFiles: changedFiles,
-		Only: only, Skip: skip, MaxParallel: maxParallel, Planner: planner}, nil
+		Only: only, Skip: skip, MaxParallel: maxParallel, Planner: planner, Substitute: substitute}, nil
 }
 
 // Ci is the whole CI of the release run, on the lockfile's image and refs.
@@ -81,8 +84,11 @@ func (r *Release) Ci(
 	// Who plans: miles-ci (the default) or checkout (the checkout's own tests/ci code).
 	// +optional
 	planner Planner,
+	// Run the stages of one GPU model on devices of another, FROM=TO such as h100=h200 (the constructor's --gpus gives the devices' models, h200:0-7).
+	// +optional
+	substitute []string,
 ) (*Graph, error) {
-	g, err := r.Miles.Ci("", "", nil, "", nil, only, skip, maxParallel, planner)
+	g, err := r.Miles.Ci("", "", nil, "", nil, only, skip, maxParallel, planner, substitute)
 	if err != nil {
 		return nil, err
 	}
@@ -115,19 +121,25 @@ type Graph struct {
 	Planner Planner
 	// +private
 	ReleaseLock string
+	// +private
+	Substitute []string
 }
 
 // request is the graph's use-case request, its checkout exported to dir.
 func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, error) {
 	m := g.Ci
-	host, err := graph.ParseHost(m.Gpus, func() (int, error) {
-		return 0, errors.New("the module cannot count the host's GPUs")
+	host, err := graph.ParseHost(m.Gpus, func() ([]graph.Detected, error) {
+		return nil, errors.New("the module cannot read the host's GPUs")
 	})
 	if err != nil {
 		return usecase.CIRequest{}, fmt.Errorf("%w (the constructor's --gpus)", err)
 	}
+	subs, err := usecase.ParseSubstitutes(g.Substitute)
+	if err != nil {
+		return usecase.CIRequest{}, err
+	}
 	req := usecase.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
-		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
+		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Substitutes: subs, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
 		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
 		lock, err := usecase.ParseReleaseLock(deps.LockFileName, g.ReleaseLock)

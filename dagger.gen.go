@@ -868,7 +868,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*MilesCi).Ci(&parent, event, schedule, prLabels, action, changedFiles, only, skip, maxParallel, planner)
+			var substitute []string
+			if inputArgs["substitute"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["substitute"]), &substitute)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg substitute", err))
+				}
+			}
+			return (*MilesCi).Ci(&parent, event, schedule, prLabels, action, changedFiles, only, skip, maxParallel, planner, substitute)
 		case "File":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
@@ -1370,7 +1377,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg planner", err))
 				}
 			}
-			return (*Release).Ci(&parent, only, skip, maxParallel, planner)
+			var substitute []string
+			if inputArgs["substitute"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["substitute"]), &substitute)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg substitute", err))
+				}
+			}
+			return (*Release).Ci(&parent, only, skip, maxParallel, planner, substitute)
 		case "Stage":
 			var parent Release
 			err = json.Unmarshal(parentJSON, &parent)

@@ -79,7 +79,7 @@ func New(
 	// +defaultPath="/"
 	// +ignore=[".git", "**/__pycache__", "**/.pytest_cache", "**/.venv", "**/*.egg-info"]
 	source *dagger.Directory,
-	// GPUs for the container: all, none (an engine without GPU support) or device ids such as 0,1.
+	// GPUs for the container: all, none (an engine without GPU support) or device ids such as 0,1; for ci, ids of a model (h200:0-7, none:h200:0-3) put each shard on devices of its stage's model.
 	// +optional
 	// +default="all"
 	gpus string,

@@ -13,7 +13,17 @@ func CIMarkdown(rep *graph.Report, g *graph.Graph, reuse string) string {
 	var b strings.Builder
 	b.WriteString("## miles-ci ci\n\n```mermaid\n" + rep.Mermaid(g) + "```\n\n| job | state | GPUs | reason |\n|---|---|---|---|\n")
 	for _, j := range rep.Jobs {
-		fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", text(j.Title()), j.State, j.GPUs, text(j.Reason))
+		gpus := fmt.Sprint(j.GPUs)
+		if j.Host != "" {
+			gpus += " on " + j.Host
+		}
+		if len(j.Devices) > 0 {
+			gpus += " [" + strings.Join(j.Devices, ",") + "]"
+		}
+		if j.Substituted != "" {
+			gpus += " (substituted " + j.Substituted + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", text(j.Title()), j.State, text(gpus), text(j.Reason))
 	}
 	b.WriteString("\n" + rep.Tally() + "\n")
 	if reuse != "" {

@@ -408,7 +408,9 @@ func TestCancelKeepsFinished(t *testing.T) {
 }
 
 func TestParseHost(t *testing.T) {
-	four := func() (int, error) { return 4, nil }
+	four := func() ([]Detected, error) {
+		return []Detected{{"0", ""}, {"1", ""}, {"2", ""}, {"3", ""}}, nil
+	}
 	tests := []struct {
 		in, want, err string
 	}{
@@ -418,12 +420,12 @@ func TestParseHost(t *testing.T) {
 		{"0,1,2,3", "0,1,2,3", ""},
 		{"0-1,6", "0,1,6", ""},
 		{"none:0-3", "none:0,1,2,3", ""},
-		{"none:all", "", `--gpus "none:all": after none: give device ids such as 0,1,2,3 or a range such as 0-3 (stand-ins scheduled as on a host with those GPUs)`},
-		{"none:", "", `--gpus "none:": after none: give device ids such as 0,1,2,3 or a range such as 0-3 (stand-ins scheduled as on a host with those GPUs)`},
-		{"none:x", "", `--gpus "none:x": after none: give device ids such as 0,1,2,3 or a range such as 0-3 (stand-ins scheduled as on a host with those GPUs)`},
+		{"none:all", "", `--gpus "none:all": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
+		{"none:", "", `--gpus "none:": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
+		{"none:x", "", `--gpus "none:x": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
 		{"0,0", "", `--gpus "0,0" names device 0 twice`},
-		{"a", "", `--gpus "a": "a" is not a device id or range; give all, none, ids such as 0,1,2,3 or a range such as 0-7`},
-		{"3-1", "", `--gpus "3-1": "3-1" is not a device id or range; give all, none, ids such as 0,1,2,3 or a range such as 0-7`},
+		{"a", "", `--gpus "a": "a" is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
+		{"3-1", "", `--gpus "3-1": "3-1" is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -71,9 +71,12 @@ func (b *Board) Table(elapsed time.Duration, width int) string {
 		} else if j.GPUs > 0 {
 			gpus = fmt.Sprintf("%d GPUs", j.GPUs)
 		}
+		if j.Host != "" {
+			gpus = j.Host + " " + gpus
+		}
 		line := fmt.Sprintf("  %-*s  %-9s %-12s", titleW, j.Title(), j.State, gpus)
-		if j.State != Running && j.State != Queued {
-			line += " " + j.Reason
+		if j.State != Running {
+			line += " " + j.Reason // a queued shard's says which devices it waits for
 		}
 		lines = append(lines, strings.TrimRight(line, " "))
 	}

@@ -143,13 +143,16 @@ func (s *scheduler) poolUnit(nr *nodeRun, stages []policy.Stage, batch int, inpu
 		}
 	}
 	ur.u.GPUs = gpus
+	if err == nil {
+		err = s.setModel(&ur.u)
+	}
 	switch {
 	case err != nil:
 		return cannot("%v", err)
 	case s.stageExcluded(*stage):
 		ur.state, ur.out = Excluded, Outcome{Result: ResultSuccess, Reason: "left out by --only/--skip"}
-	case !s.pool.fits(gpus):
-		return cannot("needs %d GPUs; this host has %d (--gpus %s)", gpus, len(s.opt.Host.Devices), s.opt.Host)
+	case !s.place.fits(s.need(&ur.u)):
+		return cannot("%s", s.place.why(s.need(&ur.u)))
 	}
 	return ur
 }

@@ -53,9 +53,7 @@ func (j JobReport) Line(elapsed time.Duration) string {
 	if j.Reused {
 		fmt.Fprintf(&b, " (reused from attempt %d)", j.Attempt)
 	}
-	if len(j.Devices) > 0 {
-		b.WriteString(" on GPUs " + strings.Join(j.Devices, ","))
-	}
+	b.WriteString(j.where(" on GPUs "))
 	if j.Reason != "" && j.State != Running {
 		b.WriteString(": " + j.Reason)
 	}
@@ -70,7 +68,15 @@ func (r *Report) Text() string {
 	for _, j := range r.Jobs {
 		width = max(width, len(j.Title()))
 	}
-	fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", describeEvent(r.Event), Repository, r.Host)
+	if len(r.Hosts) > 0 {
+		var hs []string
+		for _, h := range r.Hosts {
+			hs = append(hs, h.Name+" "+h.GPUs)
+		}
+		fmt.Fprintf(&b, "%s on %s (--hosts: %s)\n", describeEvent(r.Event), Repository, strings.Join(hs, ", "))
+	} else {
+		fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", describeEvent(r.Event), Repository, r.Host)
+	}
 	for _, j := range r.Jobs {
 		gpus := ""
 		if j.GPUs > 0 {
@@ -78,6 +84,12 @@ func (r *Report) Text() string {
 			if len(j.Devices) > 0 {
 				gpus += " [" + strings.Join(j.Devices, ",") + "]"
 			}
+		}
+		if j.Host != "" {
+			gpus = strings.TrimSpace("on " + j.Host + " " + gpus)
+		}
+		if j.Substituted != "" {
+			gpus += " (substituted " + j.Substituted + ")"
 		}
 		state := fmt.Sprintf("%-12s", j.State)
 		if r.Attempt > 1 {
@@ -204,4 +216,20 @@ func (r *Report) nodeState(key string) (State, int) {
 		return Queued, 0
 	}
 	return states[0], len(states)
+}
+
+// where is where a shard runs, for a live line: its host, its devices
+// (after devices), and the substitution that put it there.
+func (j JobReport) where(devices string) string {
+	var b strings.Builder
+	if j.Host != "" {
+		b.WriteString(" on " + j.Host)
+	}
+	if len(j.Devices) > 0 {
+		b.WriteString(devices + strings.Join(j.Devices, ","))
+	}
+	if j.Substituted != "" {
+		b.WriteString(" (substituted " + j.Substituted + ")")
+	}
+	return b.String()
 }

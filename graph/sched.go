@@ -60,6 +60,12 @@ type Unit struct {
 	Batch  int
 	File   string
 	RunsOn []string
+	// Host is the name of the host it runs on ("" for the one --gpus host),
+	// Model its stage's GPU model where the host's kinds are known, and
+	// Substituted the --substitute that put it on another model's devices.
+	Host        string
+	Model       string
+	Substituted string
 }
 
 // Need is the result of a needed job as GitHub's needs context gives it.
@@ -84,6 +90,10 @@ type Outcome struct {
 	Detail any
 	// DryRun marks the outcome of a dry run: the unit would run.
 	DryRun bool
+	// HostDown marks a unit that did not run because its host's engine
+	// could not be reached or failed: the scheduler places it again on
+	// another host of its kind, or ends it not-run with Reason.
+	HostDown bool
 }
 
 // Executor runs units; the scheduler calls it from several goroutines at
@@ -94,7 +104,20 @@ type Executor interface {
 
 // Options are the host and the limits of one run.
 type Options struct {
-	Host Host
+	// Host is the one host of a run (--gpus); Hosts, when set, the hosts of
+	// a fleet (--hosts), each shard placed on one of them.
+	Host  Host
+	Hosts []Host
+	// Substitutes let stages of a model run on another's devices.
+	Substitutes []Substitute
+	// StageModel is a stage's GPU model as the checkout declares it
+	// (policy.Tables.GPUModel); nil: kinds are not checked.
+	StageModel func(policy.Stage) (string, error)
+	// Leaser takes a shard's devices in the host lock that other processes
+	// honour (nil: none), and Retry ticks while a shard waits for devices
+	// another process holds.
+	Leaser Leaser
+	Retry  <-chan time.Time
 	// MaxParallel bounds the units running at once (0: no bound).
 	MaxParallel int
 	// Only and Skip name stages or backends (cpu, cuda, rocm) to run or
@@ -141,8 +164,14 @@ type JobReport struct {
 	Reason   string   `json:"reason,omitempty"`
 	GPUs     int      `json:"gpus"`
 	Devices  []string `json:"devices,omitempty"`
-	Needs    []string `json:"needs"`
-	Required bool     `json:"required"`
+	// Host, Model and Substituted say where a shard runs (rules §14): its
+	// host (a fleet's), its stage's GPU model (where the host's kinds are
+	// known), and the --substitute that put it on another model.
+	Host        string   `json:"host,omitempty"`
+	Model       string   `json:"gpu_model,omitempty"`
+	Substituted string   `json:"substituted,omitempty"`
+	Needs       []string `json:"needs"`
+	Required    bool     `json:"required"`
 	// Start and Duration are set when a clock was given and the unit ran.
 	Start    *time.Time `json:"start,omitempty"`
 	Duration float64    `json:"duration_s"`
@@ -177,10 +206,12 @@ type Report struct {
 	Run *RunFacts `json:"run,omitempty"`
 	// Attempt is the run's attempt (GitHub's run_attempt; 0 in a dry run
 	// of a first attempt).
-	Attempt   int         `json:"run_attempt,omitempty"`
-	Host      string      `json:"gpus"`
-	Cancelled bool        `json:"cancelled"`
-	Jobs      []JobReport `json:"jobs"`
+	Attempt int    `json:"run_attempt,omitempty"`
+	Host    string `json:"gpus"`
+	// Hosts are a fleet's hosts (--hosts), none for one host.
+	Hosts     []HostReport `json:"hosts,omitempty"`
+	Cancelled bool         `json:"cancelled"`
+	Jobs      []JobReport  `json:"jobs"`
 }
 
 // Exit statuses of a run: every required job passed; a job failed; a job
@@ -232,7 +263,11 @@ type nodeRun struct {
 }
 
 type unitRun struct {
-	u       Unit
+	u      Unit
+	place  placement
+	placed bool
+	// waiting says which devices another process holds while it waits.
+	waiting string
 	state   State
 	out     Outcome
 	start   time.Time
@@ -252,7 +287,7 @@ type scheduler struct {
 	exec      Executor
 	nodes     []*nodeRun
 	byKey     map[string]*nodeRun
-	pool      *pool
+	place     *placer
 	running   int
 	done      chan *unitRun
 	cancelled bool
@@ -263,7 +298,11 @@ type scheduler struct {
 // global MaxParallel and the host's GPUs, until every job has ended or ctx
 // is done (then the running units are cancelled, and the rest with them).
 func Schedule(ctx context.Context, g *Graph, exec Executor, opt Options) *Report {
-	s := &scheduler{g: g, opt: opt, exec: exec, byKey: map[string]*nodeRun{}, pool: newPool(opt.Host), done: make(chan *unitRun)}
+	hosts := opt.Hosts
+	if len(hosts) == 0 {
+		hosts = []Host{opt.Host}
+	}
+	s := &scheduler{g: g, opt: opt, exec: exec, byKey: map[string]*nodeRun{}, place: newPlacer(hosts, opt.Substitutes, len(opt.Hosts) > 0), done: make(chan *unitRun)}
 	for _, n := range g.Nodes {
 		nr := &nodeRun{n: n, state: Queued}
 		s.nodes = append(s.nodes, nr)
@@ -291,6 +330,16 @@ func Schedule(ctx context.Context, g *Graph, exec Executor, opt Options) *Report
 			if s.allEnded() {
 				break
 			}
+			if !s.cancelled && s.place.waitsElsewhere() && s.opt.Retry != nil {
+				// Every shard that could start waits for devices another
+				// process holds: wait for it to let them go.
+				select {
+				case <-s.opt.Retry:
+					s.place.retry()
+				case <-ctx.Done():
+				}
+				continue
+			}
 			if s.cancelled || !s.advance(ctx) {
 				// Nothing runs and nothing can start: end what is left
 				// (cancelled, or waiting for a unit that never fits).
@@ -304,6 +353,8 @@ func Schedule(ctx context.Context, g *Graph, exec Executor, opt Options) *Report
 		select {
 		case ur := <-s.done:
 			s.unitEnded(ur)
+		case <-s.opt.Retry:
+			s.place.retry()
 		case <-ctx.Done():
 			if !s.cancelled {
 				s.cancelAll()
@@ -371,11 +422,9 @@ func (s *scheduler) advance(ctx context.Context) bool {
 			if !nr.batchMayStart(ur.u.Batch) {
 				continue
 			}
-			devs, ok := s.pool.take(ur.u.GPUs)
-			if !ok {
+			if !s.placeUnit(ur) {
 				continue
 			}
-			ur.u.Devices = devs
 			s.launch(ctx, ur)
 			changed = true
 			if s.opt.Inline {
@@ -457,7 +506,10 @@ func (s *scheduler) launch(ctx context.Context, ur *unitRun) {
 func (s *scheduler) unitEnded(ur *unitRun) {
 	s.running--
 	ur.cancel()
-	s.pool.give(ur.u.Devices)
+	s.release(ur)
+	if ur.out.HostDown && s.hostDown(ur) {
+		return
+	}
 	if !ur.start.IsZero() {
 		ur.dur = s.now().Sub(ur.start)
 	}
@@ -734,13 +786,16 @@ func (s *scheduler) expand(nr *nodeRun, with map[string]string) {
 		stage := st
 		u := Unit{Node: n, Stage: &stage, Shard: i, Shards: shards, Command: strings.Join(strings.Fields(cmd), " "), With: with, Needs: s.needs(nr), GPUs: gpus}
 		ur := &unitRun{u: u, state: Queued, node: nr}
+		merr := s.setModel(&ur.u)
 		switch {
 		case err != nil:
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: err.Error(), CannotRun: true}
 		case cerr != nil:
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: fmt.Sprintf("%s:%d: cannot evaluate the execute_command of job %s: %v", n.Workflow, n.Line, n.ID, cerr), CannotRun: true}
-		case !s.pool.fits(gpus):
-			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: fmt.Sprintf("needs %d GPUs; this host has %d (--gpus %s)", gpus, len(s.opt.Host.Devices), s.opt.Host), CannotRun: true}
+		case merr != nil:
+			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: merr.Error(), CannotRun: true}
+		case !s.place.fits(s.need(&ur.u)):
+			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: s.place.why(s.need(&ur.u)), CannotRun: true}
 		}
 		nr.units = append(nr.units, ur)
 		s.notifyUnit(ur) // queued (it may wait for devices), or not-run
@@ -1130,6 +1185,10 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	r.State, r.Reason, r.ExitCode, r.CannotRun, r.Detail = ur.state, ur.out.Reason, ur.out.ExitCode, ur.out.CannotRun || ur.state == NotRun, ur.out.Detail
 	r.Result = map[State]string{Passed: ResultSuccess, WouldRun: ResultSuccess, Failed: ResultFailure, NotRun: ResultFailure, Cancelled: ResultCancelled}[ur.state]
 	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Devices
+	r.Host, r.Model, r.Substituted = ur.u.Host, ur.u.Model, ur.u.Substituted
+	if ur.state == Queued && ur.waiting != "" {
+		r.Reason = ur.waiting
+	}
 	if ur.state == WouldRun {
 		r.Devices = nil // a dry run runs one unit at a time: its devices say nothing
 	}
@@ -1169,6 +1228,9 @@ func (j JobReport) Unit() string {
 // report lists every job in graph order, a stage job's shards one by one.
 func (s *scheduler) report() *Report {
 	r := &Report{Event: s.g.Event, Attempt: s.opt.Attempt, Host: s.opt.Host.String(), Cancelled: s.cancelled}
+	for _, h := range s.opt.Hosts {
+		r.Hosts = append(r.Hosts, HostReport{Name: h.Name, GPUs: h.String(), Engine: h.Engine})
+	}
 	for _, nr := range s.nodes {
 		if len(nr.units) == 0 || nr.n.Kind != KindStage && nr.n.Kind != KindPoolRun {
 			jr := s.nodeReport(nr)

@@ -56,10 +56,19 @@ type CIRequest struct {
 	// (--planner checkout).
 	Checkout *Checkout
 
-	// Host, MaxParallel, Only and Skip are the scheduler's options.
+	// Host, MaxParallel, Only and Skip are the scheduler's options; Hosts,
+	// when set, a fleet (--hosts) in place of Host, and Substitutes the
+	// models a stage may run on instead of its own (rules §14).
 	Host        graph.Host
+	Hosts       []graph.Host
+	Substitutes []graph.Substitute
 	MaxParallel int
 	Only, Skip  []string
+	// Leaser is the host lock a real run leases each shard's devices in
+	// (nil: none), and Retry ticks while a shard waits for devices
+	// another process holds.
+	Leaser graph.Leaser
+	Retry  <-chan time.Time
 	// Shards runs one shard for real; nil is a dry run (no engine).
 	Shards ShardRunner
 	// Notify is told every job state change (graph.Options.Notify).
@@ -129,7 +138,8 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	opt := graph.Options{Host: req.Host, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
+	opt := graph.Options{Host: req.Host, Hosts: req.Hosts, Substitutes: req.Substitutes, StageModel: tables.GPUModel,
+		Leaser: req.Leaser, Retry: req.Retry, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
 		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil}
 	planner := PlannerMilesCI
 	if req.Checkout != nil {
@@ -150,6 +160,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: LabelWarnings(tables, ev.Labels, prLabelsFrom)}
+	msgs = append(msgs, hostNotices(req)...)
 	rep := graph.Schedule(ctx, g, x, opt)
 	if req.Shards != nil {
 		rep.Run = &facts
@@ -651,10 +662,43 @@ func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs 
 	if u.GPUs > 0 && len(u.Devices) > 0 {
 		in.VisibleDevices = strings.Join(u.Devices, ",")
 	}
-	if x.req.Host.StandIn {
+	if x.hostOf(u).StandIn {
 		in.GPUs = "none"
 	}
 	return in
+}
+
+// hostOf is the host a unit was placed on.
+func (x *ciExecutor) hostOf(u *graph.Unit) graph.Host {
+	for _, h := range x.req.Hosts {
+		if h.Name == u.Host {
+			return h
+		}
+	}
+	return x.req.Host
+}
+
+// hostNotices say, once, what the hosts leave unchecked: devices given as
+// bare ids carry no kind, so any shard may run on any of them.
+func hostNotices(req CIRequest) []Message {
+	hosts := req.Hosts
+	if len(hosts) == 0 {
+		hosts = []graph.Host{req.Host}
+	}
+	var bare []string
+	for _, h := range hosts {
+		if len(h.Devices) > 0 && !h.Kinded() {
+			name := "--gpus " + h.String()
+			if h.Name != "" {
+				name = "host " + h.Name + " (" + h.String() + ")"
+			}
+			bare = append(bare, name)
+		}
+	}
+	if len(bare) == 0 {
+		return nil
+	}
+	return []Message{notice(strings.Join(bare, ", ") + " gives no GPU model, so GPU kinds are not checked: a shard of any stage may run on these devices; give the model to check them (--gpus h200:0-7)")}
 }
 
 func jsonUnmarshalStrings(js string, out *[]string) error {
@@ -690,15 +734,15 @@ func (p ShardPlan) Lines() []string {
 // plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
 // needs no device, and a laptop should see the graph. A real run there
 // still needs --gpus none, so no GPU stage runs on a stand-in unasked.
-func CIHost(gpus string, given, dryRun bool, detected func() (int, error)) (graph.Host, []Message, error) {
+func CIHost(gpus string, given, dryRun bool, detected func() ([]graph.Detected, error)) (graph.Host, []Message, error) {
 	if !given && dryRun {
-		n, err := detected()
-		if err != nil || n == 0 {
+		found, err := detected()
+		if err != nil || len(found) == 0 {
 			why := "this host shows no GPU"
 			if err != nil {
 				why = "this host's GPUs cannot be counted (" + err.Error() + ")"
 			}
-			return graph.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus 0-7 (or 0,1,2,3) to plan for a GPU host")}, nil
+			return graph.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
 		}
 	}
 	h, err := graph.ParseHost(gpus, detected)

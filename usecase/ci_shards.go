@@ -9,6 +9,7 @@ import (
 	"maps"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/radixark/miles-ci/deps"
@@ -27,6 +28,13 @@ type EngineShards struct {
 	// Container is an empty container of the session (its secrets and
 	// data folders).
 	Container func() pipeline.Container
+	// On, for a fleet, gives an empty container of a host's session by the
+	// host's name, connecting on first use; an error is the host down
+	// (rules §14: its shards go to another host of their kind).
+	On func(ctx context.Context, host string) (func() pipeline.Container, error)
+	// Fleet are the hosts' names in the order given: with no Container,
+	// the PR image is built on the first of them that answers.
+	Fleet []string
 	// Nonce makes every shard of the run run anew (pipeline.Test).
 	Nonce string
 	// Masker masks the session's secret values in all a run hands back.
@@ -35,9 +43,10 @@ type EngineShards struct {
 	// pipeline.Test (tests replace it).
 	Run func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
 
-	mu    sync.Mutex
-	done  []ciShard
-	built map[string]pipeline.Container
+	mu   sync.Mutex
+	done []ciShard
+	// built are the PR images built, by host and image name.
+	built map[string]map[string]pipeline.Container
 }
 
 // ciShard is one finished shard's results.
@@ -69,7 +78,11 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	if run == nil {
 		run = runShard
 	}
-	res, spec, err := run(ctx, e.container(), req, e.Nonce, e.Masker)
+	c, err := e.container(ctx, u.Host)
+	if err != nil {
+		return graph.Outcome{Result: graph.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+	}
+	res, spec, err := run(ctx, c, req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
 		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
 	}
@@ -78,7 +91,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	}
 	sum := res.Summary
 	e.mu.Lock()
-	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: layerKey(spec)})
+	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec)})
 	e.mu.Unlock()
 	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum}
 	if !sum.Passed {
@@ -92,7 +105,21 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 // image job's outputs will: the CUDA shards that resolve to that name then
 // start from the built container, not from a registry.
 func (e *EngineShards) BuildImage(ctx context.Context, tag string) (string, error) {
-	c := e.Container().FromCheckoutDockerfile(deps.PRImageDockerfile)
+	empty := e.Container
+	var errs []string
+	for _, h := range e.Fleet {
+		if empty != nil {
+			break
+		}
+		var err error
+		if empty, err = e.On(ctx, h); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if empty == nil {
+		return "", fmt.Errorf("no host's engine answers: %s", e.Masker.Mask(strings.Join(errs, "; ")))
+	}
+	c := empty().FromCheckoutDockerfile(deps.PRImageDockerfile)
 	// Built here, once: a broken Dockerfile fails the image job, not each
 	// CUDA shard after it.
 	if _, err := c.Stat(ctx, "/"); err != nil {
@@ -102,21 +129,38 @@ func (e *EngineShards) BuildImage(ctx context.Context, tag string) (string, erro
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.built == nil {
-		e.built = map[string]pipeline.Container{}
+		e.built = map[string]map[string]pipeline.Container{}
 	}
-	e.built[image] = c
+	e.built[""] = map[string]pipeline.Container{image: c}
 	return image + " from " + deps.PRImageDockerfile, nil
 }
 
-// container is an empty container of the session that starts from a
-// built PR image where a shard names one.
-func (e *EngineShards) container() pipeline.Container {
+// container is an empty container of a host's session (the run's own
+// for "") that starts from a built PR image where a shard names one: a
+// fleet's other hosts build it from the checkout's Dockerfile on their
+// own engine, content-cached, on first use.
+func (e *EngineShards) container(ctx context.Context, host string) (pipeline.Container, error) {
+	empty := e.Container
+	if e.On != nil && (host != "" || empty == nil) {
+		var err error
+		if empty, err = e.On(ctx, host); err != nil {
+			return nil, err
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.built) == 0 {
-		return e.Container()
+	if len(e.built[""]) == 0 {
+		return empty(), nil
 	}
-	return builtImages{Container: e.Container(), built: maps.Clone(e.built)}
+	mine, ok := e.built[host]
+	if !ok {
+		mine = map[string]pipeline.Container{}
+		for image := range e.built[""] {
+			mine[image] = empty().FromCheckoutDockerfile(deps.PRImageDockerfile)
+		}
+		e.built[host] = mine
+	}
+	return builtImages{Container: empty(), built: maps.Clone(mine)}, nil
 }
 
 // builtImages is a container whose From gives the images built in this

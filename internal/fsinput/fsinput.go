@@ -55,6 +55,8 @@ var (
 	// Patch is the ROCm Megatron-LM patch given to git apply; the real one is
 	// a few KiB.
 	Patch = Kind{Name: "a patch", Max: 16 << 20}
+	// HostsFile is a --hosts file: a fleet of a few dozen hosts.
+	HostsFile = Kind{Name: "a hosts file", Max: 1 << 20}
 )
 
 // Error is a file or folder that cannot be used as its caller needs.

@@ -34,6 +34,7 @@ var Layers = map[string]int{
 	// What renders and runs them.
 	"report":                    4,
 	"history":                   5,
+	"hostlock":                  5,
 	"history/historytest":       6,
 	"pipeline":                  5,
 	"checkoutpy":                5,

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -19,8 +22,8 @@ func runCI(args []string, env Env) int {
 	fs := newFlagSet("ci", "--event pull_request|schedule|workflow_dispatch|release [--schedule CRON] [--pr-labels-json JSON] [--action A]\n"+
 		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
-		"    [--gpus all|none|IDS] [--max-parallel N] [--only S ...] [--skip S ...] [--results DIR] [--rerun-failed DIR] [--head-sha SHA]\n"+
-		"    [--record] [--db URL|PATH]\n"+
+		"    [--gpus all|none|IDS|KIND:IDS | --hosts FILE] [--substitute FROM=TO ...] [--lock-dir DIR] [--max-parallel N] [--only S ...] [--skip S ...]\n"+
+		"    [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
@@ -35,7 +38,10 @@ func runCI(args []string, env Env) int {
 	sglang := fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR"))
 	megatron := fs.String("megatron-input", "R", "workflow_dispatch input ci_megatron_pr", fromEnv("INPUT_MEGATRON_PR"))
 	lockFile := fs.String("release-lock", "FILE", "with --event release: the release branch's release-lock.json (it stands in for cut-release-branch)")
-	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), none (stand-ins: every GPU shard runs without a device), ids 0-7, 0,1,2,3, or none:IDS (stand-ins scheduled as on a host with those GPUs: each shard gets its devices as CUDA_VISIBLE_DEVICES, the engine none)")
+	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), ids of a model h200:0-7 or h200:0-3,h100:4-7 (each shard runs only on devices of its stage's model), bare ids 0-7 (kinds not checked), none (stand-ins: every GPU shard runs without a device), or none:IDS / none:KIND:IDS (stand-ins scheduled as on a host with those GPUs: each shard gets its devices as CUDA_VISIBLE_DEVICES, the engine none)")
+	hostsFile := fs.String("hosts", "FILE", "a YAML list of hosts (name, engine, gpus, cpu, runners), each shard placed on a host of its kind (docs/hosts.md)")
+	subst := fs.List("substitute", "FROM=TO", "run the stages of GPU model FROM on devices of model TO, e.g. h100=h200 (repeatable)")
+	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: one lock file per GPU that every process on the host honours (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR"))
 	maxPar := fs.Int("max-parallel", "N", "run at most N shards at once (default: as many as fit)", 1, 256)
 	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
 	skip := fs.List("skip", "S", "leave out these stages or backends")
@@ -58,6 +64,9 @@ func runCI(args []string, env Env) int {
 		if *asJSON && *mermaid {
 			return fmt.Errorf("give --json or --mermaid, not both")
 		}
+		if fs.Given("hosts") && fs.Given("gpus") {
+			return fmt.Errorf("give --gpus (one host) or --hosts (a fleet), not both")
+		}
 		if gh.active() && (fs.Given("event") && *event != "pull_request" || fs.Given("schedule") || fs.Given("release-lock")) {
 			return fmt.Errorf("--pr is a pull_request's facts; drop --event, --schedule and --release-lock")
 		}
@@ -75,11 +84,11 @@ func runCI(args []string, env Env) int {
 	if maxPar.Set {
 		req.MaxParallel = maxPar.Value
 	}
+	var err error
 	if req.Commit = *headSHA; req.Commit == "" {
 		req.Commit = usecase.GitHead(orDot(*repo))
 	}
 	if *rerun != "" {
-		var err error
 		if req.Previous, err = usecase.ReadPreviousRun(*rerun); err != nil {
 			return usageFailure(env, err)
 		}
@@ -87,12 +96,21 @@ func runCI(args []string, env Env) int {
 			*results = *rerun
 		}
 	}
-	host, hostMsgs, err := usecase.CIHost(*gpus, fs.Given("gpus"), *dryRun, countGPUs)
-	if err != nil {
+	if req.Substitutes, err = usecase.ParseSubstitutes(*subst); err != nil {
 		return fs.usageError("%v", err)
 	}
-	printMessages(env, hostMsgs)
-	req.Host = host
+	if *hostsFile != "" {
+		if req.Hosts, err = usecase.ReadHosts(*hostsFile, detectGPUs); err != nil {
+			return fs.usageError("%v", err)
+		}
+	} else {
+		host, hostMsgs, err := usecase.CIHost(*gpus, fs.Given("gpus"), *dryRun, detectGPUs)
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
+		printMessages(env, hostMsgs)
+		req.Host = host
+	}
 	if fs.Given("release-lock") {
 		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
 		if err != nil {
@@ -144,6 +162,7 @@ func runCI(args []string, env Env) int {
 		// that should run cannot (too few GPUs).
 		return ans.Report.ExitStatus()
 	}
+	req.Leaser = usecase.HostLock(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
 	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec,
 		live: isTerminal(env.Stdout, env.Getenv)}, gh)
 }
@@ -152,6 +171,15 @@ func runCI(args []string, env Env) int {
 func orDot(dir string) string {
 	if dir == "" {
 		return "."
+	}
+	return dir
+}
+
+// lockDirOr is the host lock's folder: the one given, else the host's
+// default (tests keep theirs apart).
+func lockDirOr(dir string) string {
+	if dir == "" {
+		return defaultLockDir()
 	}
 	return dir
 }
@@ -170,13 +198,20 @@ func ciFailure(env Env, err error) int {
 	return fail(env, err)
 }
 
-// countGPUs counts the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
-func countGPUs() (int, error) {
+var defaultLockDir = hostlock.DefaultDir
+
+// detectGPUs finds the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
+func detectGPUs() ([]graph.Detected, error) {
+
 	m, err := filepath.Glob("/dev/nvidia[0-9]*")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return len(m), nil
+	var out []graph.Detected
+	for i := range m {
+		out = append(out, graph.Detected{ID: strconv.Itoa(i)})
+	}
+	return out, nil
 }
 
 // ciEngineFlags are the real run's output flags.

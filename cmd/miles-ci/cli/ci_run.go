@@ -60,14 +60,23 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	defer closeLog()
 	ctx, stop := signalContext(env)
 	defer stop()
-	s, err := ciConnect(ctx, host, log)
-	if err != nil {
-		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
-		return report.ExitCannotRun
+	runner := &usecase.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun}
+	if len(req.Hosts) > 0 {
+		f := &fleet{inputs: host, log: log, hosts: req.Hosts}
+		defer f.close()
+		runner.On, runner.Fleet = f.on, f.names()
+	} else {
+		s, err := ciConnect(ctx, host, log)
+		if err != nil {
+			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+			return report.ExitCannotRun
+		}
+		defer s.Close()
+		runner.Container = s.Container
 	}
-	defer s.Close()
-	runner := &usecase.EngineShards{Container: s.Container, Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun}
-	req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
+	retry := time.NewTicker(usecase.LeaseRetry)
+	defer retry.Stop()
+	req.Shards, req.Now, req.Retry, req.RunID = runner, time.Now, retry.C, runner.Nonce
 	p := newCIProgress(env, m, f.live && !f.progress)
 	req.Notify = p.notify
 	ans, err := usecase.CI(ctx, req)
@@ -157,4 +166,66 @@ func isTerminal(w io.Writer, getenv func(string) string) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// fleetConnectTimeout bounds the connection to one host's engine: a host
+// that does not answer is down, and its shards go elsewhere.
+const fleetConnectTimeout = 2 * time.Minute
+
+// fleet is the engine sessions of a --hosts run, each opened on first use.
+type fleet struct {
+	inputs engine.Inputs
+	log    io.Writer
+	hosts  []graph.Host
+	mu     sync.Mutex
+	open   map[string]ciSession
+	failed map[string]error
+}
+
+func (f *fleet) names() []string {
+	var out []string
+	for _, h := range f.hosts {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// on is the host's session (connecting once); an error says why the host
+// is down.
+func (f *fleet) on(ctx context.Context, name string) (func() pipeline.Container, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.open[name]; ok {
+		return s.Container, nil
+	}
+	if err, ok := f.failed[name]; ok {
+		return nil, err
+	}
+	if f.open == nil {
+		f.open, f.failed = map[string]ciSession{}, map[string]error{}
+	}
+	in := f.inputs
+	for _, h := range f.hosts {
+		if h.Name == name {
+			in.RunnerHost = h.Engine
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, fleetConnectTimeout)
+	defer cancel()
+	s, err := ciConnect(cctx, in, f.log)
+	if err != nil {
+		err = fmt.Errorf("host %s: %w", name, err)
+		f.failed[name] = err
+		return nil, err
+	}
+	f.open[name] = s
+	return s.Container, nil
+}
+
+func (f *fleet) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.open {
+		s.Close()
+	}
 }

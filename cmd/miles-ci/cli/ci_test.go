@@ -21,6 +21,19 @@ import (
 	"github.com/radixark/miles-ci/report"
 )
 
+func TestMain(m *testing.M) {
+	// The runs of these tests take their GPUs in a lock folder of their
+	// own, not the host's, which other runs on this machine share.
+	dir, err := os.MkdirTemp("", "miles-ci-locks")
+	if err != nil {
+		panic(err)
+	}
+	defaultLockDir = func() string { return dir }
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // fakeSession is an engine that runs nothing.
 type fakeSession struct{}
 
@@ -381,5 +394,107 @@ func TestCIRerunFailed(t *testing.T) {
 	code, _, stderr = runCLI(t, nil, args("def", "--rerun-failed", results)...)
 	if code != 2 || !strings.Contains(stderr, "checkout commit: abc then, def now") {
 		t.Errorf("wanted another commit refused (exit 2) naming it, got %d\n%s", code, stderr)
+	}
+}
+
+func TestCIFleet(t *testing.T) {
+	fakeCIEngine(t, nil)
+	connect := ciConnect
+	ciConnect = func(ctx context.Context, in engine.Inputs, log io.Writer) (ciSession, error) {
+		if in.RunnerHost == "tcp://down:1" {
+			return nil, fmt.Errorf("connecting to a Dagger engine: refused")
+		}
+		return connect(ctx, in, log)
+	}
+	dir := t.TempDir()
+	hosts := filepath.Join(dir, "hosts.yml")
+	os.WriteFile(hosts, []byte(`
+- {name: a, gpus: "none:h200:0-7"}
+- {name: b, gpus: "none:mi350:0-3", engine: "tcp://down:1", cpu: false}
+- {name: c, gpus: "none:h100:0-7", engine: "unix:///run/c.sock"}
+`), 0o644)
+	results := filepath.Join(dir, "results")
+	code, stdout, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--hosts", hosts, "--quiet", "--results", results)
+	if code != 125 {
+		t.Fatalf("wanted exit 125 (the MI350 shards' only host is down), got %d\n%s\n%s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(results, "summary.json"))
+	var sum struct {
+		Hosts []graph.HostReport `json:"hosts"`
+		Jobs  []graph.JobReport  `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Hosts) != 3 {
+		t.Errorf("wanted the three hosts in summary.json, got %+v", sum.Hosts)
+	}
+	for _, j := range sum.Jobs {
+		switch {
+		case j.Backend == "rocm":
+			if j.State != graph.NotRun || !strings.Contains(j.Reason, "b: 4 MI350 (no CPU work) (down: host b: connecting to a Dagger engine: refused)") {
+				t.Errorf("%s: wanted not-run naming the down host, got %s %q", j.Key, j.State, j.Reason)
+			}
+		case j.Stage == "stage-c-8-gpu-h100":
+			if j.Host != "c" || j.State != graph.Passed {
+				t.Errorf("%s: wanted passed on c (its H100s), got %s on %q", j.Key, j.State, j.Host)
+			}
+		case j.Backend == "cuda":
+			if j.Host != "a" || j.State != graph.Passed {
+				t.Errorf("%s: wanted passed on a (its H200s), got %s on %q: %s", j.Key, j.State, j.Host, j.Reason)
+			}
+		case j.Backend == "cpu":
+			if j.Host == "b" || j.Host == "" {
+				t.Errorf("%s: a CPU shard on %q (b takes no CPU work)", j.Key, j.Host)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "(--hosts: a none:h200:0-7, b none:mi350:0-3, c none:h100:0-7)") {
+		t.Errorf("wanted the hosts in the table's first line, got\n%s", stdout)
+	}
+}
+
+func TestCITwoRunsNeverShareADevice(t *testing.T) {
+	// Two runs in one process stand for two processes: flock locks belong
+	// to the open file, so the second run's leases wait for the first's.
+	seen := fakeCIEngine(t, nil)
+	_ = seen
+	run := ciShardRun
+	var mu sync.Mutex
+	held := map[string]int{}
+	overlap := ""
+	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		mu.Lock()
+		for _, d := range strings.Split(req.VisibleDevices, ",") {
+			if held[d]++; held[d] > 1 {
+				overlap = d
+			}
+		}
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		for _, d := range strings.Split(req.VisibleDevices, ",") {
+			held[d]--
+		}
+		mu.Unlock()
+		return run(ctx, c, req, nonce, m)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+				"--gpus", "none:h200:0-3", "--quiet", "--only", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200", "stage-b-2-gpu-h200")
+		}()
+	}
+	wg.Wait()
+	if codes[0] != 0 || codes[1] != 0 {
+		t.Errorf("wanted both runs to pass, got exits %v", codes)
+	}
+	if overlap != "" {
+		t.Errorf("device %s was held by two shards at once", overlap)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
@@ -28,6 +29,7 @@ func init() {
 type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
 	gpus, visible, models, datasets, runID, results, engineLog  *string
+	lockDir                                                     *string
 	fork, dryRun, asJSON, quiet, progress                       *bool
 	timeout                                                     *optInt
 	gh                                                          *githubFlags
@@ -56,6 +58,7 @@ func addRunFlags(fs *flagSet) runFlags {
 		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
 		progress:  fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)"),
 		engineLog: fs.String("engine-log", "FILE", "write the engine's progress to FILE (default: a new file in the temporary folder)"),
+		lockDir:   fs.String("lock-dir", "DIR", "the host lock's folder: the run holds its GPUs in one lock file each, which every process on the host honours (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR")),
 		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", usecase.MinTimeoutMinutes, usecase.MaxTimeoutMinutes),
 		gh:        addGitHubFlags(fs),
 		rec:       addRecordFlags(fs),
@@ -306,6 +309,17 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	start := time.Now()
 	say := func(line string) {
 		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
+	}
+	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
+		release, err := usecase.Lease(ctx, usecase.HostLock(lockDirOr(*rf.lockDir), os.Args), h, devs,
+			func(h graph.Held) {
+				say(ghoutput.Plain("waiting for GPUs " + strings.Join(h.Devices, ",") + ", held by " + h.By))
+			})
+		if err != nil {
+			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, err.Error()))
+			return report.ExitCannotRun
+		}
+		defer release()
 	}
 	res, err := engineRun(ctx, req, host, nonce, log, m, say)
 	if err != nil && ctx.Err() != nil {

@@ -25,6 +25,9 @@ type Inputs struct {
 	Secrets map[string]string
 	// Models and Datasets are host folders to mount ("" = none).
 	Models, Datasets string
+	// RunnerHost is the engine's address (a fleet host's: tcp://,
+	// unix://, ...); "" is the one the environment names.
+	RunnerHost string
 }
 
 // Session is a connection to an engine with the run's inputs loaded.
@@ -41,10 +44,15 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 	if log != nil {
 		opts = append(opts, dagger.WithLogOutput(log))
 	}
+	runnerHost := os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST")
+	if in.RunnerHost != "" {
+		opts = append(opts, dagger.WithRunnerHost(in.RunnerHost))
+		runnerHost = in.RunnerHost
+	}
 	client, err := dagger.Connect(ctx, opts...)
 	if err != nil {
 		_, lookErr := exec.LookPath("dagger")
-		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST"), lookErr == nil))
+		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(runnerHost, lookErr == nil))
 	}
 	s := &Session{
 		client:  client,
