@@ -17,6 +17,8 @@
 #     a toolchain, and fails on drift (hack/e2e/check.sh),
 #   - `miles-ci ci` and the module's `ci` run the whole PR graph on stand-ins: fast-fail,
 #     bypass-fastfail, the PR image, SIGINT (hack/e2e/ci.sh, about 4 minutes),
+#   - hosts that know their GPUs: a --hosts fleet with a host down, two runs on one host
+#     never sharing a device, a killed run freeing its devices (hack/e2e/hosts.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
@@ -72,7 +74,7 @@ same() {
 }
 
 # MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
-# slots ci; module is the module's functions, help and CLI parity below; the stage
+# slots ci hosts; module is the module's functions, help and CLI parity below; the stage
 # fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
@@ -149,6 +151,7 @@ if suite trust; then source hack/e2e/trust.sh; fi
 if suite check; then source hack/e2e/check.sh; fi
 if suite slots; then source hack/e2e/slots.sh; fi
 if suite ci; then source hack/e2e/ci.sh; fi
+if suite hosts; then source hack/e2e/hosts.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"

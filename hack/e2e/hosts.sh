@@ -1,0 +1,106 @@
+# Hosts that know their GPUs (docs/hosts.md, rules §14), checks of hack/e2e.sh (sourced by it:
+# uses ok, bad, $out, $engine) on the tree of hack/e2e/ci-fixture.sh:
+#   - a --hosts file of two hosts (two names for this engine, with H200 and MI350 stand-ins)
+#     and an unreachable third (H100) runs one PR graph: each shard on a host of its kind, one
+#     summary; the H100 shards are not run, their reason naming the host that is down;
+#   - two `miles-ci ci` runs started together on none:h200:0-3 never hold one device at the
+#     same time (their summaries' devices and times say so), and one of them waited;
+#   - a killed run frees its devices at once: the other run's shard starts within seconds.
+# shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
+
+set +e
+fxg=$out/fx-hosts
+# shellcheck source=hack/e2e/ci-fixture.sh
+source hack/e2e/ci-fixture.sh
+locks=$out/locks
+mkdir -p "$locks"
+hostsrun() { # hostsrun NAME ARGS...: miles-ci ci on the tree, output in $out/NAME.out and .log
+	local name=$1
+	shift
+	bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --quiet --lock-dir "$locks" \
+		--pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-changed" "$@" >"$out/$name.out" 2>"$out/$name.log"
+}
+hostscheck() { # hostscheck RC NAME LOG...
+	local rc=$1 name=$2
+	shift 2
+	if ((rc == 0)); then ok "$name"; else tail -n 20 "$@"; bad "$name"; fi
+}
+
+echo "=== RUN miles-ci ci --hosts: one graph across hosts of different kinds, one of them down"
+cat >"$out/hosts.yml" <<EOF
+- {name: h200-a, gpus: "none:h200:0-7"}
+- {name: mi350-b, gpus: "none:mi350:0-3", engine: "${_EXPERIMENTAL_DAGGER_RUNNER_HOST}"}
+- {name: h100-c, gpus: "none:h100:0-7", engine: "tcp://127.0.0.1:9"}
+EOF
+hostsrun fleet --hosts "$out/hosts.yml" --results "$out/fleet"
+rc=$?
+((rc == 125)) && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"h200": "h200-a", "mi350": "mi350-b"}
+bad = []
+for j in s["jobs"]:
+    if j["kind"] != "stage" or j["state"] == "skipped":
+        continue
+    m = j.get("gpu_model", "")
+    if m == "h100":
+        if j["state"] != "not-run" or "h100-c: 8 H100" not in j["reason"] or "down: host h100-c" not in j["reason"]:
+            bad.append(("h100 not run naming the down host", j))
+    elif j["state"] != "passed" or j.get("host") != want.get(m, j.get("host")) or not j.get("host"):
+        bad.append(("passed on a host of its kind", j))
+names = [h["name"] for h in s.get("hosts", [])]
+if names != ["h200-a", "mi350-b", "h100-c"]:
+    bad.append(("the three hosts in the summary", names))
+for b in bad:
+    print("wanted", b[0], "got", b[1], file=sys.stderr)
+sys.exit(1 if bad else 0)' "$out/fleet/summary.json" && test -s "$out/fleet/stage-c-4-gpu-mi350/1/run.log" && grep -q "on mi350-b" "$out/fleet.out"
+hostscheck $? "miles-ci ci --hosts: every shard on a host of its kind, one summary, the down host's H100 shards not run with the reason (exit $rc)" "$out/fleet.log" "$out/fleet.out"
+
+# The GPU tests hold their devices a few seconds, so that two runs contend.
+for f in "$fxg"/tests/e2e/gpu/test_*.py; do
+	printf '    import time\n    time.sleep(4)\n' >>"$f"
+done
+echo "=== RUN two miles-ci ci runs on one host never hold one device at once"
+t0=$SECONDS
+hostsrun two-a --gpus none:h200:0-3 --only stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 --results "$out/two-a" &
+pa=$!
+hostsrun two-b --gpus none:h200:0-3 --only stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 --results "$out/two-b" &
+pb=$!
+wait "$pa"
+ra=$?
+wait "$pb"
+rb=$?
+((ra == 0 && rb == 0)) && python3 -c 'import json, sys
+from datetime import datetime
+held = []
+for run, path in (("a", sys.argv[1]), ("b", sys.argv[2])):
+    for j in json.load(open(path))["jobs"]:
+        if j.get("devices") and j.get("start"):
+            t = datetime.fromisoformat(j["start"].replace("Z", "+00:00")).timestamp()
+            held.append((run, j["job"], j.get("shard"), set(j["devices"]), t, t + j["duration_s"]))
+clash = [(x, y) for i, x in enumerate(held) for y in held[i + 1:] if x[3] & y[3] and x[4] < y[5] and y[4] < x[5]]
+for x, y in clash:
+    print("both held", sorted(x[3] & y[3]), x[:3], y[:3], file=sys.stderr)
+sys.exit(1 if clash or len(held) != 12 else 0)' "$out/two-a/summary.json" "$out/two-b/summary.json" &&
+	grep -hq "waiting for GPUs" "$out/two-a.log" "$out/two-b.log"
+hostscheck $? "two ci runs on none:h200:0-3: 12 shards, no device held by both at once, one waited for the other ($((SECONDS - t0)) s)" "$out/two-a.log" "$out/two-b.log"
+
+echo "=== RUN a killed run frees its devices at once"
+printf 'import time\n\nfrom tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=5, suite="stage-c-4-gpu-h200", labels=["megatron"])\n\nif __name__ == "__main__":\n    time.sleep(120)\n' \
+	>"$fxg/tests/e2e/gpu/test_c4h200_0.py"
+hostsrun kill-a --gpus none:h200:0-3 --only stage-c-4-gpu-h200 --results "$out/kill-a" &
+pa=$!
+for _ in $(seq 240); do grep -q "stage-c-4-gpu-h200.* running" "$out/kill-a.log" && break; sleep 1; done
+hostsrun kill-b --gpus none:h200:0-3 --only stage-c-2-gpu-h200 --results "$out/kill-b" &
+pb=$!
+for _ in $(seq 120); do grep -q "waiting for GPUs" "$out/kill-b.log" && break; sleep 1; done
+waited=$(grep -c "waiting for GPUs" "$out/kill-b.log")
+t0=$SECONDS
+pkill -KILL -f "miles-ci ci --repo $fxg .*--results $out/kill-a"
+for _ in $(seq 60); do grep -q "stage-c-2-gpu-h200.* running" "$out/kill-b.log" && break; sleep 1; done
+freed=$((SECONDS - t0))
+wait "$pb"
+rb=$?
+wait "$pa" 2>/dev/null
+((waited > 0 && freed <= 10 && rb == 0))
+hostscheck $? "a killed run's devices go to the waiting run in ${freed} s (it waited: $waited line(s); exit $rb)" "$out/kill-a.log" "$out/kill-b.log"
+set -e
