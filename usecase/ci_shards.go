@@ -60,8 +60,10 @@ type ciShard struct {
 	kept bool
 }
 
-// runShard is EngineShards.Run's default.
-func runShard(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+// PrepareAndTest prepares and runs one request's container
+// (pipeline.Prepare, then pipeline.Test): EngineShards.Run's default, and
+// each attempt of a triage.
+func PrepareAndTest(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
 	p, spec, err := pipeline.Prepare(ctx, c, req, nonce)
 	if err != nil {
 		return pipeline.Result{}, spec, err
@@ -76,7 +78,7 @@ func runShard(ctx context.Context, c pipeline.Container, req pipeline.Request, n
 func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome {
 	run := e.Run
 	if run == nil {
-		run = runShard
+		run = PrepareAndTest
 	}
 	c, err := e.container(ctx, u.Host)
 	if err != nil {

@@ -331,3 +331,47 @@ func FailedFiles(dir string) ([]string, error) {
 	}
 	return files, nil
 }
+
+// Text is the verdict table as a person reads it: one line per file, then
+// each attempt with its outcome, duration and run.log.
+func (a TriageAnswer) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "triage %s: head %s, merge base %s\n", a.Session, short(a.Head), short(a.Base))
+	for _, f := range a.Files {
+		fmt.Fprintf(&b, "%s  %s  %s: %s\n", f.File, f.Verdict, f.Counts, f.Reason)
+		for _, at := range f.Attempts {
+			line := fmt.Sprintf("    %s #%d  %-10s %6.1fs  %s", at.Side, at.N, at.Outcome, at.DurationS, at.Log)
+			if at.Reason != "" {
+				line += "  (" + at.Reason + ")"
+			}
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+	}
+	return b.String()
+}
+
+// Markdown is the verdict table for the step summary.
+func (a TriageAnswer) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## miles-ci triage\n\nhead `%s`, merge base `%s`\n\n| file | verdict | head pass / fail | base pass / fail | why | attempts |\n|---|---|---|---|---|---|\n", short(a.Head), short(a.Base))
+	cell := strings.NewReplacer("|", "\\|", "\n", " ", "`", "'").Replace
+	for _, f := range a.Files {
+		var tries []string
+		for _, at := range f.Attempts {
+			tries = append(tries, fmt.Sprintf("%s #%d %s %.0fs", at.Side, at.N, at.Outcome, at.DurationS))
+		}
+		fmt.Fprintf(&b, "| `%s` | **%s** | %d / %d | %d / %d | %s | %s |\n", cell(f.File), f.Verdict, f.Counts.HeadPass, f.Counts.HeadFail,
+			f.Counts.BasePass, f.Counts.BaseFail, cell(f.Reason), cell(strings.Join(tries, "; ")))
+	}
+	return b.String()
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	if commit == "" {
+		return "(unknown)"
+	}
+	return commit
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/triage"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -518,6 +519,16 @@ type Flaky struct {
 	// Passes and Fails count its attempts (TIMEOUT counts as a fail).
 	Passes int `json:"passes"`
 	Fails  int `json:"fails"`
+	// Triage is the verdict of its latest miles-ci triage, read back from
+	// the triage's attempts (nil when it was never triaged).
+	Triage *TriageVerdict `json:"triage,omitempty"`
+}
+
+// TriageVerdict is a triage's verdict on one file as the history holds it.
+type TriageVerdict struct {
+	Session string         `json:"session"`
+	Verdict triage.Verdict `json:"verdict"`
+	Counts  triage.Counts  `json:"counts"`
 }
 
 // FlakyRequest is `miles-ci history flaky`.
@@ -559,6 +570,7 @@ func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
 		attempt int
 	}
 	byID := map[estimate.Identity]*Flaky{}
+	triaged := triageVerdicts(rows)
 	outcomes := map[estimate.Identity]map[string][2]bool{} // commit -> passed, failed
 	passedAt := map[estimate.Identity]map[run]int{}        // run -> the passing test attempt
 	failedBefore := map[estimate.Identity]map[run]bool{}
@@ -596,7 +608,8 @@ func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
 				f.RetryPasses++
 			}
 		}
-		if len(f.Commits) > 0 || f.RetryPasses > 0 {
+		f.Triage = triaged[id]
+		if len(f.Commits) > 0 || f.RetryPasses > 0 || f.Triage != nil && f.Triage.Verdict == triage.Flaky {
 			out = append(out, *f)
 		}
 	}
@@ -610,6 +623,64 @@ func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
 		return strings.Compare(a.TestPath+"\x00"+a.Backend+"\x00"+a.Suite, b.TestPath+"\x00"+b.Backend+"\x00"+b.Suite)
 	})
 	return out, nil
+}
+
+// triageVerdicts are the verdicts of each identity's latest triage, read
+// from its attempts' rows (event triage, ref refs/triage/SESSION/SIDE):
+// the same rule (triage.Decide) over the same attempts, with K the number
+// of head attempts. A triage stopped before its verdict was certain is
+// inconclusive.
+func triageVerdicts(rows []history.Row) map[estimate.Identity]*TriageVerdict {
+	type key struct {
+		id      estimate.Identity
+		session string
+	}
+	type attempt struct {
+		side triage.Side
+		n    int
+	}
+	passed := map[key]map[attempt]bool{}
+	latest := map[estimate.Identity]key{}
+	at := map[key]time.Time{}
+	for _, r := range rows {
+		session, side, ok := triage.RefParts(r.Ref)
+		if r.Event != triage.Event || !ok {
+			continue
+		}
+		k := key{estimate.Identity{TestPath: r.TestPath, Backend: r.Backend, Suite: r.Suite}, session}
+		if passed[k] == nil {
+			passed[k] = map[attempt]bool{}
+		}
+		a := attempt{side, r.RunAttempt}
+		passed[k][a] = passed[k][a] || r.Status == history.Pass // a retry's pass passes the attempt
+		if r.RecordedAt.After(at[k]) || at[k].IsZero() {
+			at[k] = r.RecordedAt
+		}
+		if l, ok := latest[k.id]; !ok || at[k].After(at[l]) || at[k].Equal(at[l]) && session > l.session {
+			latest[k.id] = k
+		}
+	}
+	out := map[estimate.Identity]*TriageVerdict{}
+	for id, k := range latest {
+		var as []triage.Attempt
+		heads := 0
+		for a, ok := range passed[k] {
+			o := triage.Fail
+			if ok {
+				o = triage.Pass
+			}
+			if a.side == triage.Head {
+				heads++
+			}
+			as = append(as, triage.Attempt{Side: a.side, N: a.n, Outcome: o})
+		}
+		d := triage.Decide(as, heads)
+		if !d.Final {
+			d = triage.Stop(d, "stopped")
+		}
+		out[id] = &TriageVerdict{Session: k.session, Verdict: d.Verdict, Counts: d.Counts}
+	}
+	return out
 }
 
 // ShardsRequest is `miles-ci history shards`: a stage's shards under

@@ -236,6 +236,8 @@ func skipReason(command string) string {
 		return ""
 	case ok && (args[0] == "run" || args[0] == "file-run" || args[0] == "ci") && !slices.Contains(args, "--dry-run"):
 		return "runs tests on a Dagger engine (hack/e2e.sh runs it)"
+	case ok && args[0] == "triage":
+		return "runs tests on a Dagger engine at the head and the merge base (hack/e2e/rerun.sh runs it; TestTriage on a stand-in engine)"
 	case ok && slices.Contains(args, "../miles"):
 		return "needs a Miles checkout at ../miles"
 	case ok && args[0] == "patch-check":

@@ -294,8 +294,12 @@ func historyFlaky(args []string, env Env) int {
 		return 0
 	}
 	for _, f := range got {
-		fmt.Fprintf(env.Stdout, "%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails\n",
-			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails)
+		triaged := ""
+		if t := f.Triage; t != nil {
+			triaged = fmt.Sprintf("; triage %s: %s (%s)", t.Session, t.Verdict, t.Counts)
+		}
+		fmt.Fprintf(env.Stdout, "%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails%s\n",
+			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails, triaged)
 	}
 	return 0
 }

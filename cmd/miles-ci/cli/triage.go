@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/triage"
+	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/runhistory"
+)
+
+func init() {
+	register("triage", "run a failing test file K times at the head and at the merge base: regression, pre-existing, flaky, not-reproduced or inconclusive", runTriage)
+}
+
+// defaultTriageOut is where triage writes its attempts when --out is not given.
+const defaultTriageOut = "miles-ci-triage"
+
+func runTriage(args []string, env Env) int {
+	fs := newFlagSet("triage", "--file PATH ... | --results DIR  [--repo DIR] [--pr N [--github-repo OWNER/NAME] | --base REF]\n"+
+		"    [--attempts K] [--budget DURATION] [--out DIR] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
+		"    [--image-tag T] [--pr-body-file F] [--fork] [--record] [--db URL|PATH] [--github-step-summary FILE]\n"+
+		"    [--progress | --quiet | --engine-log FILE] [--json]", env)
+	files := fs.List("file", "PATH", "the repo-relative test files to triage, e.g. tests/e2e/short/test_x.py")
+	results := fs.String("results", "DIR", "triage every failed file of the run whose results folder is DIR (miles-ci ci, run or file-run --results)")
+	repo := fs.String("repo", "DIR", "the head: a git checkout (default: the current folder)")
+	base := fs.String("base", "REF", "compare with the merge base of HEAD and REF (default: origin/main, else main)")
+	attempts := fs.Int("attempts", "K", "runs per side (default 3)", 1, usecase.MaxTriageAttempts)
+	budget := fs.String("budget", "DURATION", "bound the whole triage, e.g. 2h or 45m (default: none; each file's attempts stay within its stage's timeout)")
+	out := fs.String("out", "DIR", "replace the folder DIR with each attempt's results (FILE/SIDE-N/run.log, ...), triage.json and step-summary.md (default "+defaultTriageOut+")")
+	gpus := fs.String("gpus", "all|none|IDS", "GPUs each attempt gets, at the head and at the base alike (default all; none for an engine without GPU support)")
+	visible := fs.String("visible-devices", "IDS", "CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES of every attempt, e.g. 4,5")
+	models := fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)")
+	datasets := fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)")
+	imageTag := fs.String("image-tag", "T", "workflow_dispatch input ci_image_tag", fromEnv("INPUT_CI_IMAGE_TAG"))
+	prBody := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
+	fork := fs.Bool("fork", "the pull request comes from a fork: run without secrets")
+	quiet := fs.Bool("quiet", "keep no log of the engine's progress")
+	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
+	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
+	asJSON := fs.Bool("json", "print the verdicts as JSON")
+	gh := addGitHubFlags(fs)
+	rec := addRecordFlags(fs)
+	var within time.Duration
+	fs.check(func() error {
+		switch {
+		case (len(*files) > 0) == fs.Given("results"):
+			return fmt.Errorf("give --file PATH (one or more) or --results DIR, one of the two")
+		case gh.active() && fs.Given("base"):
+			return fmt.Errorf("--pr compares with the merge base of its default branch; drop --base, or drop --pr")
+		}
+		if fs.Given("budget") {
+			d, err := time.ParseDuration(*budget)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("--budget %q is not a duration; give e.g. 2h or 45m", *budget)
+			}
+			within = d
+		}
+		return nil
+	})
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	if *results != "" {
+		var err error
+		if *files, err = usecase.FailedFiles(*results); err != nil {
+			return fail(env, err)
+		}
+	}
+	head := orDot(*repo)
+	in := usecase.Inputs{Repo: head, ImageTag: *imageTag, Fork: *fork, GPUs: *gpus, VisibleDevices: *visible, Models: *models != "", Datasets: *datasets != "",
+		Given: usecase.Given{Body: fs.Given("pr-body-file")}}
+	var err error
+	if in.PRBody, in.PR, err = readBodyOrPR(fs, gh, *prBody); err != nil {
+		return fail(env, err)
+	}
+	if in.PR != nil {
+		gh.note(env, in.PR)
+	}
+	dest := *out
+	if dest == "" {
+		dest = defaultTriageOut
+	}
+	if err := checkResultsDir(dest, head); err != nil {
+		return fail(env, err)
+	}
+	if err := gh.checkSummary(env); err != nil {
+		return fail(env, err)
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	scratch, err := os.MkdirTemp("", "miles-ci-triage-")
+	if err != nil {
+		return fail(env, err)
+	}
+	defer os.RemoveAll(scratch)
+	baseDir, headSHA, baseSHA, err := usecase.BaseCheckout(ctx, head, *base, scratch)
+	if err != nil {
+		return fail(env, err)
+	}
+	secrets := pipeline.HandedSecrets(*fork || in.PR != nil && in.PR.Fork, env.secret)
+	m, err := report.NewMasker(secrets)
+	if err != nil {
+		return fail(env, err)
+	}
+	log, closeLog, err := engineLog(env, runFlags{progress: progress, quiet: quiet, engineLog: engineLogFile}, m)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer closeLog()
+	// TODO(issue 30): take the host's device lease around each attempt
+	// once the host lock lands, as ci and run do.
+	runner := &triageEngine{head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets}}
+	defer runner.close()
+	start := time.Now()
+	req := usecase.TriageRequest{Head: in, BaseRepo: baseDir, HeadCommit: headSHA, BaseCommit: baseSHA, Files: *files, Budget: within,
+		Session: start.UTC().Format("20060102T150405Z"), Out: dest, Runner: runner,
+		Notify: func(file string, a triage.Attempt) {
+			line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
+			if a.Reason != "" {
+				line += ": " + a.Reason
+			}
+			io.WriteString(env.Stderr, m.Mask(line)+"\n")
+		}}
+	if attempts.Set {
+		req.Attempts = attempts.Value
+	}
+	ans, err := usecase.Triage(ctx, req)
+	if err != nil {
+		return fail(env, err)
+	}
+	js, err := encode.JSON(ans)
+	if err != nil {
+		return fail(env, err)
+	}
+	md := m.Mask(ans.Markdown())
+	if err := writeResultsDepth(dest, head, ans.ResultFiles(md, []byte(m.Mask(string(js)))), 3); err != nil {
+		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+		return report.ExitCannotRun
+	}
+	if err := gh.writeSummary(env, md); err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		env.Stdout.Write([]byte(m.Mask(string(js))))
+	} else {
+		io.WriteString(env.Stdout, m.Mask(ans.Text()))
+		fmt.Fprintf(env.Stdout, "results: %s\n", dest)
+	}
+	recordTriage(ctx, fs, rec, env, runhistory.TriageRecordRequest{Answer: ans, HeadRepo: head, BaseRepo: baseDir, Out: dest})
+	return ans.ExitStatus()
+}
+
+// recordTriage records the attempts when asked, as recordCI does: a failed
+// write is a warning naming where the rows are kept.
+func recordTriage(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.TriageRecordRequest) {
+	db, configured, err := historyDB(fs, *rf.db, env)
+	if !*rf.record && !configured {
+		return
+	}
+	if err != nil {
+		warnRecordFailed(env, "", err, "")
+		return
+	}
+	req.DB, req.At = db, time.Now()
+	written := 0
+	for _, r := range runhistory.RecordTriage(ctx, req) {
+		for _, n := range r.Notes {
+			warn(env, "runtime history: "+r.Dir+": "+n)
+		}
+		if r.Err != nil {
+			warnRecordFailed(env, r.Dir+": ", r.Err, req.Out+"/"+r.Dir)
+			continue
+		}
+		written++
+	}
+	if written > 0 {
+		fmt.Fprintf(env.Stderr, "miles-ci: recorded %d triage attempt(s) in %s (event %s)\n", written, strings.TrimSpace(history.Redact(db)), triage.Event)
+	}
+}
+
+// triageResolve resolves a request's refs on a session's container; tests
+// replace it.
+var triageResolve = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string) (pipeline.Request, error) {
+	return pipeline.Resolve(ctx, c, req, nonce)
+}
+
+// triageEngine runs a triage's attempts on the Dagger engine: one session
+// per checkout (the head's and the merge base's), opened when first used.
+type triageEngine struct {
+	head     string
+	log      io.Writer
+	m        *report.Masker
+	inputs   engine.Inputs
+	sessions map[string]ciSession
+}
+
+func (e *triageEngine) session(ctx context.Context, repo string) (ciSession, error) {
+	if s, ok := e.sessions[repo]; ok {
+		return s, nil
+	}
+	in := e.inputs
+	in.Repo = repo
+	s, err := ciConnect(ctx, in, e.log)
+	if err != nil {
+		return nil, err
+	}
+	if e.sessions == nil {
+		e.sessions = map[string]ciSession{}
+	}
+	e.sessions[repo] = s
+	return s, nil
+}
+
+func (e *triageEngine) close() {
+	for _, s := range e.sessions {
+		s.Close()
+	}
+}
+
+func (e *triageEngine) Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error) {
+	s, err := e.session(ctx, e.head)
+	if err != nil {
+		return req, err
+	}
+	return triageResolve(ctx, s.Container(), req, nonce)
+}
+
+func (e *triageEngine) Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error) {
+	s, err := e.session(ctx, repo)
+	if err != nil {
+		return pipeline.Result{}, err
+	}
+	run := ciShardRun
+	if run == nil {
+		run = usecase.PrepareAndTest
+	}
+	res, _, err := run(ctx, s.Container(), req, nonce, e.m)
+	if err != nil {
+		return res, fmt.Errorf("%s", e.m.Mask(err.Error()))
+	}
+	return res, nil
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
+	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/report"
+)
+
+// checkoutSession is an engine session that says which checkout it has.
+type checkoutSession struct{ repo string }
+
+type checkoutContainer struct {
+	pipeline.Container
+	repo string
+}
+
+func (s checkoutSession) Container() pipeline.Container { return checkoutContainer{repo: s.repo} }
+func (checkoutSession) Close() error                    { return nil }
+
+// fakeTriageEngine runs a file by its name: test_data_source.py fails at
+// the head only, test_chunked_gae.py on odd attempts (its seed is
+// GITHUB_RUN_ATTEMPT), the rest pass.
+func fakeTriageEngine(t *testing.T) {
+	t.Helper()
+	oldConnect, oldRun, oldResolve := ciConnect, ciShardRun, triageResolve
+	t.Cleanup(func() { ciConnect, ciShardRun, triageResolve = oldConnect, oldRun, oldResolve })
+	ciConnect = func(_ context.Context, in engine.Inputs, _ io.Writer) (ciSession, error) { return checkoutSession{repo: in.Repo}, nil }
+	triageResolve = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string) (pipeline.Request, error) { return req, nil }
+	ciShardRun = func(_ context.Context, c pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		atBase := strings.Contains(c.(checkoutContainer).repo, "miles-ci-base-") // usecase.BaseCheckout's folder
+		n, _ := strconv.Atoi(req.GitHub.RunAttempt)
+		fail := false
+		switch filepath.Base(req.File.File) {
+		case "test_data_source.py":
+			fail = !atBase
+		case "test_chunked_gae.py":
+			fail = n%2 == 1
+		}
+		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Verdict: report.Passed, Passed: true}
+		exit := 0
+		tr := report.TestResult{File: req.File.File, Status: report.Pass, Attempts: 1, ElapsedS: 2, ExitCode: &exit, EstTime: 30, Tries: []report.Try{{Status: report.Pass, ElapsedS: 2}}}
+		if fail {
+			s.Verdict, s.Passed, s.ExitCode = report.Failed, false, 1
+			tr.Status, tr.Tries[0].Status = report.Fail, report.Fail
+		}
+		s.Tests = []report.TestResult{tr}
+		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "run.log", Data: "attempt " + req.GitHub.RunAttempt + "\n"}}}, pipeline.Spec{}, nil
+	}
+}
+
+func gitCheckout(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := filepath.Join(t.TempDir(), "miles")
+	testfiles.CopyTree(t, milesRepo(), dir)
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	git("checkout", "-q", "-b", "change")
+	testfiles.Write(t, dir, "CHANGE.md", "x\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "head")
+	return dir
+}
+
+func TestTriage(t *testing.T) {
+	repo := gitCheckout(t)
+	fakeTriageEngine(t)
+	dir := t.TempDir()
+	out, db := filepath.Join(dir, "triage"), filepath.Join(dir, "h.db")
+	code, stdout, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--gpus", "none", "--quiet", "--out", out, "--record", "--db", db,
+		"--file", "tests/fast/test_data_source.py", "tests/fast/test_chunked_gae.py", "tests/fast/test_rollout_buffer.py")
+	if code != 1 {
+		t.Fatalf("wanted exit 1 (a regression), got %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"tests/fast/test_data_source.py  regression  head 0 pass / 3 fail, base 3 pass / 0 fail",
+		"tests/fast/test_chunked_gae.py  flaky  head 1 pass / 1 fail",
+		"tests/fast/test_rollout_buffer.py  not-reproduced  head 3 pass / 0 fail",
+		"head #1  fail", filepath.Join(out, "tests__fast__test_data_source", "base-3", "run.log"),
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "tests__fast__test_chunked_gae", "head-2", "run.log")); err != nil || string(data) != "attempt 2\n" {
+		t.Errorf("wanted the attempt's run.log, got %q %v", data, err)
+	}
+	if !strings.Contains(stderr, "recorded 11 triage attempt(s) in "+db+" (event triage)") {
+		t.Errorf("wanted the 11 attempts recorded, got\n%s", stderr)
+	}
+	code, stdout, _ = runCLI(t, nil, "history", "flaky", "--db", db)
+	if code != 0 || !strings.Contains(stdout, "tests/fast/test_chunked_gae.py (CPU, stage-a-cpu)") || !strings.Contains(stdout, ": flaky (head 1 pass / 1 fail)") ||
+		strings.Contains(stdout, "test_data_source") {
+		t.Errorf("wanted history flaky to show the triage's flaky file only, got %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--results", dir, "--file", "x.py"); code != 2 || !strings.Contains(stderr, "one of the two") {
+		t.Errorf("wanted --file with --results refused, got %d\n%s", code, stderr)
+	}
+}
