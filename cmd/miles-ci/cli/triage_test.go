@@ -34,8 +34,12 @@ func fakeTriageEngine(t *testing.T) {
 	t.Helper()
 	oldConnect, oldRun, oldResolve := ciConnect, ciShardRun, triageResolve
 	t.Cleanup(func() { ciConnect, ciShardRun, triageResolve = oldConnect, oldRun, oldResolve })
-	ciConnect = func(_ context.Context, in engine.Inputs, _ io.Writer) (ciSession, error) { return checkoutSession{repo: in.Repo}, nil }
-	triageResolve = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string) (pipeline.Request, error) { return req, nil }
+	ciConnect = func(_ context.Context, in engine.Inputs, _ io.Writer) (ciSession, error) {
+		return checkoutSession{repo: in.Repo}, nil
+	}
+	triageResolve = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string) (pipeline.Request, error) {
+		return req, nil
+	}
 	ciShardRun = func(_ context.Context, c pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
 		atBase := strings.Contains(c.(checkoutContainer).repo, "miles-ci-base-") // usecase.BaseCheckout's folder
 		n, _ := strconv.Atoi(req.GitHub.RunAttempt)
