@@ -48,6 +48,10 @@ type TriageRequest struct {
 	Notify func(file string, a triage.Attempt)
 }
 
+// FromFork says whether the head is a pull request from a fork (given, or
+// the PR read): its attempts are handed no secrets (pipeline.HandedSecrets).
+func (r TriageRequest) FromFork() bool { return r.Head.Fork || (r.Head.PR != nil && r.Head.PR.Fork) }
+
 // TriageRunner runs a triage's attempts on an engine.
 type TriageRunner interface {
 	// Resolve resolves the moving dependency refs of a request to commits

@@ -108,7 +108,8 @@ func runTriage(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	secrets := pipeline.HandedSecrets(*fork || in.PR != nil && in.PR.Fork, env.secret)
+	req := usecase.TriageRequest{Head: in, BaseRepo: baseDir, HeadCommit: headSHA, BaseCommit: baseSHA, Files: *files, Budget: within, Out: dest}
+	secrets := pipeline.HandedSecrets(req.FromFork(), env.secret)
 	m, err := report.NewMasker(secrets)
 	if err != nil {
 		return fail(env, err)
@@ -123,15 +124,14 @@ func runTriage(args []string, env Env) int {
 	runner := &triageEngine{head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets}}
 	defer runner.close()
 	start := time.Now()
-	req := usecase.TriageRequest{Head: in, BaseRepo: baseDir, HeadCommit: headSHA, BaseCommit: baseSHA, Files: *files, Budget: within,
-		Session: start.UTC().Format("20060102T150405Z"), Out: dest, Runner: runner,
-		Notify: func(file string, a triage.Attempt) {
+	req.Session, req.Runner = start.UTC().Format("20060102T150405Z"), runner
+	req.Notify = func(file string, a triage.Attempt) {
 			line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
 			if a.Reason != "" {
 				line += ": " + a.Reason
 			}
 			io.WriteString(env.Stderr, m.Mask(line)+"\n")
-		}}
+		}
 	if attempts.Set {
 		req.Attempts = attempts.Value
 	}
