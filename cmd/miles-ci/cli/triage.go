@@ -10,6 +10,7 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/pipeline"
@@ -29,7 +30,7 @@ const defaultTriageOut = "miles-ci-triage"
 func runTriage(args []string, env Env) int {
 	fs := newFlagSet("triage", "--file PATH ... | --results DIR  [--repo DIR] [--pr N [--github-repo OWNER/NAME] | --base REF]\n"+
 		"    [--attempts K] [--budget DURATION] [--out DIR] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--image-tag T] [--pr-body-file F] [--fork] [--record] [--db URL|PATH] [--github-step-summary FILE]\n"+
+		"    [--image-tag T] [--pr-body-file F] [--fork] [--lock-dir DIR] [--record] [--db URL|PATH] [--github-step-summary FILE]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--json]", env)
 	files := fs.List("file", "PATH", "the repo-relative test files to triage, e.g. tests/e2e/short/test_x.py")
 	results := fs.String("results", "DIR", "triage every failed file of the run whose results folder is DIR (miles-ci ci, run or file-run --results)")
@@ -49,6 +50,7 @@ func runTriage(args []string, env Env) int {
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
 	asJSON := fs.Bool("json", "print the verdicts as JSON")
+	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: each attempt holds its GPUs as run and ci do (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR"))
 	gh := addGitHubFlags(fs)
 	rec := addRecordFlags(fs)
 	var within time.Duration
@@ -119,11 +121,12 @@ func runTriage(args []string, env Env) int {
 		return fail(env, err)
 	}
 	defer closeLog()
-	// TODO(issue 30): take the host's device lease around each attempt
-	// once the host lock lands, as ci and run do.
-	runner := &triageEngine{head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets}}
-	defer runner.close()
 	start := time.Now()
+	runner := &triageEngine{head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets},
+		lock: usecase.HostLock(lockDirOr(*lockDir), os.Args), waiting: func(h graph.Held) {
+			fmt.Fprintf(env.Stderr, "miles-ci: [%4.0fs] waiting for GPUs %s, held by %s\n", time.Since(start).Seconds(), strings.Join(h.Devices, ","), ghoutput.Plain(h.By))
+		}}
+	defer runner.close()
 	req.Session, req.Runner = start.UTC().Format("20060102T150405Z"), runner
 	req.Notify = func(file string, a triage.Attempt) {
 			line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
@@ -200,6 +203,8 @@ var triageResolve = func(ctx context.Context, c pipeline.Container, req pipeline
 type triageEngine struct {
 	head     string
 	log      io.Writer
+	lock     graph.Leaser
+	waiting  func(graph.Held)
 	m        *report.Masker
 	inputs   engine.Inputs
 	sessions map[string]ciSession
@@ -240,6 +245,15 @@ func (e *triageEngine) Run(ctx context.Context, repo string, req pipeline.Reques
 	s, err := e.session(ctx, repo)
 	if err != nil {
 		return pipeline.Result{}, err
+	}
+	// Each attempt holds its GPUs in the host lock while it runs, as run
+	// and every shard of ci do: a triage never shares a device with them.
+	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
+		release, err := usecase.Lease(ctx, e.lock, h, devs, e.waiting)
+		if err != nil {
+			return pipeline.Result{}, err
+		}
+		defer release()
 	}
 	run := ciShardRun
 	if run == nil {
