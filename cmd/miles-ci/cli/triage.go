@@ -129,12 +129,12 @@ func runTriage(args []string, env Env) int {
 	defer runner.close()
 	req.Session, req.Runner = start.UTC().Format("20060102T150405Z"), runner
 	req.Notify = func(file string, a triage.Attempt) {
-			line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
-			if a.Reason != "" {
-				line += ": " + a.Reason
-			}
-			io.WriteString(env.Stderr, m.Mask(line)+"\n")
+		line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
+		if a.Reason != "" {
+			line += ": " + a.Reason
 		}
+		io.WriteString(env.Stderr, m.Mask(line)+"\n")
+	}
 	if attempts.Set {
 		req.Attempts = attempts.Value
 	}
