@@ -93,6 +93,8 @@ type Store interface {
 	// identity, then newest first (recorded_at, run id, run attempt, test
 	// attempt, all descending), at most q.Limit per identity.
 	Samples(ctx context.Context, q SampleQuery) ([]estimate.Sample, error)
+	// Census counts what q keeps of the table at each of its filters.
+	Census(ctx context.Context, q SampleQuery) (Census, error)
 	// Rows are every row with recorded_at in [from, before) (the zero
 	// times leave that end open), ordered by the idempotency key.
 	Rows(ctx context.Context, from, before time.Time) ([]Row, error)

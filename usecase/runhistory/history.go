@@ -95,9 +95,11 @@ func (r EstTimeRequest) Validate() error {
 
 // EstTimeResult is what the calibration changed.
 type EstTimeResult struct {
-	From    time.Time         `json:"from"`
-	Before  time.Time         `json:"before"`
-	Samples int               `json:"samples"`
+	From    time.Time `json:"from"`
+	Before  time.Time `json:"before"`
+	Samples int       `json:"samples"`
+	// Found says what the read found and left out, and why (Found).
+	Found   string            `json:"found"`
 	Changes []estimate.Change `json:"changes"`
 	// Files are the test files rewritten (or, with DryRun, to rewrite).
 	Files  []string `json:"files"`
@@ -131,7 +133,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 		return EstTimeResult{}, err
 	}
 	defer store.Close()
-	samples, err := store.Samples(ctx, history.SampleQuery{From: from, Before: before, Events: events, Ref: "refs/heads/main", Limit: estimate.MaxSamples})
+	samples, found, err := readSamples(ctx, store, sampleQuery(from, before, events))
 	if err != nil {
 		return EstTimeResult{}, err
 	}
@@ -145,7 +147,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	if err != nil {
 		return EstTimeResult{}, err
 	}
-	res := EstTimeResult{From: from, Before: before, Samples: len(samples), Changes: []estimate.Change{}, Files: []string{}, DryRun: r.DryRun}
+	res := EstTimeResult{From: from, Before: before, Samples: len(samples), Found: found, Changes: []estimate.Change{}, Files: []string{}, DryRun: r.DryRun}
 	rendered := map[string][]byte{}
 	realRoot, err := fsinput.RealPath(root)
 	if err != nil {
@@ -710,9 +712,11 @@ type ShardLoad struct {
 	// Today is the shard's est_time total as the checkout splits it now.
 	Today float64 `json:"today_s"`
 	// Observed is what today's shard took: each file's latest PASS
-	// seconds, its est_time where it has none (Unobserved counts those).
-	Observed   float64 `json:"observed_s"`
-	Unobserved int     `json:"unobserved"`
+	// seconds, its est_time where it has none (Unobserved counts those,
+	// UnobservedEst is their est_time: never an observation).
+	Observed      float64 `json:"observed_s"`
+	Unobserved    int     `json:"unobserved"`
+	UnobservedEst float64 `json:"unobserved_est_time_s"`
 	// Calibrated is the shard of the same index when the stage is split by
 	// the calibrated est_time (today's where a file has no estimate).
 	Calibrated float64 `json:"calibrated_s"`
@@ -722,9 +726,31 @@ type ShardLoad struct {
 
 // ShardsAnswer is a stage's shards and the job's timeout.
 type ShardsAnswer struct {
-	Stage    string      `json:"stage"`
-	TimeoutS int         `json:"timeout_s"`
-	Shards   []ShardLoad `json:"shards"`
+	Stage    string `json:"stage"`
+	TimeoutS int    `json:"timeout_s"`
+	// Found says what the read found and left out, and why (Found).
+	Found  string      `json:"found"`
+	Shards []ShardLoad `json:"shards"`
+}
+
+// Text is the answer as `history shards` prints it. "observed" is only ever
+// what ran: a file without a sample is counted at its est_time and said so.
+func (a ShardsAnswer) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: job timeout %ds\n", a.Stage, a.TimeoutS)
+	for _, s := range a.Shards {
+		over := ""
+		if s.Observed > float64(a.TimeoutS) || s.Calibrated > float64(a.TimeoutS) {
+			over = "  OVER THE TIMEOUT: add a shard"
+		}
+		load := fmt.Sprintf("observed %.0fs", s.Observed)
+		if s.Unobserved > 0 {
+			load = fmt.Sprintf("observed %.0fs + est_time %.0fs of the %d never observed = %.0fs", s.Observed-s.UnobservedEst, s.UnobservedEst, s.Unobserved, s.Observed)
+		}
+		fmt.Fprintf(&b, "  shard %d: est_time %.0fs, calibrated est_time %.0fs, %s (%d files)%s\n",
+			s.Shard, s.Today, s.Calibrated, load, len(s.Files), over)
+	}
+	return b.String()
 }
 
 // Shards splits the stage's regular-cadence tests (every label) as rules
@@ -759,7 +785,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 		events = []string{"schedule"}
 	}
 	from, before := estimate.Window(r.AsOf)
-	samples, err := store.Samples(ctx, history.SampleQuery{From: from, Before: before, Events: events, Ref: "refs/heads/main", Limit: estimate.MaxSamples})
+	samples, found, err := readSamples(ctx, store, sampleQuery(from, before, events))
 	if err != nil {
 		return ShardsAnswer{}, err
 	}
@@ -782,7 +808,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 	}
 	n := max(st.Shards, 1)
 	p := policy.ProfileOf(st.Backend)
-	ans := ShardsAnswer{Stage: st.Name, TimeoutS: tables.RunSteps.TimeoutMinutes(st.Backend, p.StageTimeoutMinutes) * 60}
+	ans := ShardsAnswer{Stage: st.Name, TimeoutS: tables.RunSteps.TimeoutMinutes(st.Backend, p.StageTimeoutMinutes) * 60, Found: found}
 	cal := policy.AssignShards(calibrated, n)
 	for i, shard := range policy.AssignShards(today, n) {
 		l := ShardLoad{Shard: i, Files: []string{}}
@@ -793,6 +819,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 				l.Observed += s
 			} else {
 				l.Observed += t.EstTime
+				l.UnobservedEst += t.EstTime
 				l.Unobserved++
 			}
 		}

@@ -72,6 +72,8 @@ func estTime(args []string, env Env) int {
 			return fail(env, fmt.Errorf("--report-file: %w", err))
 		}
 	}
+	// What the read found goes beside Miles' report, which stays its bytes.
+	annotate(env, "notice", "est-time: "+res.Found)
 	if *asJSON {
 		return printJSON(env, res)
 	}
@@ -92,16 +94,17 @@ func asOfDate(text string) (time.Time, error) {
 }
 
 func historyCmd(args []string, env Env) int {
-	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards}
+	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards,
+		"slowest": historySlowest, "trend": historyTrend, "chart": historyChart}
 	if len(args) == 0 || sub[args[0]] == nil {
-		fs := newFlagSet("history", "init|import|flaky|shards ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
+		fs := newFlagSet("history", "init|import|flaky|shards|slowest|trend|chart ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
 		if len(args) == 0 {
-			return fs.usageError("give a subcommand: init, import, flaky or shards")
+			return fs.usageError("give a subcommand: init, import, flaky, shards, slowest, trend or chart")
 		}
 		if code := fs.parseOrExit(args); code >= 0 {
 			return code
 		}
-		return fs.usageError("%q is not a subcommand of history; give init, import, flaky or shards", args[0])
+		return fs.usageError("%q is not a subcommand of history; give init, import, flaky, shards, slowest, trend or chart", args[0])
 	}
 	return sub[args[0]](args[1:], env)
 }
@@ -329,17 +332,150 @@ func historyShards(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	annotate(env, "notice", "history shards: "+ans.Found)
 	if *asJSON {
 		return printJSON(env, ans)
 	}
-	fmt.Fprintf(env.Stdout, "%s: job timeout %ds\n", ans.Stage, ans.TimeoutS)
-	for _, s := range ans.Shards {
-		over := ""
-		if s.Observed > float64(ans.TimeoutS) || s.Calibrated > float64(ans.TimeoutS) {
-			over = "  OVER THE TIMEOUT: add a shard"
-		}
-		fmt.Fprintf(env.Stdout, "  shard %d: est_time %.0fs, calibrated %.0fs, observed %.0fs (%d files, %d unobserved)%s\n",
-			s.Shard, s.Today, s.Calibrated, s.Observed, len(s.Files), s.Unobserved, over)
+	io.WriteString(env.Stdout, ans.Text())
+	return 0
+}
+
+// historyWindowFlags are the flags of the history views that read the
+// calibration's window: --repo, --db, --as-of, --events.
+type historyWindowFlags struct {
+	repo, db, asOf *string
+	events         *[]string
+}
+
+func addHistoryWindowFlags(fs *flagSet) historyWindowFlags {
+	return historyWindowFlags{
+		repo:   fs.String("repo", "DIR", "the Miles checkout whose est_time is shown beside (default: the current folder)"),
+		db:     dbFlag(fs),
+		asOf:   fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the 21-day window (default: today)"),
+		events: fs.List("events", "E", "samples of these events (default: schedule; local adds local runs)"),
 	}
+}
+
+// resolve returns the database and the date; code >= 0 is an exit code.
+func (f historyWindowFlags) resolve(fs *flagSet, env Env) (db string, asOf time.Time, code int) {
+	db, _, err := historyDB(fs, *f.db, env)
+	if err != nil {
+		return "", time.Time{}, fail(env, err)
+	}
+	if asOf, err = asOfDate(*f.asOf); err != nil {
+		return "", time.Time{}, fs.usageError("%v", err)
+	}
+	return db, asOf, -1
+}
+
+func historySlowest(args []string, env Env) int {
+	fs := newFlagSet("history slowest", "[--top N] [--repo DIR] [--db URL|PATH] [--as-of YYYY-MM-DD] [--events E ...] [--json]", env)
+	top := fs.Int("top", "N", "list the N slowest (default 20)", 1, 100000)
+	wf := addHistoryWindowFlags(fs)
+	asJSON := fs.Bool("json", "print the tests as JSON")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := runhistory.SlowestRequest{Repo: *wf.repo, Events: *wf.events, Top: 20}
+	if top.Set {
+		req.Top = top.Value
+	}
+	var code int
+	if req.DB, req.AsOf, code = wf.resolve(fs, env); code >= 0 {
+		return code
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	ans, err := runhistory.Slowest(ctx, req)
+	if err != nil {
+		return fail(env, err)
+	}
+	annotate(env, "notice", "history slowest: "+ans.Found)
+	if *asJSON {
+		return printJSON(env, ans)
+	}
+	io.WriteString(env.Stdout, ans.Text())
+	return 0
+}
+
+func historyTrend(args []string, env Env) int {
+	fs := newFlagSet("history trend", "FILE [--days N] [--db URL|PATH] [--as-of YYYY-MM-DD] [--json]", env)
+	days := fs.Int("days", "N", "the last N days before --as-of's midnight (default 90)", 1, 3650)
+	db := dbFlag(fs)
+	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the days shown (default: tomorrow, so today's runs show)")
+	asJSON := fs.Bool("json", "print the attempts as JSON")
+	// FILE comes first, the one argument that is not a flag.
+	var file string
+	if len(args) > 0 && !isFlag(args[0]) {
+		file, args = args[0], args[1:]
+	}
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	if file == "" {
+		return fs.usageError("give the test file, e.g. miles-ci history trend tests/e2e/megatron/test_qwen3_4b_ckpt.py")
+	}
+	req := runhistory.TrendRequest{File: file, Days: 90}
+	if days.Set {
+		req.Days = days.Value
+	}
+	var err error
+	if req.DB, _, err = historyDB(fs, *db, env); err != nil {
+		return fail(env, err)
+	}
+	if req.AsOf, err = asOfDate(*asOf); err != nil {
+		return fs.usageError("%v", err)
+	}
+	if *asOf == "" {
+		req.AsOf = req.AsOf.AddDate(0, 0, 1)
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	ans, err := runhistory.Trend(ctx, req)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		return printJSON(env, ans)
+	}
+	io.WriteString(env.Stdout, ans.Text())
+	return 0
+}
+
+func historyChart(args []string, env Env) int {
+	fs := newFlagSet("history chart", "--out FILE.svg [--stage S ...] [--top N] [--repo DIR] [--db URL|PATH] [--as-of YYYY-MM-DD] [--events E ...]", env)
+	out := fs.String("out", "FILE", "write the SVG to FILE (- for stdout)", required())
+	stages := fs.List("stage", "S", "draw these stages' shards (default: every stage of the roster but the B200 pool's)")
+	top := fs.Int("top", "N", "draw the N slowest tests (default 40)", 1, 1000)
+	wf := addHistoryWindowFlags(fs)
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	req := runhistory.ChartRequest{Repo: *wf.repo, Events: *wf.events}
+	if fs.Given("stage") {
+		req.Stages = *stages
+	}
+	if top.Set {
+		req.Top = top.Value
+	}
+	var code int
+	if req.DB, req.AsOf, code = wf.resolve(fs, env); code >= 0 {
+		return code
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	ans, err := runhistory.Chart(ctx, req)
+	if err != nil {
+		return fail(env, err)
+	}
+	annotate(env, "notice", "history chart: "+ans.Slowest.Found)
+	if *out == "-" {
+		io.WriteString(env.Stdout, ans.SVG)
+		return 0
+	}
+	if err := os.WriteFile(*out, []byte(ans.SVG), 0o644); err != nil {
+		return fail(env, fmt.Errorf("--out: %w", err))
+	}
+	fmt.Fprintf(env.Stderr, "history chart: wrote %s (%d tests, %d stages)\n", *out, len(ans.Slowest.Tests), len(ans.Shards))
 	return 0
 }
