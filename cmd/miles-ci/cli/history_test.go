@@ -105,6 +105,12 @@ func TestEstTimeCommand(t *testing.T) {
 	if code != 0 || stdout != string(want) {
 		t.Errorf("wanted exit 0 and Miles' report, got %d %q %q", code, stdout, stderr)
 	}
+	var errb strings.Builder
+	Run([]string{"est-time", "--repo", "../../../usecase/runhistory/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12", "--dry-run"},
+		Env{Stdout: io.Discard, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if !strings.HasPrefix(errb.String(), "::notice::est-time: found 71 sample(s) of 85 row(s) in the history: ") {
+		t.Errorf("wanted what est-time found on stderr, got %q", errb.String())
+	}
 	if code, _, _ := runCLI(t, nil, "est-time", "--as-of", "2026-13-01", "--db", db); code != 2 {
 		t.Errorf("wanted a usage error for a bad date, got %d", code)
 	}
@@ -113,7 +119,7 @@ func TestEstTimeCommand(t *testing.T) {
 		t.Errorf("wanted test_positional as flaky, got %d %q", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, nil, "history", "shards", "--stage", "stage-c-8-gpu-h100", "--repo", "../../../usecase/runhistory/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12")
-	want2 := "stage-c-8-gpu-h100: job timeout 21600s\n  shard 0: est_time 660s, calibrated 670s, observed 261s (2 files, 0 unobserved)\n  shard 1: est_time 640s, calibrated 710s, observed 563s (4 files, 0 unobserved)\n"
+	want2 := "stage-c-8-gpu-h100: job timeout 21600s\n  shard 0: est_time 660s, calibrated est_time 670s, observed 261s (2 files)\n  shard 1: est_time 640s, calibrated est_time 710s, observed 563s (4 files)\n"
 	if code != 0 || stdout != want2 {
 		t.Errorf("wanted %q, got %d %q", want2, code, stdout)
 	}
