@@ -64,8 +64,8 @@ const maxHolder = 512
 // devices). ok false: another process holds some, which held names with
 // who holds them.
 func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph.Held, ok bool, err error) {
-	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
-		return nil, graph.Held{}, false, fmt.Errorf("cannot make the lock folder %s: %v; give another with --lock-dir", l.Dir, err)
+	if err := l.makeDir(); err != nil {
+		return nil, graph.Held{}, false, err
 	}
 	sorted := slices.Clone(devs)
 	slices.SortFunc(sorted, func(a, b string) int {
@@ -136,17 +136,39 @@ func (l *Lock) now() time.Time {
 	return l.Now()
 }
 
+// makeDir makes the lock folder, open to every user (sticky, as /tmp is):
+// a runner's job hook that runs as another user takes the same locks.
+func (l *Lock) makeDir() error {
+	if _, err := os.Stat(l.Dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
+		return fmt.Errorf("cannot make the lock folder %s: %v; give another with --lock-dir", l.Dir, err)
+	}
+	os.Chmod(l.Dir, 0o777|os.ModeSticky)
+	return nil
+}
+
 // lock opens a lock file and tries to flock it; taken false when another
 // holds it.
 func (l *Lock) lock(name string, mode int) (*os.File, bool, error) {
 	path := filepath.Join(l.Dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o666)
+	if errors.Is(err, os.ErrPermission) {
+		// Another user's lock file: flock needs no write access, only
+		// the record does.
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot open the lock file %s: %v; give a lock folder this process may write with --lock-dir", path, err)
 	}
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
 		f.Close()
 		return nil, false, fmt.Errorf("the lock file %s is not a regular file; remove it", path)
+	}
+	if info.Mode().Perm() != 0o666 {
+		f.Chmod(0o666) // best effort: the umask cut what another user needs
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), mode|syscall.LOCK_NB)

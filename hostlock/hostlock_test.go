@@ -118,3 +118,20 @@ func TestLockFolderErrors(t *testing.T) {
 		t.Errorf("a symlinked lock file: wanted it refused, got %v", err)
 	}
 }
+
+// TestLockFilesOpenToEveryUser: a runner's job hook that runs as another
+// user must open the folder and the files, whatever this process's umask.
+func TestLockFilesOpenToEveryUser(t *testing.T) {
+	dir := t.TempDir() + "/gpus"
+	l := &Lock{Dir: dir}
+	release, _, ok, err := l.TryLease(host(t, "0-1"), []string{"0"})
+	if !ok || err != nil {
+		t.Fatalf("wanted the lease, got ok=%v %v", ok, err)
+	}
+	defer release()
+	for path, want := range map[string]os.FileMode{dir: 0o777 | os.ModeSticky | os.ModeDir, dir + "/" + DeviceFile("0"): 0o666} {
+		if info, err := os.Stat(path); err != nil || info.Mode() != want {
+			t.Errorf("%s: wanted mode %v, got %v %v", path, want, info.Mode(), err)
+		}
+	}
+}
