@@ -98,7 +98,7 @@ func explainStage(reg *Registry, r Registration, rp RunPolicy) Explanation {
 	// advice on what would select it (a label would only list it as skipped).
 	disabled := ""
 	if r.Disabled != nil {
-		disabled = "disabled: " + skipReason(*r.Disabled) + ", so no run executes it (one that selects it lists it as skipped); "
+		disabled = "disabled: " + strings.TrimRight(skipReason(*r.Disabled), ".") + ", so no run executes it (one that selects it lists it as skipped); "
 	}
 	switch {
 	case r.Nightly && !rp.AdmitNightly:
