@@ -138,6 +138,27 @@ else
 	bad "call plan error (error does not name the bad backend)"
 fi
 
+# A typo is an error naming the nearest known name, on the module as on the CLI
+# (usecase.UnknownError); with a mistyped label the answer stays Miles'.
+typo() { # NAME WANT -- dagger call args
+	local name=$1 want=$2
+	shift 3
+	echo "=== RUN $name"
+	if dagger call "$@" >"$out/got" 2>"$out/got.err"; then
+		bad "$name (wanted a failure)"
+	elif grep -qF "$want" "$out/got.err"; then
+		ok "$name"
+	else
+		tail -n 10 "$out/got.err"
+		bad "$name (error does not name $want)"
+	fi
+}
+typo "call plan mistyped suite" "did you mean stage-a-cpu?" -- --source "$fixture" plan --hw cpu --suite stage-a-cpuu
+typo "call stage mistyped name" "did you mean stage-b-cpu?" -- --source "$fixture" stage --name stage-b-cpuu shard --id 0 plan
+typo "call ci --only mistyped stage" "did you mean stage-a-cpu?" -- --source "$fixture" --gpus none ci --event schedule --schedule "0 15 * * 0-5" --only stage-z plan
+same "call plan with a mistyped label (Miles' answer)" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --labels run-ci-megatorn --json \
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu --labels run-ci-megatorn
+
 fi
 
 if suite pr; then source hack/e2e/pr.sh; fi
