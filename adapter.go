@@ -200,6 +200,21 @@ func (x ctr) ReadFile(ctx context.Context, path string, limit int) (string, erro
 	return out, explain(err)
 }
 
+func (x ctr) ImageRef(ctx context.Context) (string, error) {
+	ref, err := x.c.ImageRef(ctx)
+	return ref, explain(err)
+}
+
+func (x ctr) Publish(ctx context.Context, ref string) (string, error) {
+	out, err := x.c.Publish(ctx, ref)
+	return out, explain(err)
+}
+
+func (x ctr) SourceFileDigest(ctx context.Context, rel string) (string, error) {
+	d, err := x.s.source.File(rel).Digest(ctx, dagger.FileDigestOpts{ExcludeMetadata: true})
+	return d, explain(err)
+}
+
 // explain adds the failed command and the end of its output to an engine
 // error (a failing step deep in the chain otherwise reads "exit code: 1").
 func explain(err error) error {

@@ -113,6 +113,12 @@ func Build(req Request) (Spec, error) {
 	if p.StageImage != "" {
 		b.spec.Image = p.StageImage
 	}
+	if req.CacheRegistry != "" {
+		if err := CheckCacheRegistry(req.CacheRegistry); err != nil {
+			return Spec{}, err
+		}
+		b.spec.CacheRegistry = req.CacheRegistry
+	}
 	steps(b)
 	b.stamps()
 	b.runPhase()

@@ -38,6 +38,14 @@ type fakeEngine struct {
 	handler func(e fakeExec, files map[string]string) (stdout string, code int, writes map[string]string)
 	// ran counts every command evaluated, by its joined argv.
 	ran []string
+	// cacheRepo is the cache registry's repository: From of a tag of it
+	// answers from registry (tag -> digest ref); Publish writes there, and
+	// published lists what it pushed, each with its ops.
+	cacheRepo string
+	registry  map[string]string
+	published []string
+	// sources are checkout files' contents, for SourceFileDigest.
+	sources map[string]string
 }
 
 func newFake(h func(e fakeExec, files map[string]string) (string, int, map[string]string)) *fake {
@@ -57,6 +65,50 @@ func (f *fake) clone(op string) *fake {
 }
 
 func (f *fake) From(image string) Container { return f.clone("from " + image) }
+
+// ImageRef answers right after a From: a cache registry tag by the digest
+// it was published with (an error when it was not), any other image as
+// IMAGE@sha256:base.
+func (f *fake) ImageRef(context.Context) (string, error) {
+	if len(f.ops) == 0 || !strings.HasPrefix(f.ops[len(f.ops)-1], "from ") {
+		return "", fmt.Errorf("image ref: not right after a From")
+	}
+	image := strings.TrimPrefix(f.ops[len(f.ops)-1], "from ")
+	if f.eng.cacheRepo != "" && strings.HasPrefix(image, f.eng.cacheRepo+":") {
+		if ref, ok := f.eng.registry[image]; ok {
+			return ref, nil
+		}
+		return "", fmt.Errorf("%s: not found", image)
+	}
+	if strings.Contains(image, "@") {
+		return image, nil
+	}
+	return image + "@sha256:base", nil
+}
+
+// Publish evaluates the container and pushes it under ref.
+func (f *fake) Publish(ctx context.Context, ref string) (string, error) {
+	if _, err := f.Stdout(ctx); err != nil {
+		return "", err
+	}
+	if f.eng.registry == nil {
+		f.eng.registry = map[string]string{}
+	}
+	repo := ref[:strings.LastIndex(ref, ":")] // ref is REPO:TAG
+	digest := fmt.Sprintf("%s@sha256:%d", repo, len(f.eng.published)+1)
+	f.eng.registry[ref] = digest
+	f.eng.published = append(f.eng.published, ref)
+	return digest, nil
+}
+
+// SourceFileDigest is the file's contents, marked as a digest.
+func (f *fake) SourceFileDigest(_ context.Context, rel string) (string, error) {
+	data, ok := f.eng.sources[rel]
+	if !ok {
+		data = "contents of " + rel
+	}
+	return "sha256:" + data, nil
+}
 func (f *fake) WithEnvVariable(name, value string) Container {
 	n := f.clone("env " + name + "=" + value)
 	n.env[name] = value

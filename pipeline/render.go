@@ -68,6 +68,16 @@ type Container interface {
 	Entries(ctx context.Context, path string) ([]string, error)
 	// ReadFile returns a file's contents, or an error when it is larger than limit bytes.
 	ReadFile(ctx context.Context, path string, limit int) (string, error)
+	// ImageRef is the registry image a From just started from, by digest
+	// (REPO@sha256:...); an error for one that is not there, or for a
+	// container that did not start from a registry image.
+	ImageRef(ctx context.Context) (string, error)
+	// Publish pushes the container (its filesystem, not its mounts, and its
+	// config) to ref and returns ref with the digest pushed.
+	Publish(ctx context.Context, ref string) (string, error)
+	// SourceFileDigest is the digest of the contents of one file of the
+	// Miles checkout (repo-relative rel).
+	SourceFileDigest(ctx context.Context, rel string) (string, error)
 }
 
 // FileType is what a path of a container is.
@@ -191,12 +201,17 @@ type Prepared struct {
 	Container Container
 	// Notes say what a decision found, e.g. the ROCm patch state.
 	Notes []string
+	// Layers say whether the dependency layers were pulled from the cache
+	// registry or built here (zero without one).
+	Layers Layers
 }
 
 // Render turns a resolved spec into a container: the image, static env and
 // caches, then every step up to the run phase in order (deciding the ROCm
 // patch on the way), then the per-run GPUs, env, data, /dev/shm and secrets.
-// It runs nothing itself except the patch checks.
+// It runs nothing itself except the patch checks and, with a cache registry
+// (Spec.CacheRegistry), what looks up, pulls or publishes the dependency
+// layers (renderDeps).
 func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 	if len(spec.Resolve) > 0 {
 		var refs []string
@@ -205,15 +220,11 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 		}
 		return Prepared{}, fmt.Errorf("unresolved dependency refs (%s): run pipeline.Resolve before rendering", strings.Join(refs, ", "))
 	}
-	c = c.From(spec.Image)
-	for _, e := range spec.Env {
-		c = c.WithEnvVariable(e.Name, e.Value)
+	c, notes, layers, err := renderDeps(ctx, c, spec)
+	if err != nil {
+		return Prepared{}, err
 	}
-	for _, m := range spec.Caches {
-		c = c.WithMountedCache(m.Path, m.Key, m.Sharing)
-	}
-	var notes []string
-	for _, s := range spec.Steps {
+	for _, s := range spec.Steps[len(depSteps(spec)):] {
 		if s.Phase == PhaseRun {
 			continue
 		}
@@ -243,7 +254,7 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 	for _, name := range spec.Secrets {
 		c = c.WithSecretVariable(name)
 	}
-	return Prepared{Container: c.WithWorkdir(Workspace), Notes: notes}, nil
+	return Prepared{Container: c.WithWorkdir(Workspace), Notes: notes, Layers: layers}, nil
 }
 
 // applyStep adds one step to the chain.
@@ -312,6 +323,8 @@ type Result struct {
 	// a fixed name (or artifacts/NAME), bounded and masked, built from what
 	// the engine captured and the runner's files read after the run.
 	Files []ResultFile
+	// Layers say where the dependency layers came from (Prepared.Layers).
+	Layers Layers
 }
 
 // ResultFile is one file of the results folder.
@@ -494,7 +507,7 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		{ExitCodeFile, fmt.Sprintf("%d\n", summary.ExitCode)},
 		{ElapsedFile, fmt.Sprintf("%.0f\n", rec.ElapsedS)},
 	}
-	return Result{Summary: summary, Files: append(out, files...)}, nil
+	return Result{Summary: summary, Files: append(out, files...), Layers: p.Layers}, nil
 }
 
 // PlanEnv carries the planned files, in order, to the run wrapper (a JSON
@@ -536,7 +549,7 @@ func overdueResult(p Prepared, spec Spec, m *report.Masker) Result {
 	if err != nil {
 		js = []byte("{}")
 	}
-	return Result{Summary: summary, Files: []ResultFile{
+	return Result{Summary: summary, Layers: p.Layers, Files: []ResultFile{
 		{SummaryFile, m.Mask(string(js))},
 		{JUnitFile, m.Mask(string(report.JUnit(summary)))},
 		{RunLogFile, "[miles-ci: " + why + "]\n"},

@@ -59,6 +59,10 @@ type Request struct {
 	// Notes are what the request's own decisions found that the results
 	// should say (summary.json notes), e.g. that CI skips the stage on the PR.
 	Notes []string
+	// CacheRegistry is --cache-registry: the repository the dependency
+	// layers are shared through across hosts ("" = this host's engine cache
+	// only); CheckCacheRegistry holds its form.
+	CacheRegistry string
 	// TimeoutMinutes ends a stage run that takes longer (0 = the stage's
 	// default, StageTimeoutMinutes); a single-file run has its own (rules §10).
 	TimeoutMinutes int

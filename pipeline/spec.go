@@ -268,6 +268,11 @@ type Spec struct {
 	Resolve []ResolveStep `json:"resolve"`
 	// Steps are the container's steps in order.
 	Steps []Step `json:"steps"`
+	// CacheRegistry, when set, is the repository the dependency layers
+	// (the steps before the source phase) are shared through across hosts:
+	// pulled by digest when published under their content key (LayerKey),
+	// else built and published there.
+	CacheRegistry string `json:"cache_registry,omitempty"`
 	// Tests are the files the run reports on (miles-ci's own plan).
 	Tests []ExpectedTest `json:"tests"`
 	// Skipped are the plan's disabled tests, with their reasons.

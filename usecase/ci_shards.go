@@ -39,6 +39,9 @@ type EngineShards struct {
 	Nonce string
 	// Masker masks the session's secret values in all a run hands back.
 	Masker *report.Masker
+	// CacheRegistry is --cache-registry: every shard shares its prepared
+	// dependency layers through it (pipeline.Request.CacheRegistry).
+	CacheRegistry string
 	// Run prepares and runs one shard; nil is pipeline.Prepare then
 	// pipeline.Test (tests replace it).
 	Run func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
@@ -57,7 +60,8 @@ type ciShard struct {
 	layerKey string
 	// kept marks a shard an earlier attempt ran, whose files a re-run
 	// keeps byte for byte (not recorded again, no layers prepared).
-	kept bool
+	kept   bool
+	layers pipeline.LayerSource
 }
 
 // PrepareAndTest prepares and runs one request's container
@@ -84,6 +88,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	if err != nil {
 		return graph.Outcome{Result: graph.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
 	}
+	req.CacheRegistry = e.CacheRegistry
 	res, spec, err := run(ctx, c, req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
 		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
@@ -93,7 +98,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	}
 	sum := res.Summary
 	e.mu.Lock()
-	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec)})
+	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec), layers: res.Layers.Source})
 	e.mu.Unlock()
 	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum}
 	if !sum.Passed {
@@ -280,5 +285,18 @@ func layerReuse(done []ciShard) string {
 	for _, n := range by {
 		reused += n - 1
 	}
-	return fmt.Sprintf("dependency layers: %d shard(s) prepared %d distinct layer set(s); %d reused one another's (same image and refs)", n, len(by), reused)
+	line := fmt.Sprintf("dependency layers: %d shard(s) prepared %d distinct layer set(s); %d reused one another's (same image and refs)", n, len(by), reused)
+	pulled, built := 0, 0
+	for _, d := range done {
+		switch d.layers {
+		case pipeline.LayersPulled:
+			pulled++
+		case pipeline.LayersBuilt:
+			built++
+		}
+	}
+	if pulled+built > 0 {
+		line += fmt.Sprintf("; through the cache registry, %d pulled, %d built", pulled, built)
+	}
+	return line
 }

@@ -63,6 +63,9 @@ type Inputs struct {
 	Models, Datasets bool
 	// TimeoutMinutes overrides a stage run's timeout (0 = the stage's default).
 	TimeoutMinutes int
+	// CacheRegistry is --cache-registry: the repository the prepared
+	// dependency layers are shared through across hosts ("" = none).
+	CacheRegistry string
 
 	// PR is the pull request --pr named, read with its changed files: its
 	// facts fill what Given says the caller left out; nil without --pr.
@@ -386,6 +389,12 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 		return pipeline.Request{}, fmt.Errorf("GitHub run facts: %w", err)
 	}
 	req.GitHub = in.GitHub
+	if in.CacheRegistry != "" {
+		if err := pipeline.CheckCacheRegistry(in.CacheRegistry); err != nil {
+			return pipeline.Request{}, err
+		}
+		req.CacheRegistry = in.CacheRegistry
+	}
 
 	din := deps.Inputs{Backend: hw, PRBody: in.PRBody, SGLangInput: in.SGLangInput, MegatronInput: in.MegatronInput}
 	switch {

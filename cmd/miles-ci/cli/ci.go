@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -23,7 +24,7 @@ func runCI(args []string, env Env) int {
 		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
 		"    [--gpus all|none|IDS|KIND:IDS | --hosts FILE] [--substitute FROM=TO ...] [--lock-dir DIR] [--max-parallel N] [--only S ...] [--skip S ...]\n"+
-		"    [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH]\n"+
+		"    [--cache-registry REF] [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
@@ -54,6 +55,7 @@ func runCI(args []string, env Env) int {
 	quiet := fs.Bool("quiet", "keep no log of the engine's progress")
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
+	cacheRegistry := fs.String("cache-registry", "REF", "share every shard's prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when another host published them, else built and published; the summary counts pulls and builds")
 	rec := addRecordFlags(fs)
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
@@ -163,7 +165,12 @@ func runCI(args []string, env Env) int {
 		return ans.Report.ExitStatus()
 	}
 	req.Leaser = usecase.HostLock(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
-	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec,
+	if *cacheRegistry != "" {
+		if err := pipeline.CheckCacheRegistry(*cacheRegistry); err != nil {
+			return fs.usageError("%v", err)
+		}
+	}
+	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec, cacheRegistry: *cacheRegistry,
 		live: isTerminal(env.Stdout, env.Getenv)}, gh)
 }
 
@@ -217,7 +224,9 @@ func detectGPUs() ([]graph.Detected, error) {
 // ciEngineFlags are the real run's output flags.
 type ciEngineFlags struct {
 	results, engineLog string
-	quiet, progress    bool
+	// cacheRegistry is --cache-registry (EngineShards.CacheRegistry).
+	cacheRegistry   string
+	quiet, progress bool
 	// live draws a live table of the jobs (stdout is a terminal).
 	live bool
 	// fs and rec are the recording flags (--record, --db).

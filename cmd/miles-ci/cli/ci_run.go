@@ -60,7 +60,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	defer closeLog()
 	ctx, stop := signalContext(env)
 	defer stop()
-	runner := &usecase.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun}
+	runner := &usecase.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
 	if len(req.Hosts) > 0 {
 		f := &fleet{inputs: host, log: log, hosts: req.Hosts}
 		defer f.close()

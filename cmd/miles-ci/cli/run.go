@@ -30,6 +30,7 @@ type runFlags struct {
 	repo, prBody, sglang, megatron, imageTag, prNumber, headSHA *string
 	gpus, visible, models, datasets, runID, results, engineLog  *string
 	lockDir                                                     *string
+	cacheRegistry                                               *string
 	fork, dryRun, asJSON, quiet, progress                       *bool
 	timeout                                                     *optInt
 	gh                                                          *githubFlags
@@ -38,7 +39,7 @@ type runFlags struct {
 }
 
 func addRunFlags(fs *flagSet) runFlags {
-	return runFlags{
+	f := runFlags{
 		repo:      fs.String("repo", "DIR", "the Miles checkout to run (default: the current folder)"),
 		prBody:    fs.String("pr-body-file", "F", "file holding the pull request description, read for ci-sglang-pr, ci-megatron-pr and ci-image-tag (default: the text in $PR_BODY)"),
 		sglang:    fs.String("sglang-input", "R", "workflow_dispatch input ci_sglang_pr", fromEnv("INPUT_SGLANG_PR")),
@@ -64,6 +65,8 @@ func addRunFlags(fs *flagSet) runFlags {
 		rec:       addRecordFlags(fs),
 		fs:        fs,
 	}
+	f.cacheRegistry = fs.String("cache-registry", "REF", "share the prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when another host published them, else built and published")
+	return f
 }
 
 // inputs fills the run inputs the shared flags give, all but the PR's, and
@@ -86,6 +89,7 @@ func (f runFlags) inputs(fs *flagSet) (usecase.Inputs, error) {
 		Models:         *f.models != "",
 		Datasets:       *f.datasets != "",
 		GitHub:         gh,
+		CacheRegistry:  *f.cacheRegistry,
 		Given: usecase.Given{
 			Body:    fs.Given("pr-body-file"),
 			Cadence: fs.Given("cadence") || fs.Given("nightly"),
@@ -119,7 +123,7 @@ func runStage(args []string, env Env) int {
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--timeout-minutes N] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
+		"    [--run-id ID] [--timeout-minutes N] [--cache-registry REF] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
 		"--stage JOB --batch N [the flags above but --shard and --results]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
@@ -194,7 +198,7 @@ func runFile(args []string, env Env) int {
 	fs := newFlagSet("file-run", "--file PATH [--repo DIR] [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F]\n"+
 		"    [--sglang-input R] [--megatron-input R] [--image-tag T] [--pr-number N] [--head-sha SHA] [--fork]\n"+
 		"    [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
+		"    [--run-id ID] [--cache-registry REF] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]", env)
 	file := fs.String("file", "PATH", "the repo-relative test file, e.g. tests/e2e/precision/test_x.py", required(), fromEnv("TEST_FILE"))
 	rf := addRunFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {

@@ -1,0 +1,45 @@
+package usecase
+
+import (
+	"context"
+	"testing"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+)
+
+// TestEngineShardsCountLayerPullsAndBuilds: every shard's request carries
+// the run's --cache-registry, and the reuse line counts the layers pulled
+// from it and built.
+func TestEngineShardsCountLayerPullsAndBuilds(t *testing.T) {
+	m, _ := report.NewMasker(nil)
+	sources := []pipeline.LayerSource{pipeline.LayersBuilt, pipeline.LayersPulled, pipeline.LayersPulled}
+	var registries []string
+	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m, CacheRegistry: "127.0.0.1:5000/miles-ci/layers",
+		Run: func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+			registries = append(registries, req.CacheRegistry)
+			res := pipeline.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}, Layers: pipeline.Layers{Source: sources[len(registries)-1]}}
+			return res, pipeline.Spec{Image: "radixark/miles:dev"}, nil
+		}}
+	for i := range sources {
+		u := &graph.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}, Shard: i}
+		if o := e.RunShard(context.Background(), pipeline.Request{}, u); o.Result != graph.ResultSuccess {
+			t.Fatalf("wanted shard %d to pass, got %+v", i, o)
+		}
+	}
+	for _, r := range registries {
+		if r != "127.0.0.1:5000/miles-ci/layers" {
+			t.Errorf("wanted every shard's request to carry the cache registry, got %q", registries)
+		}
+	}
+	res, err := e.Results(&graph.Report{}, &graph.Graph{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "dependency layers: 3 shard(s) prepared 1 distinct layer set(s); 2 reused one another's (same image and refs); through the cache registry, 2 pulled, 1 built"
+	if res.Reuse != want {
+		t.Errorf("wanted %q, got %q", want, res.Reuse)
+	}
+}
