@@ -36,7 +36,9 @@ func Annotation(level, file string, line int, msg string) string {
 	if len(props) > 0 {
 		head += " " + strings.Join(props, ",")
 	}
-	return head + "::" + escapeData.Replace(report.EscapeControls(msg)) + "\n"
+	// The runner's older command form, ##[name ...], counts anywhere in a
+	// line, so a message's own is broken as Plain breaks it.
+	return head + "::" + escapeData.Replace(strings.ReplaceAll(report.EscapeControls(msg), "##[", `##\[`)) + "\n"
 }
 
 // ErrorAnnotations formats err as error annotations. A registry error points

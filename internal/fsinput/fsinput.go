@@ -302,3 +302,20 @@ func cannotWrite(path string, err error) *Error {
 	}
 	return &Error{Path: path, Problem: "cannot be written: " + err.Error(), Err: err}
 }
+
+// WriteSynced writes data to a new or truncated file at path and syncs
+// it, so that a full disk is an error here, not a short file found later.
+func WriteSynced(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -265,6 +265,44 @@ func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
 	return one.Notes, one.Err
 }
 
+// CheckApart refuses a SQLite history inside the results folder, which the
+// next run replaces as a whole (deleting the history with it), and a
+// results folder at the history's own path or one of SQLite's files beside
+// it (-wal, -shm, -journal). A Postgres history has no path to clash.
+func CheckApart(db, results string) error {
+	if results == "" || db == "" || history.IsPostgres(db) {
+		return nil
+	}
+	d, r := realOrAbs(db), realOrAbs(results)
+	if fsinput.Within(d, r) {
+		return fmt.Errorf("the history database %s is inside --results %s, which the next run replaces as a whole; keep the database outside the results folder (the default is %s)", db, results, defaultPathOrNone())
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if r == d+suffix {
+			return fmt.Errorf("--results %s is the history database's own file %s; give the results a folder of their own", results, d+suffix)
+		}
+	}
+	return nil
+}
+
+// realOrAbs is path with its links resolved, or (when it and its folder do
+// not exist yet) made absolute.
+func realOrAbs(path string) string {
+	if p, err := fsinput.RealPath(path); err == nil {
+		return p
+	}
+	abs, _ := filepath.Abs(path)
+	return abs
+}
+
+// defaultPathOrNone is history.DefaultPath, or words when there is none.
+func defaultPathOrNone() string {
+	if p, err := history.DefaultPath(); err == nil {
+		return p
+	}
+	return "~/.cache/miles-ci/history.db"
+}
+
 // ShardsRecordRequest is a graph run's recording: every finished shard's
 // summary, recorded as Record records one run.
 type ShardsRecordRequest struct {
@@ -330,7 +368,7 @@ func newRecording(dir string, r RecordRequest) recording {
 	if r.Results != "" {
 		data, err := json.MarshalIndent(b, "", "  ")
 		if err == nil {
-			err = writeFileSynced(filepath.Join(r.Results, history.RowsFile), append(data, '\n'))
+			err = fsinput.WriteSynced(filepath.Join(r.Results, history.RowsFile), append(data, '\n'), 0o644)
 		}
 		if err != nil {
 			rec.out.KeepErr = fmt.Errorf("keeping the history rows in %s: %w", r.Results, err)
@@ -378,22 +416,6 @@ func recordAll(ctx context.Context, db string, timeout time.Duration, recs []rec
 	return out
 }
 
-// writeFileSynced writes data to name and syncs it, so that a full disk is
-// an error here and not a truncated file later.
-func writeFileSynced(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
 
 // registryEstTimes looks up, in the checkout's registry, the est_time of a
 // summary's files that carry none (a single-file run, or a plan from the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +54,14 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	if err := gh.checkSummary(env); err != nil {
 		return fail(env, err)
 	}
+	if err := checkHistoryApart(f.fs, f.rec, env, f.results); err != nil {
+		return fail(env, err)
+	}
+	unlock, err := lockResults(f.results)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer unlock()
 	log, closeLog, err := engineLog(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog}, m)
 	if err != nil {
 		return fail(env, err)
@@ -90,24 +99,26 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	if err != nil {
 		return fail(env, err)
 	}
+	// The graph and its verdict first: a full disk or a store that fails
+	// after it loses neither; the exit status stays the verdict's.
+	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(rep.Text())))
+	if res.Reuse != "" {
+		io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Reuse+"\n")))
+	}
+	kept := f.results
 	if f.results != "" {
 		if err := writeResultsDepth(f.results, host.Repo, res.Files, 3); err != nil {
-			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
-			return report.ExitCannotRun
+			kept = ""
+			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus())+recordedAnyway(f.fs, f.rec, env))
+		} else {
+			io.WriteString(env.Stdout, ghoutput.Plain("results: "+f.results+"\n"))
 		}
 	}
 	if err := gh.writeSummary(env, res.StepSummary); err != nil {
-		return fail(env, err)
-	}
-	io.WriteString(env.Stdout, m.Mask(rep.Text()))
-	if res.Reuse != "" {
-		io.WriteString(env.Stdout, res.Reuse+"\n")
-	}
-	if f.results != "" {
-		fmt.Fprintf(env.Stdout, "results: %s\n", f.results)
+		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus()))
 	}
 	if f.fs != nil {
-		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: f.results, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
+		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: kept, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
 	}
 	return rep.ExitStatus()
 }
@@ -138,9 +149,12 @@ func (p *ciProgress) notify(j graph.JobReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.live {
-		io.WriteString(p.env.Stderr, p.m.Mask(j.Line(time.Since(p.start))))
+		io.WriteString(p.env.Stderr, ghoutput.Plain(p.m.Mask(j.Line(time.Since(p.start)))))
 		return
 	}
+	// The table is drawn with cursor moves, so its cells are made plain
+	// one by one: a test's text moves no cursor and makes no command.
+	j.Reason, j.Result = ghoutput.Plain(oneLine(j.Reason)), ghoutput.Plain(oneLine(j.Result))
 	p.board.Update(j)
 	var text string
 	text, p.drawn = p.board.Redraw(p.drawn, time.Since(p.start), p.width)
@@ -156,6 +170,9 @@ func (p *ciProgress) done() {
 		p.drawn = 0
 	}
 }
+
+// oneLine is text on one line, for a cell of the live table.
+func oneLine(text string) string { return strings.ReplaceAll(text, "\n", " ") }
 
 // isTerminal reports a writer that is a terminal (a character device) on a
 // terminal type that can move the cursor.

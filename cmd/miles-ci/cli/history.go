@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase/runhistory"
@@ -77,7 +78,7 @@ func estTime(args []string, env Env) int {
 	if *asJSON {
 		return printJSON(env, res)
 	}
-	io.WriteString(env.Stdout, res.Report)
+	io.WriteString(env.Stdout, ghoutput.Plain(res.Report))
 	return 0
 }
 
@@ -157,7 +158,7 @@ func historyImport(args []string, env Env) int {
 		return printJSON(env, got)
 	}
 	for _, im := range got {
-		fmt.Fprintf(env.Stdout, "%s: %d attempts from %s\n", im.Dir, im.Attempts, im.From)
+		io.WriteString(env.Stdout, ghoutput.Plain(fmt.Sprintf("%s: %d attempts from %s\n", im.Dir, im.Attempts, im.From)))
 	}
 	return 0
 }
@@ -249,6 +250,31 @@ func historyTarget(fs *flagSet, rf recordFlags, env Env, commit, runID string) (
 	return db, prov, true, err
 }
 
+// checkHistoryApart refuses, before a run, a history that --results would
+// replace (runhistory.CheckApart), when the run records.
+func checkHistoryApart(fs *flagSet, rf recordFlags, env Env, results string) error {
+	if fs == nil || results == "" {
+		return nil
+	}
+	db, configured, err := runhistory.DB(*rf.db, env.Getenv)
+	if err != nil || !*rf.record && !configured {
+		return nil
+	}
+	return runhistory.CheckApart(db, results)
+}
+
+// recordedAnyway says, after a results folder could not be written, that
+// the history is recorded without it (when the run records).
+func recordedAnyway(fs *flagSet, rf recordFlags, env Env) string {
+	if fs == nil {
+		return ""
+	}
+	if _, configured, _ := runhistory.DB(*rf.db, env.Getenv); !*rf.record && !configured {
+		return ""
+	}
+	return "; the runtime history is recorded without it"
+}
+
 // historyWarn warns of what a history read skipped.
 func historyWarn(env Env) func(string) {
 	return func(msg string) { warn(env, "runtime history: "+msg) }
@@ -301,8 +327,8 @@ func historyFlaky(args []string, env Env) int {
 		if t := f.Triage; t != nil {
 			triaged = fmt.Sprintf("; triage %s: %s (%s)", t.Session, t.Verdict, t.Counts)
 		}
-		fmt.Fprintf(env.Stdout, "%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails%s\n",
-			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails, triaged)
+		io.WriteString(env.Stdout, ghoutput.Plain(fmt.Sprintf("%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails%s\n",
+			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails, triaged)))
 	}
 	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/pipeline"
 )
@@ -27,15 +28,29 @@ func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
 	return writeResultsDepth(dir, checkout, files, 1)
 }
 
+// writeResultFile writes one file of the results; tests make it fail as a
+// full disk does.
+var writeResultFile = fsinput.WriteSynced
+
 // writeResultsDepth is writeResults for names of up to depth folders (a ci
-// run's STAGE/SHARD/artifacts/NAME).
+// run's STAGE/SHARD/artifacts/NAME). Its error says what was kept where:
+// dir as it was when the new folder could not be written, the new folder
+// beside it when dir could not be replaced.
 func writeResultsDepth(dir, checkout string, files []pipeline.ResultFile, depth int) error {
 	dir = filepath.Clean(dir)
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
 	if err != nil {
-		return fmt.Errorf("writing the results to %s: %w", dir, err)
+		return fmt.Errorf("writing the results to %s: %w; %s is left as it was and this run's results are not kept", dir, err, dir)
 	}
-	defer os.RemoveAll(tmp)
+	keep := false
+	defer func() {
+		if !keep {
+			os.RemoveAll(tmp)
+		}
+	}()
+	notWritten := func(err error) error {
+		return fmt.Errorf("writing the results to %s: %w; %s is left as it was and this run's results are not kept", dir, err, dir)
+	}
 	for _, f := range files {
 		// Names are miles-ci's own (a fixed list, artifacts/ checked); the
 		// check keeps a bug from writing outside the folder.
@@ -44,29 +59,39 @@ func writeResultsDepth(dir, checkout string, files []pipeline.ResultFile, depth 
 		}
 		path := filepath.Join(tmp, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("writing the results to %s: %w", dir, err)
+			return notWritten(err)
 		}
-		if err := os.WriteFile(path, []byte(f.Data), 0o644); err != nil {
-			return fmt.Errorf("writing the results to %s: %w", dir, err)
+		if err := writeResultFile(path, []byte(f.Data), 0o644); err != nil {
+			return notWritten(err)
 		}
 	}
 	// The marker says the folder is miles-ci's: the next run may replace it.
-	if err := os.WriteFile(filepath.Join(tmp, resultsdir.Marker), []byte(resultsdir.MarkerText), 0o644); err != nil {
-		return fmt.Errorf("writing the results to %s: %w", dir, err)
+	if err := writeResultFile(filepath.Join(tmp, resultsdir.Marker), []byte(resultsdir.MarkerText), 0o644); err != nil {
+		return notWritten(err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("writing the results to %s: %w", dir, err)
+		return notWritten(err)
 	}
 	if err := checkResultsDir(dir, checkout); err != nil {
 		return err
 	}
+	keep = true
 	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("replacing the results folder %s: %w", dir, err)
+		return fmt.Errorf("replacing the results folder %s: %w; this run's results are kept in %s", dir, err, tmp)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("replacing the results folder %s: %w", dir, err)
+		return fmt.Errorf("replacing the results folder %s: %w; this run's results are kept in %s", dir, err, tmp)
 	}
 	return nil
+}
+
+// lockResults holds --results against a second run for the whole of this
+// one (resultsdir.Lock).
+func lockResults(dir string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	return resultsdir.Lock(dir)
 }
 
 // checkSummary checks --github-step-summary (or $GITHUB_STEP_SUMMARY)

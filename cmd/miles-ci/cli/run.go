@@ -298,6 +298,14 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if err := rf.gh.checkSummary(env); err != nil {
 		return fail(env, err)
 	}
+	if err := checkHistoryApart(rf.fs, rf.rec, env, *rf.results); err != nil {
+		return fail(env, err)
+	}
+	unlock, err := lockResults(*rf.results)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer unlock()
 	nonce := *rf.runID
 	if nonce == "" {
 		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
@@ -336,24 +344,26 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		return report.ExitCannotRun
 	}
 	say("the run ended: " + string(res.Summary.Verdict))
+	// The results and their verdict first: a full disk or a store that
+	// fails after them loses neither; the exit status stays the verdict's.
+	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Summary.Text())))
+	kept := *rf.results
 	if *rf.results != "" {
 		if err := writeResults(*rf.results, host.Repo, res.Files); err != nil {
-			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
-			return report.ExitCannotRun
+			kept = ""
+			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", res.Summary.ExitStatus())+recordedAnyway(rf.fs, rf.rec, env))
+		} else {
+			io.WriteString(env.Stdout, ghoutput.Plain("results: "+*rf.results+"\n"))
 		}
 	}
 	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
-		return fail(env, err)
-	}
-	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Summary.Text())))
-	if *rf.results != "" {
-		fmt.Fprintf(env.Stdout, "results: %s\n", *rf.results)
+		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", res.Summary.ExitStatus()))
 	}
 	commit := in.HeadSHA
 	if commit == "" {
 		commit = usecase.GitHead(host.Repo)
 	}
-	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: *rf.results, Repo: host.Repo}, commit, nonce)
+	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: kept, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()
 }
 
