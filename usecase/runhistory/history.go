@@ -416,7 +416,6 @@ func recordAll(ctx context.Context, db string, timeout time.Duration, recs []rec
 	return out
 }
 
-
 // registryEstTimes looks up, in the checkout's registry, the est_time of a
 // summary's files that carry none (a single-file run, or a plan from the
 // container); nil when every file has one or the registry cannot be read.
