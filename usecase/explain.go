@@ -41,6 +41,7 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 		return ans, err
 	}
 	cadence, labels := in.Cadence, in.Labels
+	from := "--labels"
 	if in.Trigger != nil {
 		trig := *in.Trigger
 		if in.PR != nil {
@@ -51,8 +52,9 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 		if err != nil {
 			return ans, err
 		}
-		cadence, labels = wp.Cadence, wp.RawLabels
+		cadence, labels, from = wp.Cadence, wp.RawLabels, prLabelsFrom
 	}
+	ans.Messages = append(ans.Messages, LabelWarnings(tables, labels, from)...)
 	if ans.Policy, err = tables.ResolveRunPolicy(cadence, labels, in.MatchAll); err != nil {
 		return ans, err
 	}

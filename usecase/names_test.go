@@ -122,6 +122,14 @@ func TestLabelWarnings(t *testing.T) {
 	if !messagesContain(pans.Messages, "the PR's labels: run-ci-fsdpp is not a label this checkout knows (tests/ci/labels.py), so it selects nothing; did you mean run-ci-fsdp?") {
 		t.Errorf("wanted policy to warn about run-ci-fsdpp, got %v", pans.Messages)
 	}
+	// explain warns too.
+	eans, err := Explain(ExplainInputs{Repo: "../testdata/miles", File: "tests/fast/test_arguments.py", Cadence: policy.Regular, Labels: []string{"run-ci-megatorn"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !messagesContain(eans.Messages, "--labels: run-ci-megatorn is not a label this checkout knows") {
+		t.Errorf("wanted explain to warn about run-ci-megatorn, got %v", eans.Messages)
+	}
 	// run carries it in the request's notes.
 	req, err := Stage(Inputs{Repo: "../testdata/miles", Stage: "stage-b-cpu", Labels: []string{"run-ci-megatorn"}})
 	if err != nil {
