@@ -85,6 +85,9 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 		run = PrepareAndTest
 	}
 	c, err := e.container(ctx, u.Host)
+	if err != nil && ctx.Err() != nil {
+		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while connecting to its host"}
+	}
 	if err != nil {
 		return graph.Outcome{Result: graph.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
 	}

@@ -71,7 +71,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	defer stop()
 	runner := &usecase.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
 	if len(req.Hosts) > 0 {
-		f := &fleet{inputs: host, log: log, hosts: req.Hosts}
+		f := &fleet{ctx: ctx, inputs: host, log: log, hosts: req.Hosts}
 		defer f.close()
 		runner.On, runner.Fleet = f.on, f.names()
 	} else {
@@ -189,14 +189,23 @@ func isTerminal(w io.Writer, getenv func(string) string) bool {
 // that does not answer is down, and its shards go elsewhere.
 const fleetConnectTimeout = 2 * time.Minute
 
-// fleet is the engine sessions of a --hosts run, each opened on first use.
+// fleet is the engine sessions of a --hosts run, each opened on first use
+// and kept for the run (a session ends with the context it was opened on:
+// the run's, not a shard's).
 type fleet struct {
+	ctx    context.Context
 	inputs engine.Inputs
 	log    io.Writer
 	hosts  []graph.Host
 	mu     sync.Mutex
-	open   map[string]ciSession
-	failed map[string]error
+	conns  map[string]*hostConn
+}
+
+// hostConn is one host's session, or why it has none, once done is closed.
+type hostConn struct {
+	done chan struct{}
+	s    ciSession
+	err  error
 }
 
 func (f *fleet) names() []string {
@@ -207,42 +216,76 @@ func (f *fleet) names() []string {
 	return out
 }
 
-// on is the host's session (connecting once); an error says why the host
-// is down.
+// on is the host's session (connecting once, while the other hosts' shards
+// go on); an error says why the host is down.
 func (f *fleet) on(ctx context.Context, name string) (func() pipeline.Container, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s, ok := f.open[name]; ok {
-		return s.Container, nil
+	c, ok := f.conns[name]
+	if !ok {
+		if f.conns == nil {
+			f.conns = map[string]*hostConn{}
+		}
+		c = &hostConn{done: make(chan struct{})}
+		f.conns[name] = c
+		go f.connect(name, c)
 	}
-	if err, ok := f.failed[name]; ok {
-		return nil, err
+	f.mu.Unlock()
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if f.open == nil {
-		f.open, f.failed = map[string]ciSession{}, map[string]error{}
+	if c.err != nil {
+		return nil, c.err
 	}
+	return c.s.Container, nil
+}
+
+// connect opens a host's session on the run's context, giving up after
+// fleetConnectTimeout (a session that answers later is closed).
+func (f *fleet) connect(name string, c *hostConn) {
+	defer close(c.done)
 	in := f.inputs
 	for _, h := range f.hosts {
 		if h.Name == name {
 			in.RunnerHost = h.Engine
 		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, fleetConnectTimeout)
-	defer cancel()
-	s, err := ciConnect(cctx, in, f.log)
-	if err != nil {
-		err = fmt.Errorf("host %s: %w", name, err)
-		f.failed[name] = err
-		return nil, err
+	type result struct {
+		s   ciSession
+		err error
 	}
-	f.open[name] = s
-	return s.Container, nil
+	ch := make(chan result, 1)
+	go func() {
+		s, err := ciConnect(f.ctx, in, f.log)
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		c.s, c.err = r.s, r.err
+	case <-time.After(fleetConnectTimeout):
+		c.err = fmt.Errorf("its engine did not answer in %s", fleetConnectTimeout)
+		go func() {
+			if r := <-ch; r.s != nil {
+				r.s.Close()
+			}
+		}()
+	}
+	if c.err != nil {
+		c.err = fmt.Errorf("host %s: %w", name, c.err)
+	}
 }
 
 func (f *fleet) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, s := range f.open {
-		s.Close()
+	for _, c := range f.conns {
+		select {
+		case <-c.done:
+			if c.s != nil {
+				c.s.Close()
+			}
+		default:
+		}
 	}
 }

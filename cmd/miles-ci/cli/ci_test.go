@@ -399,12 +399,30 @@ func TestCIRerunFailed(t *testing.T) {
 
 func TestCIFleet(t *testing.T) {
 	fakeCIEngine(t, nil)
-	connect := ciConnect
+	connect, run := ciConnect, ciShardRun
+	var mu sync.Mutex
+	var sessions []context.Context
 	ciConnect = func(ctx context.Context, in engine.Inputs, log io.Writer) (ciSession, error) {
 		if in.RunnerHost == "tcp://down:1" {
 			return nil, fmt.Errorf("connecting to a Dagger engine: refused")
 		}
+		mu.Lock()
+		sessions = append(sessions, ctx)
+		mu.Unlock()
 		return connect(ctx, in, log)
+	}
+	ended := 0
+	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+		// A session lives as long as the run: the context it was opened on
+		// must not end with the shard that opened it.
+		mu.Lock()
+		for _, s := range sessions {
+			if s.Err() != nil {
+				ended++
+			}
+		}
+		mu.Unlock()
+		return run(ctx, c, req, nonce, m)
 	}
 	dir := t.TempDir()
 	hosts := filepath.Join(dir, "hosts.yml")
@@ -449,6 +467,9 @@ func TestCIFleet(t *testing.T) {
 				t.Errorf("%s: a CPU shard on %q (b takes no CPU work)", j.Key, j.Host)
 			}
 		}
+	}
+	if ended > 0 {
+		t.Errorf("a host's session was opened on a context that ended before the run (%d shards saw it)", ended)
 	}
 	if !strings.Contains(stdout, "(--hosts: a none:h200:0-7, b none:mi350:0-3, c none:h100:0-7)") {
 		t.Errorf("wanted the hosts in the table's first line, got\n%s", stdout)
