@@ -262,7 +262,7 @@ type GraphRun struct {
 	Passed bool
 	// The graph as it ran, one line per job and shard.
 	Summary string
-	// The results folder: STAGE/SHARD/ per shard that ran, summary.json (every job), junit.xml (every shard), step-summary.md.
+	// The results folder: STAGE/N-of-M/ per shard that ran (STAGE/ for an unsharded stage), summary.json (every job), junit.xml (every shard), step-summary.md.
 	Results *dagger.Directory
 	// +private
 	Failure string

@@ -183,7 +183,7 @@ func PlanMarkdown(plans []*policy.Plan) string {
 	for _, p := range plans {
 		shard := "not sharded"
 		if p.Partition != nil {
-			shard = fmt.Sprintf("shard %d of %d", p.Partition.ID+1, p.Partition.Size)
+			shard = p.Partition.String()
 		}
 		fmt.Fprintf(&b, "### %s (%s), %s\n\n", code(p.Suite), p.HW, shard)
 		fmt.Fprintf(&b, "Cadence %s, include labels %s: %d test(s), est total %s.\n\n", code(string(p.Cadence)), codeList(p.IncludeLabels), len(p.Enabled), seconds(p.EstTotal))
@@ -256,7 +256,7 @@ func ExplainMarkdown(fe policy.FileExplanation) string {
 			stage = code(e.Stage.Name)
 		}
 		if e.Shard != nil {
-			stage += fmt.Sprintf(", shard %d of %d", e.Shard.ID+1, e.Shard.Size)
+			stage += ", " + e.Shard.String()
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", reg, stage, e.Verdict, cell(e.Reason))
 	}
@@ -291,7 +291,7 @@ func ResultsMarkdown(r *report.Summary) string {
 	}
 	shard := ""
 	if r.Shard != nil {
-		shard = fmt.Sprintf(", shard %d of %d", r.Shard.ID+1, r.Shard.Size)
+		shard = ", " + r.Shard.String()
 	}
 	if r.File != "" {
 		fmt.Fprintf(&b, "### %s alone on %s (%s): %s\n\n", code(r.File), code(r.Suite), r.HW, verdict)

@@ -265,11 +265,11 @@ func TestGraphStates(t *testing.T) {
 	}{
 		{name: "every job passes", pr: prTest, ev: pr, f: &fake{}, opt: eight, exit: 0, want: map[string]State{
 			"pr-test/resolve-ci-policy": Passed, "pr-test/docker-build": Passed, "pr-test/resolve-ci-image": Passed,
-			"pr-test/stage-a-cpu (0/2)": Passed, "pr-test/stage-a-cpu (1/2)": Passed,
-			"pr-test/stage-c-2-gpu-h200 (0/2)": Passed, "pr-test/stage-c-2-gpu-h200 (1/2)": Passed,
+			"pr-test/stage-a-cpu shard 1/2": Passed, "pr-test/stage-a-cpu shard 2/2": Passed,
+			"pr-test/stage-c-2-gpu-h200 shard 1/2": Passed, "pr-test/stage-c-2-gpu-h200 shard 2/2": Passed,
 			"pr-test/stage-c-8-gpu-h200": Passed, "pr-test/notify": NotModelled}},
 		{name: "a failing stage-a-cpu shard stops the GPU stages", pr: prTest, ev: pr, f: &fake{fail: map[string]bool{"pr-test/stage-a-cpu/1": true}}, opt: eight, exit: 1,
-			want: map[string]State{"pr-test/stage-a-cpu (0/2)": Passed, "pr-test/stage-a-cpu (1/2)": Failed, "pr-test/docker-build": Skipped,
+			want: map[string]State{"pr-test/stage-a-cpu shard 1/2": Passed, "pr-test/stage-a-cpu shard 2/2": Failed, "pr-test/docker-build": Skipped,
 				"pr-test/resolve-ci-image": Skipped, "pr-test/stage-c-2-gpu-h200": Skipped, "pr-test/stage-c-8-gpu-h200": Skipped}},
 		// At 31f1ca9 resolve-ci-image has no if:, so its implicit success()
 		// covers stage-a-cpu (an ancestor) and bypass-fastfail does not
@@ -282,27 +282,27 @@ func TestGraphStates(t *testing.T) {
     needs: [docker-build]`, laterImageJob, 1), ev: pr,
 			f: &fake{bypass: true, fail: map[string]bool{"pr-test/stage-a-cpu/1": true}}, opt: eight, exit: 1,
 			want: map[string]State{"pr-test/docker-build": Passed, "pr-test/resolve-ci-image": Passed,
-				"pr-test/stage-c-2-gpu-h200 (0/2)": Passed, "pr-test/stage-c-8-gpu-h200": Passed}},
+				"pr-test/stage-c-2-gpu-h200 shard 1/2": Passed, "pr-test/stage-c-8-gpu-h200": Passed}},
 		{name: "a skipped stage", pr: prTest, ev: pr, f: &fake{skipped: `["stage-c-8-gpu-h200"]`}, opt: eight, exit: 0,
-			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Skipped, "pr-test/stage-c-2-gpu-h200 (1/2)": Passed}},
+			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Skipped, "pr-test/stage-c-2-gpu-h200 shard 2/2": Passed}},
 		{name: "a closed pull request runs nothing", pr: prTest, ev: Event{Name: EventPullRequest, Action: "closed"}, f: &fake{}, opt: eight, exit: 0,
 			want: map[string]State{"pr-test/resolve-ci-policy": Skipped, "pr-test/stage-a-cpu": Skipped, "pr-test/stage-c-8-gpu-h200": Skipped, "pr-test/notify": NotModelled}},
 		{name: "an 8-GPU shard on a 4-GPU host is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
-			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 (0/2)": Passed}},
+			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 shard 1/2": Passed}},
 		{name: "--skip leaves it out and the run passes", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}, Skip: []string{"stage-c-8-gpu-h200"}}, exit: 0,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Excluded}},
 		{name: "--only cpu on a laptop", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true}, Only: []string{"cpu"}}, exit: 0,
-			want: map[string]State{"pr-test/stage-a-cpu (1/2)": Passed, "pr-test/docker-build": Excluded, "pr-test/stage-c-2-gpu-h200": Excluded}},
+			want: map[string]State{"pr-test/stage-a-cpu shard 2/2": Passed, "pr-test/docker-build": Excluded, "pr-test/stage-c-2-gpu-h200": Excluded}},
 		{name: "stand-ins on four device ids: the 8-GPU shard is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true, Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
-			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 (0/2)": Passed}},
+			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 shard 1/2": Passed}},
 		{name: "stand-ins: every GPU shard runs without devices", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true}}, exit: 0,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Passed}},
 		{name: "a release call whose 8-GPU shard cannot run on a 4-GPU host is not-run, exit 125", pr: prTest,
 			ev: Event{Name: EventRelease, ReleaseOutputs: map[string]string{"ci_image_tag": "release-v0.1.0-ci"}}, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
-			want: map[string]State{"release-branch-cut/run-tests-cuda": NotRun, "run-tests-cuda/stage-c-8-gpu-h200": NotRun, "run-tests-cuda/stage-a-cpu (0/2)": Passed}},
+			want: map[string]State{"release-branch-cut/run-tests-cuda": NotRun, "run-tests-cuda/stage-c-8-gpu-h200": NotRun, "run-tests-cuda/stage-a-cpu shard 1/2": Passed}},
 		{name: "a release call runs the PR workflow at cadence release", pr: prTest, ev: Event{Name: EventRelease, ReleaseOutputs: map[string]string{"ci_image_tag": "release-v0.1.0-ci"}}, f: &fake{}, opt: eight, exit: 0,
 			want: map[string]State{"release-branch-cut/cut-release-branch": Passed, "release-branch-cut/run-tests-cuda": Passed,
-				"run-tests-cuda/stage-a-cpu (0/2)": Passed, "run-tests-cuda/stage-c-8-gpu-h200": Passed, "release-branch-cut/report-ci-status": NotModelled}},
+				"run-tests-cuda/stage-a-cpu shard 1/2": Passed, "run-tests-cuda/stage-c-8-gpu-h200": Passed, "release-branch-cut/report-ci-status": NotModelled}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -402,7 +402,7 @@ func TestCancelKeepsFinished(t *testing.T) {
 	if got["pr-test/resolve-ci-policy"] != Passed {
 		t.Errorf("the finished policy job: wanted passed, got %q", got["pr-test/resolve-ci-policy"])
 	}
-	if got["pr-test/stage-c-8-gpu-h200"] != Cancelled || got["pr-test/stage-a-cpu (0/2)"] != Cancelled {
+	if got["pr-test/stage-c-8-gpu-h200"] != Cancelled || got["pr-test/stage-a-cpu shard 1/2"] != Cancelled {
 		t.Errorf("wanted the running and queued jobs cancelled, got %v", got)
 	}
 }

@@ -18,10 +18,10 @@ func TestBoardTable(t *testing.T) {
 	b.Update(JobReport{Key: "pr-test/stage-b-2-gpu-h200", State: Running, GPUs: 2, Devices: []string{"0", "1"}})
 	b.Update(JobReport{Key: "pr-test/stage-c-8-gpu-h100", State: Skipped, Reason: "the policy skips it"})
 	want := `miles-ci ci [  12s] 6 jobs: 2 running, 1 queued, 1 passed, 1 failed, 1 skipped
-  pr-test/stage-a-cpu (0/2)   running
-  pr-test/stage-b-2-gpu-h200  running   GPUs 0,1
-  pr-test/stage-c-4-gpu-h200  queued    4 GPUs
-  pr-test/stage-a-cpu (1/2)   failed                 tests/fast/test_x.py fail (failed)
+  pr-test/stage-a-cpu shard 1/2  running
+  pr-test/stage-b-2-gpu-h200     running   GPUs 0,1
+  pr-test/stage-c-4-gpu-h200     queued    4 GPUs
+  pr-test/stage-a-cpu shard 2/2  failed                 tests/fast/test_x.py fail (failed)
 `
 	if got := b.Table(12*time.Second, 0); got != want {
 		t.Errorf("wanted\n%s\ngot\n%s", want, got)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/radixark/miles-ci/policy"
 )
 
 // Described is an executor's Detail that has lines to show under its job
@@ -31,18 +33,27 @@ func (r *Report) fill() {
 	}
 }
 
-// Title is the job's name as GitHub shows it: a called workflow's job
-// under its caller, a shard with its matrix value.
+// Title is the job's name: a called workflow's job under its caller, a
+// shard as every miles-ci output names it ("pr-test/stage-a-cpu shard 2/4",
+// policy.Partition.String), a pool file as GitHub names it.
 func (j JobReport) Title() string {
 	t := j.Key
 	if j.Batch > 0 {
 		// As GitHub names a pool job: Batch N / G GPU / FILE.
 		return fmt.Sprintf("%s (Batch %d / %d GPU / %s)", t, j.Batch, j.GPUs, j.File)
 	}
-	if j.Shard != nil && j.Shards > 1 {
-		t += fmt.Sprintf(" (%d/%d)", *j.Shard, j.Shards)
+	if p := j.Partition(); p != nil {
+		t += " " + p.String()
 	}
 	return t
+}
+
+// Partition is the shard of a sharded stage the job ran, nil for any other.
+func (j JobReport) Partition() *policy.Partition {
+	if j.Shard == nil || j.Shards <= 1 || j.Batch > 0 {
+		return nil
+	}
+	return &policy.Partition{ID: *j.Shard, Size: j.Shards}
 }
 
 // Line is one job state change as a person follows it, elapsed into the

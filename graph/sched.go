@@ -94,6 +94,9 @@ type Outcome struct {
 	// could not be reached or failed: the scheduler places it again on
 	// another host of its kind, or ends it not-run with Reason.
 	HostDown bool
+	// Results is the unit's results folder under the run's (Unit.ResultsDir),
+	// set when it wrote results.
+	Results string
 }
 
 // Executor runs units; the scheduler calls it from several goroutines at
@@ -176,6 +179,9 @@ type JobReport struct {
 	Start    *time.Time `json:"start,omitempty"`
 	Duration float64    `json:"duration_s"`
 	ExitCode int        `json:"exit_code"`
+	// Results is its results folder under the run's results folder
+	// (STAGE/2-of-4), set when it wrote results.
+	Results string `json:"results,omitempty"`
 	// Command and Tests are a shard's run_suite.py command and the test
 	// files it runs, in shard order.
 	Command string   `json:"command,omitempty"`
@@ -533,7 +539,7 @@ func (s *scheduler) unitEnded(ur *unitRun) {
 		for _, o := range nr.units {
 			switch o.state {
 			case Queued:
-				o.state, o.out.Reason = Cancelled, "fail-fast: shard "+fmt.Sprint(ur.u.Shard)+" failed"
+				o.state, o.out.Reason = Cancelled, "fail-fast: "+policy.Partition{ID: ur.u.Shard, Size: ur.u.Shards}.String()+" failed"
 				s.notifyUnit(o)
 			case Running:
 				o.cancel()
@@ -683,6 +689,30 @@ func (s *scheduler) forceEnd() {
 			s.endNode(nr, Cancelled, ResultCancelled, "the run was cancelled")
 		}
 	}
+}
+
+// Partition is the shard of a sharded stage the unit runs, nil for any other
+// unit (an unsharded stage, a pool file, a resolver).
+func (u *Unit) Partition() *policy.Partition {
+	if u.Stage == nil || u.Shards <= 1 || u.Batch > 0 {
+		return nil
+	}
+	return &policy.Partition{ID: u.Shard, Size: u.Shards}
+}
+
+// ResultsDir is the unit's folder in a run's results: STAGE/2-of-4 for a
+// shard (policy.Partition.Folder), STAGE for an unsharded stage, SUITE/N for
+// the Nth file (0 first) of a pool plan.
+func (u *Unit) ResultsDir() string {
+	switch {
+	case u.Stage == nil:
+		return ""
+	case u.Batch > 0:
+		return u.Stage.Name + "/" + strconv.Itoa(u.Shard)
+	case u.Partition() != nil:
+		return u.Stage.Name + "/" + u.Partition().Folder()
+	}
+	return u.Stage.Name
 }
 
 // Input is a called workflow's input as the job reads inputs.NAME: the
@@ -1183,6 +1213,7 @@ func (s *scheduler) nodeReport(nr *nodeRun) JobReport {
 func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	r := s.nodeReport(ur.node)
 	r.State, r.Reason, r.ExitCode, r.CannotRun, r.Detail = ur.state, ur.out.Reason, ur.out.ExitCode, ur.out.CannotRun || ur.state == NotRun, ur.out.Detail
+	r.Results = ur.out.Results
 	r.Result = map[State]string{Passed: ResultSuccess, WouldRun: ResultSuccess, Failed: ResultFailure, NotRun: ResultFailure, Cancelled: ResultCancelled}[ur.state]
 	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Devices
 	r.Host, r.Model, r.Substituted = ur.u.Host, ur.u.Model, ur.u.Substituted

@@ -213,7 +213,7 @@ func partitionText(p *policy.Partition) string {
 	if p == nil {
 		return "no partition"
 	}
-	return fmt.Sprintf("shard %d of %d", p.ID, p.Size)
+	return fmt.Sprintf("%s (0-based id=%d)", p, p.ID)
 }
 
 // builder accumulates a spec.

@@ -16,7 +16,7 @@ func (s Spec) Text() string {
 	case s.File != "":
 		name = fmt.Sprintf("%s on %s", s.File, s.Stage)
 	case s.Shard != nil:
-		name = fmt.Sprintf("%s shard %d/%d (0-based id=%d)", s.Stage, s.Shard.ID+1, s.Shard.Size, s.Shard.ID)
+		name = fmt.Sprintf("%s %s (0-based id=%d)", s.Stage, s.Shard, s.Shard.ID)
 	}
 	fmt.Fprintf(&b, "%s (%s)", name, s.HW)
 	if s.Cadence != "" {

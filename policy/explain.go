@@ -140,7 +140,7 @@ func explainStage(reg *Registry, r Registration, rp RunPolicy) Explanation {
 			}
 		}
 		if e.Shard != nil {
-			e.Reason += fmt.Sprintf("; runs in shard %d/%d (0-based id=%d)", e.Shard.ID+1, e.Shard.Size, e.Shard.ID)
+			e.Reason += fmt.Sprintf("; runs in %s (0-based id=%d)", e.Shard, e.Shard.ID)
 		}
 	}
 	return e

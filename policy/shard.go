@@ -14,6 +14,17 @@ type Partition struct {
 	Size int `json:"size"`
 }
 
+// String is how every miles-ci output names the shard, "shard 2/4": 1-based,
+// as Miles' own run_suite.py prints it ("Partition: 2/4 (0-based id=1)"), the
+// line a Miles maintainer knows by sight. Flags and JSON keep Miles' 0-based
+// id (--auto-partition-id 1, --shard 1, "shard": 1), and a text that shows a
+// Miles command or flag beside it adds "(0-based id=1)".
+func (p Partition) String() string { return fmt.Sprintf("shard %d/%d", p.ID+1, p.Size) }
+
+// Folder is the shard's results folder under its stage's, "2-of-4": the
+// number String shows, in a form that cannot be taken for the 0-based id.
+func (p Partition) Folder() string { return fmt.Sprintf("%d-of-%d", p.ID+1, p.Size) }
+
 // MaxShards is the most shards a stage can have: GitHub Actions runs at most
 // 256 jobs from one matrix. It bounds every shard count miles-ci reads (flags,
 // the checkout's workflows), so none can make it plan without bound.

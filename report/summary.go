@@ -308,7 +308,7 @@ func (s Summary) Name() string {
 	case s.File != "":
 		return s.Suite + " " + s.File
 	case s.Shard != nil:
-		return fmt.Sprintf("%s shard %d/%d", s.Suite, s.Shard.ID+1, s.Shard.Size)
+		return s.Suite + " " + s.Shard.String()
 	}
 	return s.Suite
 }

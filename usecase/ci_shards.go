@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -101,9 +100,10 @@ func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *gr
 	}
 	sum := res.Summary
 	e.mu.Lock()
-	e.done = append(e.done, ciShard{dir: u.Stage.Name + "/" + strconv.Itoa(u.Shard), files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec), layers: res.Layers.Source})
+	dir := u.ResultsDir()
+	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec), layers: res.Layers.Source})
 	e.mu.Unlock()
-	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum}
+	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
 	if !sum.Passed {
 		out.Result, out.Reason = graph.ResultFailure, firstFailure(sum)
 	}
@@ -221,7 +221,7 @@ func layerKey(s pipeline.Spec) string {
 // CIResults is what a graph run hands back besides its report: the files
 // of its results folder, its step summary and the layer-reuse line.
 type CIResults struct {
-	// Files are DIR/STAGE/SHARD/... of every shard that ran, summary.json
+	// Files are DIR/STAGE/2-of-4/... of every shard that ran (graph.Unit.ResultsDir), summary.json
 	// (every job), junit.xml (every shard) and step-summary.md; the names
 	// are miles-ci's own, at most three levels deep.
 	Files []pipeline.ResultFile
@@ -258,7 +258,7 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 }
 
 // Summaries are the finished shards' summaries, by results folder
-// (STAGE/SHARD), for recording them in the runtime history.
+// (STAGE/2-of-4), for recording them in the runtime history.
 func (e *EngineShards) Summaries() map[string]report.Summary {
 	e.mu.Lock()
 	defer e.mu.Unlock()

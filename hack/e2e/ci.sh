@@ -43,7 +43,7 @@ shards = [j for j in s["jobs"] if j["kind"] == "stage" and j["state"] != "skippe
 ok = not s["cancelled"] and len(shards) >= 15 and all(j["state"] == "passed" for j in shards)
 busy = sum(j["duration_s"] for j in shards)
 print(f"{len(shards)} shards, {busy:.0f} s of shard time in {sys.argv[2]} s wall: {busy / max(1, int(sys.argv[2])):.1f}x", file=sys.stderr)
-sys.exit(0 if ok else 1)' "$out/ci/summary.json" "$wall" 2>>"$out/ci.ratio" && test -s "$out/ci/junit.xml" -a -s "$out/ci/stage-a-cpu/3/summary.json" -a -s "$out/ci/stage-c-4-gpu-mi350/1/run.log" &&
+sys.exit(0 if ok else 1)' "$out/ci/summary.json" "$wall" 2>>"$out/ci.ratio" && test -s "$out/ci/junit.xml" -a -s "$out/ci/stage-a-cpu/4-of-4/summary.json" -a -s "$out/ci/stage-c-4-gpu-mi350/2-of-2/run.log" &&
 	test -f "$out/ci/.miles-ci-results" && grep -q "dependency layers:" "$out/ci.out"
 cicheck $? "miles-ci ci: every shard of the PR graph passed on stand-ins ($(tail -n 1 "$out/ci.ratio" 2>/dev/null); $(grep -o '[0-9]* reused' "$out/ci.out"))"
 
@@ -58,7 +58,7 @@ dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-
 	python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 ran = [j for j in s["jobs"] if j["kind"] == "stage" and j["state"] == "passed"]
-sys.exit(0 if len(ran) == 5 and not s["cancelled"] else 1)' "$out/ci-module/summary.json" && test -s "$out/ci-module/stage-b-cpu/0/summary.json"
+sys.exit(0 if len(ran) == 5 and not s["cancelled"] else 1)' "$out/ci-module/summary.json" && test -s "$out/ci-module/stage-b-cpu/summary.json"
 cicheck $? "module: ci ... run runs the CPU shards of the graph and exports their results"
 
 echo "=== RUN miles-ci ci: a failing stage-a-cpu shard and bypass-fastfail"
@@ -72,14 +72,14 @@ cicheck $? "miles-ci ci: with bypass-fastfail the GPU stage runs after the faili
 
 echo "=== RUN miles-ci ci: a PR that changes docker/Dockerfile runs its CUDA shards on its own image"
 ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-docker" --pr-number 7 --only stage-b-2-gpu-h200 --results "$out/ci-img"
-((rc == 0)) && grep -q "built radixark/miles:pr-7" "$out/ci.out" && grep -q "pr image: True" "$out/ci-img/stage-b-2-gpu-h200/0/run.log"
+((rc == 0)) && grep -q "built radixark/miles:pr-7" "$out/ci.out" && grep -q "pr image: True" "$out/ci-img/stage-b-2-gpu-h200/run.log"
 cicheck $? "miles-ci ci: the PR image is built from the checkout's Dockerfile and the CUDA shard runs on it"
 
 echo "=== RUN miles-ci ci: GPU shards on four stand-in devices (--gpus none:0-3)"
 cigpus=none:0-3 ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-changed" --only stage-c-2-gpu-h200 stage-c-8-gpu-h200 --results "$out/ci-gpus"
-v0=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/0/run.log" | head -n 1)
-v1=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/1/run.log" | head -n 1)
-((rc == 125)) && [[ $(cistate "pr-test/stage-c-2-gpu-h200 (0/2)") == passed && $(cistate "pr-test/stage-c-8-gpu-h200 (0/2)") == not-run ]] &&
+v0=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/1-of-2/run.log" | head -n 1)
+v1=$(grep -ho 'visible: .*' "$out/ci-gpus/stage-c-2-gpu-h200/2-of-2/run.log" | head -n 1)
+((rc == 125)) && [[ $(cistate "pr-test/stage-c-2-gpu-h200 shard 1/2") == passed && $(cistate "pr-test/stage-c-8-gpu-h200 shard 1/2") == not-run ]] &&
 	grep -q "needs 8 GPUs; this host has 4 (--gpus none:0,1,2,3)" "$out/ci.out" &&
 	[[ "$v0 $v1" == "visible: 0,1 visible: 2,3" || "$v0 $v1" == "visible: 2,3 visible: 0,1" ]]
 cicheck $? "miles-ci ci: two 2-GPU shards get disjoint devices ($v0; $v1), the 8-GPU shards are not run on a 4-GPU host (exit $rc)"
@@ -92,7 +92,7 @@ bash "$engine" run "$out/miles-ci" ci --repo "$fxg" --event pull_request --gpus 
 	--changed-files "$out/ci-changed" --only stage-b-cpu stage-c-8-gpu-h200 --results "$out/ci-int" >"$out/ci.out" 2>"$out/ci.log" &
 pid=$!
 for _ in $(seq 300); do
-	grep -q "stage-b-cpu .* passed" "$out/ci.log" && grep -q "stage-c-8-gpu-h200 (0/2) .* running" "$out/ci.log" && break
+	grep -q "stage-b-cpu .* passed" "$out/ci.log" && grep -q "stage-c-8-gpu-h200 shard 1/2 .* running" "$out/ci.log" && break
 	sleep 1
 done
 sleep 5
@@ -101,6 +101,6 @@ wait "$pid"
 rc=$?
 ((rc == 130)) && python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
-sys.exit(0 if s["cancelled"] else 1)' "$out/ci-int/summary.json" && test -s "$out/ci-int/stage-b-cpu/0/summary.json" && grep -q "cancelled" "$out/ci-int/step-summary.md"
+sys.exit(0 if s["cancelled"] else 1)' "$out/ci-int/summary.json" && test -s "$out/ci-int/stage-b-cpu/summary.json" && grep -q "cancelled" "$out/ci-int/step-summary.md"
 cicheck $? "miles-ci ci: SIGINT exits 130, the summary says cancelled, the finished shard keeps its results (exit $rc)"
 set -e

@@ -312,11 +312,11 @@ type ShardsRecordRequest struct {
 	Provenance history.Provenance
 	Repo       string
 	At         time.Time
-	// Shards are the summaries by results folder, STAGE/SHARD
+	// Shards are the summaries by results folder, STAGE/2-of-4
 	// (EngineShards.Summaries).
 	Shards map[string]report.Summary
 	// Results is the run's results folder, where each shard's rows are kept
-	// in its own folder (RESULTS/STAGE/SHARD/history-rows.json); "" for none.
+	// in its own folder (RESULTS/STAGE/2-of-4/history-rows.json); "" for none.
 	Results string
 	// Timeout bounds the whole recording (0: RecordTimeout).
 	Timeout time.Duration
@@ -324,7 +324,7 @@ type ShardsRecordRequest struct {
 
 // ShardRecorded is how one shard's recording went.
 type ShardRecorded struct {
-	// Dir is the shard's results folder, STAGE/SHARD; Kept where its rows
+	// Dir is the shard's results folder, STAGE/2-of-4; Kept where its rows
 	// are kept ("" with no results folder, or when they could not be kept).
 	Dir, Kept string
 	Notes     []string
@@ -768,8 +768,8 @@ func (a ShardsAnswer) Text() string {
 		if s.Unobserved > 0 {
 			load = fmt.Sprintf("observed %.0fs + est_time %.0fs of the %d never observed = %.0fs", s.Observed-s.UnobservedEst, s.UnobservedEst, s.Unobserved, s.Observed)
 		}
-		fmt.Fprintf(&b, "  shard %d: est_time %.0fs, calibrated est_time %.0fs, %s (%d files)%s\n",
-			s.Shard, s.Today, s.Calibrated, load, len(s.Files), over)
+		fmt.Fprintf(&b, "  %s: est_time %.0fs, calibrated est_time %.0fs, %s (%d files)%s\n",
+			policy.Partition{ID: s.Shard, Size: len(a.Shards)}, s.Today, s.Calibrated, load, len(s.Files), over)
 	}
 	return b.String()
 }

@@ -138,7 +138,7 @@ func checkSVG(t *testing.T, svg string) {
 // A shard with a file never observed says which part is an estimate.
 func TestShardsTextNamesTheEstimate(t *testing.T) {
 	a := ShardsAnswer{Stage: "s", TimeoutS: 600, Shards: []ShardLoad{{Shard: 0, Today: 500, Calibrated: 450, Observed: 700, Unobserved: 1, UnobservedEst: 300, Files: []string{"a", "b"}}}}
-	want := "s: job timeout 600s\n  shard 0: est_time 500s, calibrated est_time 450s, observed 400s + est_time 300s of the 1 never observed = 700s (2 files)  OVER THE TIMEOUT: add a shard\n"
+	want := "s: job timeout 600s\n  shard 1/1: est_time 500s, calibrated est_time 450s, observed 400s + est_time 300s of the 1 never observed = 700s (2 files)  OVER THE TIMEOUT: add a shard\n"
 	if got := a.Text(); got != want {
 		t.Errorf("wanted %q, got %q", want, got)
 	}

@@ -56,12 +56,19 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 		seen.Store(key, req.VisibleDevices)
 		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Verdict: report.Passed, Passed: true,
 			Tests: []report.TestResult{{File: "tests/x/test_a.py", Status: report.Pass, Attempts: 1}}}
+		if req.Plan != nil {
+			s.Shard = req.Plan.Partition
+		}
 		if fail[key] {
 			s.Verdict, s.Passed, s.ExitCode = report.Failed, false, 1
 			s.Tests[0].Status = report.Fail
 		}
 		spec := pipeline.Spec{Image: req.Image.Image, Steps: []pipeline.Step{{Name: "deps", Phase: pipeline.PhaseDeps, Argv: []string{"true"}}}}
-		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: "{}"}}}, spec, nil
+		js, err := json.Marshal(s)
+		if err != nil {
+			return pipeline.Result{}, spec, err
+		}
+		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: string(js)}}}, spec, nil
 	}
 	return seen
 }
@@ -74,15 +81,15 @@ func TestCIRunsTheWholePRGraph(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("wanted exit 0, got %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"pr-test/stage-c-4-gpu-h200 (2/3)", "passed", "dependency layers:"} {
+	for _, want := range []string{"pr-test/stage-c-4-gpu-h200 shard 3/3", "passed", "dependency layers:"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "pr-test/stage-a-cpu (0/4)                running") {
+	if !strings.Contains(stderr, "pr-test/stage-a-cpu shard 1/4            running") {
 		t.Errorf("wanted one line per state change on stderr, got\n%s", stderr)
 	}
-	for _, f := range []string{"summary.json", "junit.xml", "step-summary.md", "stage-a-cpu/3/summary.json", "stage-c-4-gpu-mi350/1/summary.json"} {
+	for _, f := range []string{"summary.json", "junit.xml", "step-summary.md", "stage-a-cpu/4-of-4/summary.json", "stage-c-4-gpu-mi350/2-of-2/summary.json", "stage-b-cpu/summary.json"} {
 		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
 			t.Errorf("wanted %s in the results: %v", f, err)
 		}
@@ -260,14 +267,14 @@ func TestCIRecords(t *testing.T) {
 	if err != nil || len(rows) != 5 {
 		t.Errorf("wanted a row per shard (5), got %d (%v)", len(rows), err)
 	}
-	for _, shard := range []string{"stage-a-cpu/0", "stage-a-cpu/3", "stage-b-cpu/0"} {
+	for _, shard := range []string{"stage-a-cpu/1-of-4", "stage-a-cpu/4-of-4", "stage-b-cpu"} {
 		if _, err := os.Stat(filepath.Join(results, shard, history.RowsFile)); err != nil {
 			t.Errorf("wanted %s's rows kept in its folder: %v", shard, err)
 		}
 	}
 	results = filepath.Join(dir, "results2")
 	code, _, stderr = runCLI(t, map[string]string{history.EnvDB: "postgres://ci:hunter2hunter2@127.0.0.1:1/x?connect_timeout=1"}, args(results)...)
-	kept := filepath.Join(results, "stage-a-cpu", "1")
+	kept := filepath.Join(results, "stage-a-cpu", "2-of-4")
 	if code != 0 || strings.Count(stderr, "runtime history write failed (the run's result stands): stage-") != 5 || strings.Contains(stderr, "hunter2") ||
 		!strings.Contains(stderr, "miles-ci history import --results "+kept) {
 		t.Errorf("wanted exit 0 and a masked warning per shard naming its rows, got %d\n%s", code, stderr)

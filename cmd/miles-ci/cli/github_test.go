@@ -148,7 +148,7 @@ func TestStepSummaryFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"### Miles CI policy", "```mermaid", "| `stage-c-8-gpu-h100` | cuda |", "### `stage-c-4-gpu-h200` (cuda), shard 1 of 3: ❌ failed"} {
+	for _, want := range []string{"### Miles CI policy", "```mermaid", "| `stage-c-8-gpu-h100` | cuda |", "### `stage-c-4-gpu-h200` (cuda), shard 1/3: ❌ failed"} {
 		if !bytes.Contains(got, []byte(want)) {
 			t.Errorf("$GITHUB_STEP_SUMMARY lacks %q:\n%s", want, got)
 		}

@@ -119,7 +119,7 @@ func TestEstTimeCommand(t *testing.T) {
 		t.Errorf("wanted test_positional as flaky, got %d %q", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, nil, "history", "shards", "--stage", "stage-c-8-gpu-h100", "--repo", "../../../usecase/runhistory/testdata/esttime/tree", "--db", db, "--as-of", "2026-08-12")
-	want2 := "stage-c-8-gpu-h100: job timeout 21600s\n  shard 0: est_time 660s, calibrated est_time 670s, observed 261s (2 files)\n  shard 1: est_time 640s, calibrated est_time 710s, observed 563s (4 files)\n"
+	want2 := "stage-c-8-gpu-h100: job timeout 21600s\n  shard 1/2: est_time 660s, calibrated est_time 670s, observed 261s (2 files)\n  shard 2/2: est_time 640s, calibrated est_time 710s, observed 563s (4 files)\n"
 	if code != 0 || stdout != want2 {
 		t.Errorf("wanted %q, got %d %q", want2, code, stdout)
 	}

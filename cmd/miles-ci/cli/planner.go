@@ -148,7 +148,7 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 		fmt.Fprintf(env.Stdout, "  %s\n", desc)
 		reason := v.Reason
 		if v.Shard != nil {
-			reason += fmt.Sprintf("; runs in shard %d/%d (0-based id=%d)", v.Shard.ID+1, v.Shard.Size, v.Shard.ID)
+			reason += fmt.Sprintf("; runs in %s (0-based id=%d)", v.Shard, v.Shard.ID)
 		}
 		fmt.Fprintf(env.Stdout, "    %s: %s\n", v.Verdict, reason)
 	}

@@ -33,7 +33,7 @@ func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
 var writeResultFile = fsinput.WriteSynced
 
 // writeResultsDepth is writeResults for names of up to depth folders (a ci
-// run's STAGE/SHARD/artifacts/NAME). Its error says what was kept where:
+// run's STAGE/2-of-4/artifacts/NAME). Its error says what was kept where:
 // dir as it was when the new folder could not be written, the new folder
 // beside it when dir could not be replaced.
 func writeResultsDepth(dir, checkout string, files []pipeline.ResultFile, depth int) error {
