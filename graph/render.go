@@ -56,6 +56,19 @@ func (j JobReport) Partition() *policy.Partition {
 	return &policy.Partition{ID: *j.Shard, Size: j.Shards}
 }
 
+// ResultsDir is the folder a stage shard or pool file job writes in a run's
+// results (Unit.ResultsDir), "" for any other job.
+func (j JobReport) ResultsDir() string {
+	if j.Stage == "" || (j.Kind != KindStage && j.Kind != KindPoolRun) {
+		return ""
+	}
+	index := 0
+	if j.Shard != nil {
+		index = *j.Shard
+	}
+	return resultsDir(j.Stage, j.Batch > 0, index, j.Partition())
+}
+
 // Line is one job state change as a person follows it, elapsed into the
 // run: the state, the GPUs it runs on, and why it ended so.
 func (j JobReport) Line(elapsed time.Duration) string {

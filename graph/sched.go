@@ -704,15 +704,20 @@ func (u *Unit) Partition() *policy.Partition {
 // shard (policy.Partition.Folder), STAGE for an unsharded stage, SUITE/N for
 // the Nth file (0 first) of a pool plan.
 func (u *Unit) ResultsDir() string {
-	switch {
-	case u.Stage == nil:
+	if u.Stage == nil {
 		return ""
-	case u.Batch > 0:
-		return u.Stage.Name + "/" + strconv.Itoa(u.Shard)
-	case u.Partition() != nil:
-		return u.Stage.Name + "/" + u.Partition().Folder()
 	}
-	return u.Stage.Name
+	return resultsDir(u.Stage.Name, u.Batch > 0, u.Shard, u.Partition())
+}
+
+func resultsDir(stage string, pool bool, index int, p *policy.Partition) string {
+	switch {
+	case pool:
+		return stage + "/" + strconv.Itoa(index)
+	case p != nil:
+		return stage + "/" + p.Folder()
+	}
+	return stage
 }
 
 // Input is a called workflow's input as the job reads inputs.NAME: the

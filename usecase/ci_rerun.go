@@ -124,17 +124,16 @@ func (e *EngineShards) keep(prev *PreviousRun, rep *graph.Report) error {
 		if !j.Reused || j.Stage == "" || (j.Kind != graph.KindStage && j.Kind != graph.KindPoolRun) {
 			continue
 		}
-		shard := 0
-		if j.Shard != nil {
-			shard = *j.Shard
+		dir, src := j.ResultsDir(), j.ResultsDir()
+		if legacy := legacyResultsDir(j); !exists(filepath.Join(prev.Dir, filepath.FromSlash(src))) && exists(filepath.Join(prev.Dir, filepath.FromSlash(legacy))) {
+			src = legacy // a folder written before shards were named 2-of-4
 		}
-		dir := j.Stage + "/" + strconv.Itoa(shard)
-		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(dir)), &total)
+		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(src)), &total)
 		if err != nil {
-			return fmt.Errorf("--rerun-failed: keeping %s: %w", dir, err)
+			return fmt.Errorf("--rerun-failed: keeping %s: %w", src, err)
 		}
 		var sum report.Summary
-		if s, err := report.ReadResults(filepath.Join(prev.Dir, filepath.FromSlash(dir))); err == nil {
+		if s, err := report.ReadResults(filepath.Join(prev.Dir, filepath.FromSlash(src))); err == nil {
 			sum = *s
 		}
 		e.mu.Lock()
@@ -142,6 +141,21 @@ func (e *EngineShards) keep(prev *PreviousRun, rep *graph.Report) error {
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// legacyResultsDir is where a run before the one shard number kept a
+// shard: STAGE/ID with the 0-based id (0 for an unsharded stage).
+func legacyResultsDir(j graph.JobReport) string {
+	shard := 0
+	if j.Shard != nil {
+		shard = *j.Shard
+	}
+	return j.Stage + "/" + strconv.Itoa(shard)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // readKept reads every file below dir (regular files only, bounded), by

@@ -60,6 +60,11 @@ func writeFolder(t *testing.T, dir string, files []pipeline.ResultFile) {
 }
 
 func TestCIRerunFailed(t *testing.T) {
+	t.Run("folders named 2-of-4", func(t *testing.T) { testCIRerunFailed(t, false) })
+	t.Run("folders of an older run, named by the 0-based id", func(t *testing.T) { testCIRerunFailed(t, true) })
+}
+
+func testCIRerunFailed(t *testing.T, legacy bool) {
 	repo := ciTree(t)
 	results := filepath.Join(t.TempDir(), "results")
 	base := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: graph.Host{StandIn: true},
@@ -79,7 +84,16 @@ func TestCIRerunFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFolder(t, results, res.Files)
-	keptLog, _ := os.ReadFile(filepath.Join(results, "stage-a-cpu", "0", "run.log"))
+	keptLog, _ := os.ReadFile(filepath.Join(results, "stage-a-cpu", "1-of-4", "run.log"))
+	if legacy {
+		// A folder written before the one shard number kept shards as
+		// STAGE/ID, 0-based: a re-run still finds them.
+		for _, d := range [][2]string{{"stage-a-cpu/1-of-4", "stage-a-cpu/0"}, {"stage-a-cpu/2-of-4", "stage-a-cpu/1"}, {"stage-a-cpu/3-of-4", "stage-a-cpu/2"}, {"stage-a-cpu/4-of-4", "stage-a-cpu/3"}} {
+			if err := os.Rename(filepath.Join(results, d[0]), filepath.Join(results, d[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 
 	prev, err := ReadPreviousRun(results)
 	if err != nil {
@@ -116,13 +130,13 @@ func TestCIRerunFailed(t *testing.T) {
 	for _, f := range res.Files {
 		files[f.Name] = f.Data
 	}
-	if got := files["stage-a-cpu/0/run.log"]; got != string(keptLog) || got != "stage-a-cpu/0 ran in attempt 1\n" {
+	if got := files["stage-a-cpu/1-of-4/run.log"]; got != string(keptLog) || got != "stage-a-cpu/0 ran in attempt 1\n" {
 		t.Errorf("wanted the passed shard's run.log kept byte for byte, got %q", got)
 	}
-	if got := files["stage-a-cpu/0/artifacts/out.txt"]; got != "kept\x00bytes" {
+	if got := files["stage-a-cpu/1-of-4/artifacts/out.txt"]; got != "kept\x00bytes" {
 		t.Errorf("wanted the kept artifact, got %q", got)
 	}
-	if got := files["stage-a-cpu/1/run.log"]; got != "stage-a-cpu/1 ran in attempt 2\n" {
+	if got := files["stage-a-cpu/2-of-4/run.log"]; got != "stage-a-cpu/1 ran in attempt 2\n" {
 		t.Errorf("wanted the re-run shard's new run.log, got %q", got)
 	}
 	if got := second.Summaries(); len(got) != 3 {

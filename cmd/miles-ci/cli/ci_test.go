@@ -388,7 +388,7 @@ func TestCIRerunFailed(t *testing.T) {
 		t.Errorf("wanted only stage-a-cpu/1 run again, got %v", ran)
 	}
 	squeezed := strings.Join(strings.Fields(stdout), " ")
-	for _, want := range []string{"pr-test/stage-a-cpu (1/4) passed attempt 2", "pr-test/stage-a-cpu (0/4) passed reused (attempt 1)", "attempt 2 re-ran 1, reused 9", "results: " + results} {
+	for _, want := range []string{"pr-test/stage-a-cpu shard 2/4 passed attempt 2", "pr-test/stage-a-cpu shard 1/4 passed reused (attempt 1)", "attempt 2 re-ran 1, reused 9", "results: " + results} {
 		if !strings.Contains(squeezed, want) {
 			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
 		}

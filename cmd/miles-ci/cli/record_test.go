@@ -30,14 +30,14 @@ func TestCIRecordSilentStore(t *testing.T) {
 	results := filepath.Join(dir, "r1")
 	code, stdout, stderr := runCLI(t, map[string]string{"MILES_CI_HISTORY_DB": db}, args(results)...)
 	if code != 0 || !strings.Contains(stdout, "results: "+results) || strings.Contains(stderr, historytest.SilentPassword) ||
-		!strings.Contains(stderr, "runtime history write failed (the run's result stands): stage-a-cpu/0: ") ||
+		!strings.Contains(stderr, "runtime history write failed (the run's result stands): stage-a-cpu/1-of-4: ") ||
 		!strings.Contains(stderr, "no answer in time (the deadline of the whole recording passed)") {
 		t.Errorf("wanted exit 0, the results and a masked warning naming the stall, got %d\n%s\n%s", code, stdout, stderr)
 	}
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("wanted the run to end about a second after its graph, it took %s", d)
 	}
-	if _, err := os.Stat(filepath.Join(results, "stage-a-cpu", "0", "history-rows.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(results, "stage-a-cpu", "1-of-4", "history-rows.json")); err != nil {
 		t.Errorf("wanted the rows kept beside the results: %v", err)
 	}
 
