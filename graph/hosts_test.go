@@ -138,7 +138,7 @@ func TestShardsRunOnDevicesOfTheirKind(t *testing.T) {
 		want map[string]want
 	}{
 		{name: "an 8-GPU H200 host runs the H200 stages only", gpus: "h200:0-7", want: map[string]want{
-			"pr-test/stage-c-2-gpu-h200 (0/2)": {state: Passed, model: "h200"},
+			"pr-test/stage-c-2-gpu-h200 shard 1/2": {state: Passed, model: "h200"},
 			"pr-test/stage-c-4-gpu-h200":       {state: Passed, model: "h200"},
 			"pr-test/stage-c-8-gpu-h100":       {state: NotRun, model: "h100", reason: "needs 8 H100 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
 			"pr-test/stage-c-4-gpu-mi350":      {state: NotRun, model: "mi350", reason: "needs 4 MI350 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
@@ -261,7 +261,7 @@ func TestFleetRunnerLabelsFollowGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runKinds(t, &hostsFake{}, Options{Hosts: hosts})
-	j := jobByTitle(r)["pr-test/stage-c-2-gpu-h200 (0/2)"]
+	j := jobByTitle(r)["pr-test/stage-c-2-gpu-h200 shard 1/2"]
 	want := "needs 2 H200 GPUs on a runner labelled h200,2gpu; the hosts have a: 4 H200 (runners r [h200,4gpu] on 0,1,2,3)"
 	if j.State != NotRun || j.Reason != want {
 		t.Errorf("wanted not-run %q, got %s %q", want, j.State, j.Reason)
@@ -280,7 +280,7 @@ func TestFleetHostDown(t *testing.T) {
 	f := &hostsFake{down: map[string]bool{"a": true, "c": true}}
 	r := runKinds(t, f, Options{Hosts: hosts})
 	got := jobByTitle(r)
-	for _, title := range []string{"pr-test/stage-c-4-gpu-h200", "pr-test/stage-c-2-gpu-h200 (0/2)", "pr-test/stage-a-cpu"} {
+	for _, title := range []string{"pr-test/stage-c-4-gpu-h200", "pr-test/stage-c-2-gpu-h200 shard 1/2", "pr-test/stage-a-cpu"} {
 		if j := got[title]; j.State != Passed || j.Host != "b" {
 			t.Errorf("%s: wanted passed on b (a is down), got %s on %q: %s", title, j.State, j.Host, j.Reason)
 		}
@@ -351,7 +351,7 @@ func TestShardsWaitForDevicesAnotherProcessHolds(t *testing.T) {
 	f := &hostsFake{}
 	r := runKinds(t, f, opt)
 	got := jobByTitle(r)
-	for _, title := range []string{"pr-test/stage-c-2-gpu-h200 (0/2)", "pr-test/stage-c-2-gpu-h200 (1/2)"} {
+	for _, title := range []string{"pr-test/stage-c-2-gpu-h200 shard 1/2", "pr-test/stage-c-2-gpu-h200 shard 2/2"} {
 		if got[title].State != Passed {
 			t.Errorf("%s: wanted passed once the devices were free, got %s %q", title, got[title].State, got[title].Reason)
 		}
