@@ -139,10 +139,10 @@ func TestShardsRunOnDevicesOfTheirKind(t *testing.T) {
 	}{
 		{name: "an 8-GPU H200 host runs the H200 stages only", gpus: "h200:0-7", want: map[string]want{
 			"pr-test/stage-c-2-gpu-h200 shard 1/2": {state: Passed, model: "h200"},
-			"pr-test/stage-c-4-gpu-h200":       {state: Passed, model: "h200"},
-			"pr-test/stage-c-8-gpu-h100":       {state: NotRun, model: "h100", reason: "needs 8 H100 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
-			"pr-test/stage-c-4-gpu-mi350":      {state: NotRun, model: "mi350", reason: "needs 4 MI350 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
-			"pr-test/stage-a-cpu":              {state: Passed},
+			"pr-test/stage-c-4-gpu-h200":           {state: Passed, model: "h200"},
+			"pr-test/stage-c-8-gpu-h100":           {state: NotRun, model: "h100", reason: "needs 8 H100 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
+			"pr-test/stage-c-4-gpu-mi350":          {state: NotRun, model: "mi350", reason: "needs 4 MI350 GPUs; this host has 8 H200 (--gpus h200:0-7)"},
+			"pr-test/stage-a-cpu":                  {state: Passed},
 		}},
 		{name: "a host of two kinds: each stage on its own half", gpus: "h200:0-3,h100:4-7", want: map[string]want{
 			"pr-test/stage-c-4-gpu-h200":  {state: Passed, model: "h200"},

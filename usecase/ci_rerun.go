@@ -153,11 +153,6 @@ func legacyResultsDir(j graph.JobReport) string {
 	return j.Stage + "/" + strconv.Itoa(shard)
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // readKept reads every file below dir (regular files only, bounded), by
 // its slash path relative to dir.
 func readKept(dir string, total *int64) ([]pipeline.ResultFile, error) {
