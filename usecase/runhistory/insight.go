@@ -23,9 +23,16 @@ type SlowestRequest struct {
 	Repo, DB string
 	AsOf     time.Time
 	Events   []string
-	// Top is how many to list (0: all).
+	// Top is how many to list (0: DefaultSlowest).
 	Top int
 }
+
+// DefaultSlowest is how many tests history slowest lists by default;
+// DefaultTrendDays how many days history trend shows.
+const (
+	DefaultSlowest   = 20
+	DefaultTrendDays = 90
+)
 
 // Validate checks the request before anything is read.
 func (r SlowestRequest) Validate() error {
@@ -93,9 +100,11 @@ func Slowest(ctx context.Context, r SlowestRequest) (SlowestAnswer, error) {
 	slices.SortFunc(ans.Tests, func(a, b SlowTest) int {
 		return cmp.Or(cmp.Compare(b.P90, a.P90), cmp.Compare(a.TestPath, b.TestPath), cmp.Compare(a.Backend, b.Backend), cmp.Compare(a.Suite, b.Suite))
 	})
-	if r.Top > 0 && len(ans.Tests) > r.Top {
-		ans.Tests = ans.Tests[:r.Top]
+	top := r.Top
+	if top == 0 {
+		top = DefaultSlowest
 	}
+	ans.Tests = ans.Tests[:min(top, len(ans.Tests))]
 	return ans, nil
 }
 
@@ -144,7 +153,8 @@ func (a SlowestAnswer) Text() string {
 type TrendRequest struct {
 	DB, File string
 	AsOf     time.Time
-	Days     int
+	// Days is how many days before AsOf's midnight (0: DefaultTrendDays).
+	Days int
 }
 
 // Validate checks the request before anything is read.
@@ -154,7 +164,7 @@ func (r TrendRequest) Validate() error {
 		return errors.New("history trend: give the test file, e.g. tests/e2e/megatron/test_qwen3_4b_ckpt.py")
 	case r.DB == "" || r.AsOf.IsZero():
 		return errors.New("history trend: no history database or date")
-	case r.Days < 1:
+	case r.Days < 0:
 		return fmt.Errorf("--days %d: give 1 or more", r.Days)
 	}
 	return nil
@@ -174,8 +184,12 @@ func Trend(ctx context.Context, r TrendRequest) (TrendAnswer, error) {
 		return TrendAnswer{}, err
 	}
 	file := path.Clean(strings.TrimPrefix(r.File, "./"))
+	days := r.Days
+	if days == 0 {
+		days = DefaultTrendDays
+	}
 	_, before := estimate.Window(r.AsOf)
-	from := before.AddDate(0, 0, -r.Days)
+	from := before.AddDate(0, 0, -days)
 	store, err := history.Open(ctx, r.DB)
 	if err != nil {
 		return TrendAnswer{}, err

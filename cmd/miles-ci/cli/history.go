@@ -396,13 +396,13 @@ func (f historyWindowFlags) resolve(fs *flagSet, env Env) (db string, asOf time.
 
 func historySlowest(args []string, env Env) int {
 	fs := newFlagSet("history slowest", "[--top N] [--repo DIR] [--db URL|PATH] [--as-of YYYY-MM-DD] [--events E ...] [--json]", env)
-	top := fs.Int("top", "N", "list the N slowest (default 20)", 1, 100000)
+	top := fs.Int("top", "N", fmt.Sprintf("list the N slowest (default %d)", runhistory.DefaultSlowest), 1, 100000)
 	wf := addHistoryWindowFlags(fs)
 	asJSON := fs.Bool("json", "print the tests as JSON")
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := runhistory.SlowestRequest{Repo: *wf.repo, Events: *wf.events, Top: 20}
+	req := runhistory.SlowestRequest{Repo: *wf.repo, Events: *wf.events}
 	if top.Set {
 		req.Top = top.Value
 	}
@@ -426,7 +426,7 @@ func historySlowest(args []string, env Env) int {
 
 func historyTrend(args []string, env Env) int {
 	fs := newFlagSet("history trend", "FILE [--days N] [--db URL|PATH] [--as-of YYYY-MM-DD] [--json]", env)
-	days := fs.Int("days", "N", "the last N days before --as-of's midnight (default 90)", 1, 3650)
+	days := fs.Int("days", "N", fmt.Sprintf("the last N days before --as-of's midnight (default %d)", runhistory.DefaultTrendDays), 1, 3650)
 	db := dbFlag(fs)
 	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the days shown (default: tomorrow, so today's runs show)")
 	asJSON := fs.Bool("json", "print the attempts as JSON")
@@ -441,7 +441,7 @@ func historyTrend(args []string, env Env) int {
 	if file == "" {
 		return fs.usageError("give the test file, e.g. miles-ci history trend tests/e2e/megatron/test_qwen3_4b_ckpt.py")
 	}
-	req := runhistory.TrendRequest{File: file, Days: 90}
+	req := runhistory.TrendRequest{File: file}
 	if days.Set {
 		req.Days = days.Value
 	}

@@ -123,4 +123,21 @@ func TestEstTimeCommand(t *testing.T) {
 	if code != 0 || stdout != want2 {
 		t.Errorf("wanted %q, got %d %q", want2, code, stdout)
 	}
+	tree := "../../../usecase/runhistory/testdata/esttime/tree"
+	code, stdout, stderr = runCLI(t, nil, "history", "slowest", "--repo", tree, "--db", db, "--as-of", "2026-08-12", "--top", "2")
+	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, "tests/e2e/b/test_disabled.py ") {
+		t.Errorf("history slowest: wanted the 2 slowest, got %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, nil, "history", "trend", "tests/e2e/a/test_keyword.py", "--db", db, "--as-of", "2026-08-13")
+	if code != 0 || !strings.HasPrefix(stdout, "tests/e2e/a/test_keyword.py: 12 attempt(s) from 2026-05-15 to 2026-08-13\n") {
+		t.Errorf("history trend: wanted 12 attempts, got %d %q %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, nil, "history", "trend", "--db", db); code != 2 || !strings.Contains(stderr, "give the test file") {
+		t.Errorf("history trend without FILE: wanted a usage error, got %d %q", code, stderr)
+	}
+	svg := filepath.Join(t.TempDir(), "chart.svg")
+	code, _, stderr = runCLI(t, nil, "history", "chart", "--repo", tree, "--db", db, "--as-of", "2026-08-12", "--stage", "stage-c-8-gpu-h100", "--out", svg)
+	if data, err := os.ReadFile(svg); code != 0 || err != nil || !strings.HasPrefix(string(data), "<svg ") {
+		t.Errorf("history chart: wanted an SVG in %s, got %d %q (%v)", svg, code, stderr, err)
+	}
 }
