@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/radixark/miles-ci/graph"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,19 @@ func present(ok bool) string {
 		return "present"
 	}
 	return "absent"
+}
+
+// DetectedGPUs are DetectGPUs' devices as the graph schedules them: each id
+// with its model (a host whose GPU names no known model has its kinds
+// unchecked, graph.ParseHost).
+func DetectedGPUs(ctx context.Context) ([]graph.Detected, error) {
+	devs, err := DetectGPUs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.Detected, 0, len(devs))
+	for _, d := range devs {
+		out = append(out, graph.Detected{ID: d.ID, Model: d.Model})
+	}
+	return out, nil
 }

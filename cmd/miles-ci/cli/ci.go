@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strconv"
 
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/hostlock"
@@ -207,18 +205,10 @@ func ciFailure(env Env, err error) int {
 
 var defaultLockDir = hostlock.DefaultDir
 
-// detectGPUs finds the host's NVIDIA devices (/dev/nvidia0, ...), for --gpus all.
+// detectGPUs reads the host's GPUs and their models for --gpus all
+// (usecase.DetectedGPUs: nvidia-smi, else rocm-smi).
 func detectGPUs() ([]graph.Detected, error) {
-
-	m, err := filepath.Glob("/dev/nvidia[0-9]*")
-	if err != nil {
-		return nil, err
-	}
-	var out []graph.Detected
-	for i := range m {
-		out = append(out, graph.Detected{ID: strconv.Itoa(i)})
-	}
-	return out, nil
+	return usecase.DetectedGPUs(context.Background())
 }
 
 // ciEngineFlags are the real run's output flags.

@@ -526,3 +526,25 @@ func TestCITwoRunsNeverShareADevice(t *testing.T) {
 		t.Errorf("device %s was held by two shards at once", overlap)
 	}
 }
+
+// TestCIGPUsAllReadsTheModel: --gpus all reads the host's GPUs with
+// nvidia-smi's CSV query (here a script printing what a real 8-GPU H100
+// host prints) and schedules each shard on devices of its model.
+func TestCIGPUsAllReadsTheModel(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\ni=0\nwhile [ $i -lt 8 ]; do echo \"$i, NVIDIA H100 80GB HBM3, GPU-0000000$i-0000-4000-8000-000000000000\"; i=$((i+1)); done\n"
+	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code, stdout, stderr := runCLI(t, nil, "ci", "--dry-run", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--gpus", "all", "--only", "stage-c-8-gpu-h100", "stage-c-4-gpu-h200")
+	if code != 125 {
+		t.Fatalf("wanted exit 125 (the H200 stage on an H100 host), got %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"(--gpus h100:0-7)", "needs 4 H200 GPUs; this host has 8 H100 (--gpus h100:0-7)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("wanted %q in\n%s", want, stdout)
+		}
+	}
+}
