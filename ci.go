@@ -219,7 +219,11 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, err
 		}
-		s := g.Ci.newSession(req.FromFork())
+		s, err := g.Ci.newSession(ctx, req.FromFork())
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
 		masker, err := s.masker(ctx)
 		if err != nil {
 			return nil, err

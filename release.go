@@ -74,7 +74,12 @@ func (m *MilesCi) ReleaseLock(
 	// +optional
 	imageTag string,
 ) (*dagger.File, error) {
-	text, err := usecase.BranchCut(ctx, m.newSession(false).container(), usecase.BranchCutRequest{Branch: branch, SGLangRef: sglangRef, MegatronRef: megatronRef, ImageTag: imageTag}, nonce(""))
+	s, err := m.newSession(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	text, err := usecase.BranchCut(ctx, s.container(), usecase.BranchCutRequest{Branch: branch, SGLangRef: sglangRef, MegatronRef: megatronRef, ImageTag: imageTag}, nonce(""))
 	if err != nil {
 		return nil, err
 	}

@@ -219,19 +219,27 @@ func (sh *Shard) Test(
 
 // container prepares a request's container.
 func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
-	s := m.newSession(req.Fork)
+	s, err := m.newSession(ctx, req.Fork)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
 	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
 	if err != nil {
 		return nil, err
 	}
-	return unwrap(p.Container), nil
+	return s.export(ctx, p.Container)
 }
 
 // test prepares and runs a request. The results folder is built here from
 // what pipeline.Test read (regular files of fixed names, masked), never a
 // folder of the container.
 func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
-	s := m.newSession(req.Fork)
+	s, err := m.newSession(ctx, req.Fork)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
 	// A secret too short to mask fails here, before anything runs.
 	masker, err := s.masker(ctx)
 	if err != nil {

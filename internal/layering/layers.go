@@ -58,8 +58,9 @@ var Layers = map[string]int{
 
 // DaggerUsers are the only packages that may import a Dagger SDK (see
 // isDaggerSDK): the module at the root through its generated client, the
-// generated client itself, and the command's engine adapter. Everything else
-// reaches a container through pipeline.Container.
+// generated client itself, and the engine adapter both front ends use
+// (cmd/miles-ci/engine). Everything else reaches a container through
+// pipeline.Container.
 var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
 
 // ModuleOmits are the packages the Dagger module (the root, ".") may not

@@ -1,7 +1,9 @@
-// Package engine adapts the standalone Dagger Go SDK (dagger.io/dagger)
-// to pipeline.Container, so `miles-ci run` renders the same spec on an engine
-// as the Dagger module does. The engine is the one the SDK finds:
-// _EXPERIMENTAL_DAGGER_RUNNER_HOST, else the installed dagger CLI's.
+// Package engine adapts the Dagger Go SDK (dagger.io/dagger) to
+// pipeline.Container: the one adapter both front ends render a spec with.
+// The command connects to the engine the SDK finds (Connect:
+// _EXPERIMENTAL_DAGGER_RUNNER_HOST, else the installed dagger CLI's); the
+// Dagger module attaches to the engine session its function runs in, with
+// the inputs it was handed (Attach).
 package engine
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os/exec"
 
 	"dagger.io/dagger"
+	"dagger.io/dagger/engineconn"
 
 	"github.com/radixark/miles-ci/pipeline"
 )
@@ -70,6 +73,52 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 		s.data[pipeline.Datasets] = client.Host().Directory(in.Datasets)
 	}
 	return s, nil
+}
+
+// Handles are a run's inputs the engine already holds, by their IDs: what a
+// Dagger module's function was handed (its checkout, secrets and data
+// folders). Absent ones are left out.
+type Handles struct {
+	Source  string
+	Secrets map[string]string
+	Data    map[pipeline.DataName]string
+}
+
+// Attach opens a session on the engine session this process runs in: a
+// Dagger module's function, where the engine sets DAGGER_SESSION_PORT and
+// DAGGER_SESSION_TOKEN. Outside one it fails rather than start an engine.
+func Attach(ctx context.Context, in Handles) (*Session, error) {
+	conn, ok, err := engineconn.FromSessionEnv()
+	if err != nil {
+		return nil, fmt.Errorf("attaching to the engine session: %w", err)
+	}
+	if !ok {
+		return nil, errors.New("attaching to the engine session: DAGGER_SESSION_PORT is not set; Attach runs inside a Dagger module's function (use Connect elsewhere)")
+	}
+	client, err := dagger.Connect(ctx, dagger.WithConn(conn))
+	if err != nil {
+		return nil, fmt.Errorf("attaching to the engine session: %w", err)
+	}
+	s := &Session{
+		client:  client,
+		source:  client.LoadDirectoryFromID(dagger.DirectoryID(in.Source)),
+		secrets: map[string]*dagger.Secret{},
+		data:    map[pipeline.DataName]*dagger.Directory{},
+	}
+	for name, id := range in.Secrets {
+		s.secrets[name] = client.LoadSecretFromID(dagger.SecretID(id))
+	}
+	for name, id := range in.Data {
+		s.data[name] = client.LoadDirectoryFromID(dagger.DirectoryID(id))
+	}
+	return s, nil
+}
+
+// ContainerID is the engine ID of a container of the session, for a
+// module's function to return it through its own bindings.
+func ContainerID(ctx context.Context, c pipeline.Container) (string, error) {
+	id, err := c.(ctr).c.ID(ctx)
+	return string(id), explain(err)
 }
 
 // ConnectHint says how to get an engine when none answered: with no runner
