@@ -4,7 +4,8 @@
 //
 // This file is a thin adapter: it turns typed Dagger arguments into the same
 // requests the miles-ci command builds (usecase), and renders their
-// container spec (package pipeline) on the engine through adapter.go.
+// container spec (package pipeline) on the engine through the adapter both
+// front ends share (cmd/miles-ci/engine; adapter.go hands it its inputs).
 package main
 
 import (
