@@ -128,6 +128,53 @@ python -c 'import polars; print("uv ok", polars.__version__)'
 	})
 }
 
+// TestStandInGPUTools runs the repository's stand-in nvidia-smi and rocm-smi
+// (hack/images/files/bin) in the images' own userland (dash, coreutils), on
+// the forms Miles' workflows, gpu-wait.sh and --gpus all read, byte for
+// byte. They are mounted over the images' copies, so this holds whichever
+// build of the images the engine serves.
+func TestStandInGPUTools(t *testing.T) {
+	t.Parallel()
+	c, ctx := connect(t)
+	for _, tc := range []struct {
+		image, tool, script, want string
+	}{
+		{"radixark/miles:dev", "nvidia-smi", `nvidia-smi -L | head -n 2
+nvidia-smi --query-gpu=index,name,memory.used --format=csv,noheader | tail -n 1
+MILES_CI_STANDIN_GPUS=h200:0-1,h100:2 nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader
+MILES_CI_STANDIN_GPUS=h200:0 nvidia-smi topo -m | head -n 2
+MILES_CI_STANDIN_GPUS=mi350:0-3 nvidia-smi -L || echo "exit $?"`,
+			"GPU 0: NVIDIA H200 (UUID: GPU-00000000-0000-4000-8000-000000000000)\n" +
+				"GPU 1: NVIDIA H200 (UUID: GPU-00000000-0000-4000-8000-000000000001)\n" +
+				"7, NVIDIA H200, 0 MiB\n" +
+				"0, NVIDIA H200, GPU-00000000-0000-4000-8000-000000000000\n" +
+				"1, NVIDIA H200, GPU-00000000-0000-4000-8000-000000000001\n" +
+				"2, NVIDIA H100 80GB HBM3, GPU-00000000-0000-4000-8000-000000000002\n" +
+				"\t\x1b[4mGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n" +
+				"GPU0\t X \t0-15\t0\t\tN/A\n" +
+				"No devices were found\nexit 6\n"},
+		{"rocm/sgl-dev:miles-rocm720-mi35x", "rocm-smi", `rocm-smi --showproductname | grep 'GPU\[7\].*Card Series'
+MILES_CI_STANDIN_GPUS=mi350:0-1 rocm-smi --showproductname --showuniqueid | grep -E '^GPU.*(Card Series|Unique ID)'`,
+			"GPU[7]\t\t: Card Series: \t\tAMD Instinct MI355X\n" +
+				"GPU[0]\t\t: Card Series: \t\tAMD Instinct MI355X\n" +
+				"GPU[1]\t\t: Card Series: \t\tAMD Instinct MI355X\n" +
+				"GPU[0]\t\t: Unique ID: 0x5c00000000000000\n" +
+				"GPU[1]\t\t: Unique ID: 0x5c00000000000001\n"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			t.Parallel()
+			out, err := c.Container().From(tc.image).
+				WithFile("/usr/local/bin/"+tc.tool, c.Host().File("../images/files/bin/"+tc.tool), dagger.ContainerWithFileOpts{Permissions: 0o755}).
+				WithEnvVariable("CACHE_BUSTER", time.Now().String()).
+				WithExec([]string{"sh", "-c", tc.script}).
+				Stdout(ctx)
+			if err != nil || out != tc.want {
+				t.Fatalf("wanted %q, got %q (err %v)", tc.want, out, err)
+			}
+		})
+	}
+}
+
 // TestIsolation checks that a container has no route off the machine. It uses
 // 192.0.2.1 (TEST-NET-1, reserved for documentation and never routed) and a
 // public name, so even a leak could reach no real host.
