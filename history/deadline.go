@@ -23,6 +23,11 @@ const (
 // (tests shorten them).
 var connectTimeout, statementTimeout = ConnectTimeout, StatementTimeout
 
+// sqliteBusy is how long a SQLite write waits for another process's lock
+// (tests shorten it); a locked file then fails once per recording, since a
+// recording stops at the store's first failure.
+var sqliteBusy = 10 * time.Second
+
 // ErrStalled is a store that did not answer before a deadline.
 var ErrStalled = errors.New("no answer in time")
 

@@ -2,6 +2,8 @@ package history_test
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
 	"errors"
 	"strings"
 	"testing"
@@ -72,5 +74,55 @@ func TestStalledStatementEndsAtItsDeadline(t *testing.T) {
 				t.Errorf("wanted the write to end at its deadline, it took %s", d)
 			}
 		})
+	}
+}
+
+// TestStoreErrorsSayWhatTheyAre: a locked SQLite, an unreachable server, a
+// database or a column that is missing are each named as what they are;
+// only a missing table points at history init (issue 31: a locked or
+// read-only database said "create it with history init").
+func TestStoreErrorsSayWhatTheyAre(t *testing.T) {
+	ctx := context.Background()
+	db := historytest.DBs(t)["sqlite"](t)
+	defer history.SetBusy(200 * time.Millisecond)()
+	s, err := history.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	historytest.LockTable(t, db)
+	if err := s.Write(ctx, batch(1, attempt(history.Pass, 1, 3))); err == nil || !strings.Contains(err.Error(), "is locked by another process") {
+		t.Errorf("wanted the lock named, got %v", err)
+	}
+	for _, tc := range []struct{ db, want string }{
+		{"postgres://ci@127.0.0.1:1/miles", "refused the connection (nothing listens there)"},
+		{"postgres://ci@/miles?host=" + t.TempDir(), "cannot be reached"},
+	} {
+		if _, err := history.Open(ctx, tc.db); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "history init") {
+			t.Errorf("%s: wanted %q, got %v", tc.db, tc.want, err)
+		}
+	}
+	newPG, ok := historytest.DBs(t)["postgres"]
+	if !ok {
+		return
+	}
+	pg := newPG(t)
+	u, _ := url.Parse(pg)
+	u.Path = "/no_such_database"
+	if _, err := history.Open(ctx, u.String()); err == nil || !strings.Contains(err.Error(), "names a database the server does not have") {
+		t.Errorf("wanted the missing database named, got %v", err)
+	}
+	conn, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Exec("ALTER TABLE " + history.Table + " DROP COLUMN git_ref")
+	if _, err := history.Open(ctx, pg); err == nil || !strings.Contains(err.Error(), "without a column of Miles' schema") {
+		t.Errorf("wanted the missing column named, got %v", err)
+	}
+	conn.Exec("DROP TABLE " + history.Table)
+	if _, err := history.Open(ctx, pg); err == nil || !strings.Contains(err.Error(), "create it with miles-ci history init") {
+		t.Errorf("wanted history init for the missing table, got %v", err)
 	}
 }

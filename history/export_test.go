@@ -9,3 +9,10 @@ func SetDeadlines(connect, statement time.Duration) func() {
 	connectTimeout, statementTimeout = connect, statement
 	return func() { connectTimeout, statementTimeout = c, s }
 }
+
+// SetBusy shortens SQLite's wait for a lock; the returned function restores it.
+func SetBusy(d time.Duration) func() {
+	old := sqliteBusy
+	sqliteBusy = d
+	return func() { sqliteBusy = old }
+}

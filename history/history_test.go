@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -215,10 +216,15 @@ func TestReadSkipsInvalidRows(t *testing.T) {
 
 func TestOpenRefusesAForeignDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := history.Open(context.Background(), path)
+	if _, err := other.Exec("CREATE TABLE other (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	_, err = history.Open(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), "has no usable table ci_test_runtime_attempts") {
 		t.Fatalf("wanted the missing-table error, got %v", err)
 	}
@@ -233,6 +239,58 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+}
+
+// TestSQLitePathsArePaths: a SQLite --db is a file path (issue 31: "#" and
+// "?" were read as URI syntax, q#frag.db wrote to q), a symlink is named and
+// not followed, an empty file is never rewritten (only history init fills
+// it), and a read never creates a file.
+func TestSQLitePathsArePaths(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, name := range []string{"q#frag.db", "q?mode=memory.db", "100%25.db"} {
+		path := filepath.Join(dir, name)
+		s, err := history.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s.Close()
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("wanted %s itself created: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "q")); err == nil {
+		t.Errorf("wanted no file q")
+	}
+
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	link := filepath.Join(dir, "link.db")
+	os.Symlink(empty, link)
+	missing := filepath.Join(dir, "missing.db")
+	for _, tc := range []struct {
+		path, want string
+		open       func(context.Context, string) (history.Store, error)
+	}{
+		{empty, "is an empty file, not a SQLite database", history.Open},
+		{empty, "is an empty file, not a SQLite database", history.OpenRead},
+		{link, "is a symlink to " + empty, history.Open},
+		{link, "is a symlink to " + empty, history.OpenRead},
+		{missing, "does not exist; record a run first", history.OpenRead},
+	} {
+		if _, err := tc.open(ctx, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: wanted %q, got %v", tc.path, tc.want, err)
+		}
+	}
+	if info, _ := os.Stat(empty); info.Size() != 0 {
+		t.Errorf("wanted the empty file left empty, it holds %d bytes", info.Size())
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("wanted a read to create nothing")
+	}
+	if err := history.Init(ctx, empty); err != nil {
+		t.Errorf("wanted history init to fill an empty file, got %v", err)
+	}
 }
 
 func TestPasswordIsMasked(t *testing.T) {

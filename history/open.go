@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -61,10 +62,20 @@ func HasPassword(db string) bool {
 	return ok || u.Query().Has("password")
 }
 
-// Open opens the history db names: a postgres:// URL, whose table must
-// exist (see Init), or a SQLite file, which is created with the table when
-// it does not exist yet.
+// Open opens the history db names for writing: a postgres:// URL, whose
+// table must exist (see Init), or a SQLite file, which is created with the
+// table when it does not exist yet.
 func Open(ctx context.Context, db string) (Store, error) {
+	return open(ctx, db, false)
+}
+
+// OpenRead opens the history db names for reading only: a SQLite file must
+// exist and is never created or changed (no journal mode is set on it).
+func OpenRead(ctx context.Context, db string) (Store, error) {
+	return open(ctx, db, true)
+}
+
+func open(ctx context.Context, db string, read bool) (Store, error) {
 	if IsPostgres(db) {
 		s, err := openPostgres(db)
 		if err != nil {
@@ -76,12 +87,15 @@ func Open(ctx context.Context, db string) (Store, error) {
 		}
 		return s, nil
 	}
-	_, statErr := os.Stat(db)
-	s, err := openSQLite(db)
+	missing, err := checkSQLitePath(db, read)
 	if err != nil {
 		return nil, err
 	}
-	if errors.Is(statErr, os.ErrNotExist) {
+	s, err := openSQLite(db, read)
+	if err != nil {
+		return nil, err
+	}
+	if missing {
 		if err := s.create(ctx, sqliteSchema); err != nil {
 			s.Close()
 			return nil, err
@@ -92,6 +106,48 @@ func Open(ctx context.Context, db string) (Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkSQLitePath refuses a SQLite path miles-ci would misread or
+// overwrite: a symlink (named, never followed), something not a regular
+// file, an empty file (not a database; opening it would write one), and for
+// a read a file that does not exist. missing says a writer creates it.
+func checkSQLitePath(path string, read bool) (missing bool, err error) {
+	if path == "" {
+		return false, fmt.Errorf("no SQLite file named; give --db PATH")
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && read:
+		return false, fmt.Errorf("the runtime history %s does not exist; record a run first (--record), import one (miles-ci history import), or give --db the history to read", path)
+	case errors.Is(err, fs.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("the runtime history %s: %w", path, err)
+	case info.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return false, fmt.Errorf("the runtime history %s is a symlink to %s; miles-ci follows no link to a database, so give --db the file itself", path, target)
+	case !info.Mode().IsRegular():
+		return false, fmt.Errorf("the runtime history %s is not a regular file; give --db a SQLite file", path)
+	case info.Size() == 0:
+		return false, fmt.Errorf("the runtime history %s %w, and miles-ci rewrites no file it did not make; remove it (miles-ci then creates the database), create the table in it (miles-ci history init), or give another --db", path, errEmpty)
+	}
+	return false, nil
+}
+
+// errEmpty is a SQLite path that is an empty file, which only history init
+// turns into a database.
+var errEmpty = errors.New("is an empty file, not a SQLite database")
+
+// sqliteURI is the driver's name of path: a file: URI, with the characters
+// a URI reads (%, ?, #) escaped, so that a path is only ever a path
+// (q#frag.db wrote to q).
+func sqliteURI(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(filepath.ToSlash(abs)), nil
 }
 
 // ErrTableExists is Init on a database that already holds the table.
@@ -106,7 +162,10 @@ func Init(ctx context.Context, db string) error {
 		s, err = openPostgres(db)
 		schema = postgresSchema
 	} else {
-		s, err = openSQLite(db)
+		if _, err := checkSQLitePath(db, false); err != nil && !errors.Is(err, errEmpty) {
+			return err
+		}
+		s, err = openSQLite(db, false)
 	}
 	if err != nil {
 		return err
@@ -143,19 +202,29 @@ func (s *sqlStore) createTx(ctx context.Context, schema []string) error {
 	return nil
 }
 
-func openSQLite(path string) (*sqlStore, error) {
+func openSQLite(path string, read bool) (*sqlStore, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no SQLite file named; give --db PATH")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	if !read {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("the runtime history %s: %w", path, err)
 		}
 	}
+	uri, err := sqliteURI(path)
+	if err != nil {
+		return nil, fmt.Errorf("the runtime history %s: %w", path, err)
+	}
 	// One writer at a time, waiting up to 10 s for another miles-ci's; in
 	// WAL mode synchronous=NORMAL syncs at checkpoints, not at each commit
-	// (a power cut may lose the last batches, never corrupt the file).
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// (a power cut may lose the last batches, never corrupt the file). A
+	// reader sets no journal mode: that would write to the file.
+	busy := fmt.Sprintf("?_pragma=busy_timeout(%d)", sqliteBusy.Milliseconds())
+	params := busy + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	if read {
+		params = busy + "&_pragma=query_only(true)"
+	}
+	db, err := sql.Open("sqlite", uri+params)
 	if err != nil {
 		return nil, fmt.Errorf("the runtime history %s: %w", path, err)
 	}

@@ -80,8 +80,7 @@ func (s *sqlStore) checkTable(ctx context.Context) error {
 	return s.call(ctx, s.connect, "opening", func(ctx context.Context) error {
 		rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(columns, ", ")+" FROM "+Table+" LIMIT 0")
 		if err != nil {
-			return fmt.Errorf("%s has no usable table %s (%v); create it with miles-ci history init --db (Miles' schema), or point --db at the database that holds it",
-				s.where, Table, s.d.mask(err))
+			return s.openError(err)
 		}
 		return rows.Close()
 	})
@@ -102,7 +101,7 @@ func (s *sqlStore) Write(ctx context.Context, b Batch) error {
 func (s *sqlStore) write(ctx context.Context, b Batch) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.fail("%s: %w", err)
+		return s.writeError(err)
 	}
 	for start := 0; start < len(b.Attempts); start += rowsPerInsert {
 		chunk := b.Attempts[start:min(len(b.Attempts), start+rowsPerInsert)]
@@ -112,11 +111,11 @@ func (s *sqlStore) write(ctx context.Context, b Batch) error {
 			if k, ok := s.conflict(ctx, b); ok {
 				return &ConflictError{Key: k}
 			}
-			return s.fail("writing the runtime history to %s: %w; nothing was written", err)
+			return s.writeError(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return s.fail("writing the runtime history to %s: %w; nothing was written", err)
+		return s.writeError(err)
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func EstTime(ctx context.Context, r EstTimeRequest) (EstTimeResult, error) {
 	if len(r.Backends) > 0 {
 		scope = estimate.Scope{Backends: r.Backends}
 	}
-	store, err := history.Open(ctx, r.DB)
+	store, err := history.OpenRead(ctx, r.DB)
 	if err != nil {
 		return EstTimeResult{}, err
 	}
@@ -578,7 +578,7 @@ func FlakyFiles(ctx context.Context, r FlakyRequest) ([]Flaky, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	store, err := history.Open(ctx, r.DB)
+	store, err := history.OpenRead(ctx, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -796,7 +796,7 @@ func Shards(ctx context.Context, r ShardsRequest) (ShardsAnswer, error) {
 	if err != nil {
 		return ShardsAnswer{}, err
 	}
-	store, err := history.Open(ctx, r.DB)
+	store, err := history.OpenRead(ctx, r.DB)
 	if err != nil {
 		return ShardsAnswer{}, err
 	}

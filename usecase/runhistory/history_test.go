@@ -275,3 +275,31 @@ func TestEstTimeRefusesFilesOutsideTheCheckout(t *testing.T) {
 		t.Errorf("wanted the file the link names rewritten, got\n%s", got)
 	}
 }
+
+// TestLockedStoreCostsOneWait: a store that fails (here a SQLite file
+// another process holds locked) ends the recording at its first failure:
+// the shards after keep their rows untried, so a locked file costs one
+// wait, not one per shard (issue 31: 10 s per shard).
+func TestLockedStoreCostsOneWait(t *testing.T) {
+	db := historytest.DBs(t)["sqlite"](t)
+	historytest.LockTable(t, db)
+	shards := map[string]report.Summary{}
+	results := t.TempDir()
+	for i := range 5 {
+		dir := fmt.Sprintf("stage-a-cpu/%d", i)
+		os.MkdirAll(filepath.Join(results, dir), 0o755)
+		shards[dir] = report.Summary{HW: "cpu", Suite: "stage-a-cpu", Verdict: report.Passed, Passed: true, Tests: []report.TestResult{
+			{File: fmt.Sprintf("tests/a%d.py", i), Status: report.Pass, Attempts: 1, EstTime: 60, ElapsedS: 5}}}
+	}
+	start := time.Now()
+	got := RecordShards(context.Background(), ShardsRecordRequest{DB: db, Shards: shards, Results: results, At: time.Now(), Timeout: 2 * time.Second,
+		Provenance: history.Provenance{CommitSHA: "c", RunID: 1, RunAttempt: 1, Event: "local", Ref: "local"}})
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("wanted one wait at most, it took %s", d)
+	}
+	for _, sh := range got {
+		if sh.Err == nil || sh.Kept == "" {
+			t.Errorf("%s: wanted the failure and the rows kept, got %v, %q", sh.Dir, sh.Err, sh.Kept)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func Slowest(ctx context.Context, r SlowestRequest) (SlowestAnswer, error) {
 	if err != nil {
 		return SlowestAnswer{}, err
 	}
-	store, err := history.Open(ctx, r.DB)
+	store, err := history.OpenRead(ctx, r.DB)
 	if err != nil {
 		return SlowestAnswer{}, err
 	}
@@ -190,7 +190,7 @@ func Trend(ctx context.Context, r TrendRequest) (TrendAnswer, error) {
 	}
 	_, before := estimate.Window(r.AsOf)
 	from := before.AddDate(0, 0, -days)
-	store, err := history.Open(ctx, r.DB)
+	store, err := history.OpenRead(ctx, r.DB)
 	if err != nil {
 		return TrendAnswer{}, err
 	}
