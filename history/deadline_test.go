@@ -3,8 +3,8 @@ package history_test
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
