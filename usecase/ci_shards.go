@@ -230,6 +230,8 @@ type CIResults struct {
 	// Reuse says how many shards shared their dependency layers ("" when
 	// no shard ran).
 	Reuse string
+	// Failures are the failed shards that left results, in graph order.
+	Failures []ShardFailure
 }
 
 // Results are the run's results, for the report the graph run gave.
@@ -247,6 +249,7 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 		}
 		sums = append(sums, d.summary)
 	}
+	r.Failures = shardFailures(rep, done)
 	js, err := encode.JSON(rep)
 	if err != nil {
 		return CIResults{}, err
@@ -255,6 +258,50 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 		pipeline.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
 		pipeline.ResultFile{Name: "step-summary.md", Data: r.StepSummary})
 	return r, nil
+}
+
+// ShardFailure is a failed shard as the run's end shows it: its first
+// failing file, the last lines that file printed, and its folder.
+type ShardFailure struct {
+	// Title is the job's name ("pr-test/stage-a-cpu shard 2/4").
+	Title string
+	// File and Status are its first file that did not pass ("" when the
+	// shard failed with every file passed: an inconsistent run).
+	File   string
+	Status report.Status
+	// Tail is the last lines the file printed (report.OutputTail).
+	Tail []string
+	// Dir is the shard's folder under the results; its run.log is there.
+	Dir string
+}
+
+// shardFailures lists the failed shards that left results, in graph order.
+func shardFailures(rep *graph.Report, done []ciShard) []ShardFailure {
+	byDir := map[string]ciShard{}
+	for _, d := range done {
+		byDir[d.dir] = d
+	}
+	var out []ShardFailure
+	for _, j := range rep.Jobs {
+		d, ok := byDir[j.Results]
+		if j.State != graph.Failed || j.Results == "" || !ok {
+			continue
+		}
+		f := ShardFailure{Title: j.Title(), Dir: j.Results}
+		for _, t := range d.summary.Tests {
+			if t.Status != report.Pass {
+				f.File, f.Status = t.File, t.Status
+				break
+			}
+		}
+		for _, rf := range d.files {
+			if rf.Name == pipeline.RunLogFile {
+				f.Tail = report.OutputTail(rf.Data, f.File, report.TailLines)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Summaries are the finished shards' summaries, by results folder

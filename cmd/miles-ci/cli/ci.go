@@ -44,7 +44,7 @@ func runCI(args []string, env Env) int {
 	maxPar := fs.Int("max-parallel", "N", "run at most N shards at once (default: as many as fit)", 1, 256)
 	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
 	skip := fs.List("skip", "S", "leave out these stages or backends")
-	results := fs.String("results", "DIR", "replace the folder DIR with the run's results: DIR/STAGE/N-of-M/ per shard, summary.json, junit.xml, step-summary.md")
+	results := fs.String("results", "DIR", "replace the folder DIR with the run's results: DIR/STAGE/N-of-M/ per shard, summary.json, junit.xml, step-summary.md (default: a new folder ./miles-ci-results/EVENT-YYYYMMDD-HHMMSS)")
 	rerun := fs.String("rerun-failed", "DIR", "re-run what failed in the run whose results folder is DIR (same commit, event, trigger facts and planner): its failed, cancelled and not-run shards and the jobs whose if: now holds; the passed shards keep their results (default --results: DIR)")
 	headSHA := fs.String("head-sha", "SHA", "the checkout's commit, for the run's facts (default: read from DIR/.git)")
 	dryRun := fs.Bool("dry-run", "print the graph (jobs, needs, shards, GPUs, tests, what is skipped and why) without an engine")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,10 +47,17 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	if err != nil {
 		return fail(env, err)
 	}
-	if f.results != "" {
-		if err := checkResultsDir(f.results, host.Repo); err != nil {
+	if f.results == "" {
+		// Every run keeps its results: a new folder when none is named.
+		dir, err := defaultResults(ciResultsName(req), time.Now())
+		if err != nil {
 			return fail(env, err)
 		}
+		f.results = dir
+	}
+	fmt.Fprintf(env.Stderr, "miles-ci: the results go to %s\n", f.results)
+	if err := checkResultsDir(f.results, host.Repo); err != nil {
+		return fail(env, err)
 	}
 	if err := gh.checkSummary(env); err != nil {
 		return fail(env, err)
@@ -62,7 +70,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		return fail(env, err)
 	}
 	defer unlock()
-	log, closeLog, err := engineLog(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog}, m)
+	log, logPath, closeLog, err := engineLogFile(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog}, m)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -78,6 +86,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		s, err := ciConnect(ctx, host, log)
 		if err != nil {
 			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+			pointAtEngineLog(env, logPath)
 			return report.ExitCannotRun
 		}
 		defer s.Close()
@@ -111,16 +120,49 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 			kept = ""
 			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus())+recordedAnyway(f.fs, f.rec, env))
 		} else {
+			io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(failuresText(f.results, res.Failures))))
 			io.WriteString(env.Stdout, ghoutput.Plain("results: "+f.results+"\n"))
 		}
 	}
 	if err := gh.writeSummary(env, res.StepSummary); err != nil {
 		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus()))
 	}
+	if rep.ExitStatus() == report.ExitCannotRun {
+		pointAtEngineLog(env, logPath)
+	}
 	if f.fs != nil {
 		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: kept, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
 	}
 	return rep.ExitStatus()
+}
+
+// failuresText lists each failed shard under the run's table: its first
+// failing file, the last lines that file printed, and its run.log.
+func failuresText(results string, fs []usecase.ShardFailure) string {
+	var b strings.Builder
+	for _, f := range fs {
+		what := "no file failed; the run was inconsistent (its summary.json says how)"
+		if f.File != "" {
+			what = report.Printable(f.File) + " " + string(f.Status)
+		}
+		fmt.Fprintf(&b, "failed: %s: %s\n", f.Title, what)
+		for _, l := range f.Tail {
+			b.WriteString("    | " + l + "\n")
+		}
+		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), "run.log"))
+	}
+	return b.String()
+}
+
+// ciResultsName names a ci run's default results folder by its event.
+func ciResultsName(req usecase.CIRequest) string {
+	switch {
+	case req.Event != "":
+		return req.Event
+	case req.PR != nil:
+		return "pull_request-" + strconv.Itoa(req.PR.Number)
+	}
+	return "ci"
 }
 
 // ciProgress shows a run's job state changes: on a terminal a live table

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	defaultLockDir = func() string { return dir }
+	resultsRoot = filepath.Join(dir, "miles-ci-results") // not in the source tree
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -68,7 +69,8 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 		if err != nil {
 			return pipeline.Result{}, spec, err
 		}
-		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: string(js)}}}, spec, nil
+		log := "::group::tests/x/test_a.py  (1/1 est=5s attempt=1)\nran " + key + "\n::endgroup::\n[1/1] tests/x/test_a.py  " + strings.ToUpper(string(s.Tests[0].Status)) + "  elapsed=1s\n"
+		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: string(js)}, {Name: "run.log", Data: log}}}, spec, nil
 	}
 	return seen
 }
@@ -122,9 +124,24 @@ func TestCIFailingCPUShardStopsGPUStages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true})
-			code, stdout, _ := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", tt.labels, "--gpus", "none", "--quiet")
+			code, stdout, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", tt.labels, "--gpus", "none", "--quiet")
 			if code != 1 {
 				t.Errorf("wanted exit 1 (a failing shard), got %d", code)
+			}
+			// No --results: a new folder under ./miles-ci-results, named
+			// first and last; the failed shard's file, tail and run.log.
+			_, dir, _ := strings.Cut(stderr, "miles-ci: the results go to ")
+			dir, _, _ = strings.Cut(dir, "\n")
+			if !strings.HasPrefix(dir, filepath.Join(resultsRoot, "pull_request-")) || !strings.HasSuffix(stdout, "results: "+dir+"\n") {
+				t.Fatalf("wanted a new folder under %s named by the event, on stderr first and on stdout last, got %q\n%s\n%s", resultsRoot, dir, stderr, stdout)
+			}
+			log := filepath.Join(dir, "stage-a-cpu", "2-of-4", "run.log")
+			want := "failed: pr-test/stage-a-cpu shard 2/4: tests/x/test_a.py fail\n    | ran stage-a-cpu/1\n    run.log: " + log + "\n"
+			if !strings.Contains(stdout, want) {
+				t.Errorf("wanted %q, got\n%s", want, stdout)
+			}
+			if _, err := os.Stat(log); err != nil {
+				t.Error(err)
 			}
 			for _, l := range strings.Split(stdout, "\n") {
 				if strings.HasPrefix(l, "pr-test/stage-b-2-gpu-h200 ") && !strings.Contains(l, " "+tt.gpuState+" ") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ func addRunFlags(fs *flagSet) runFlags {
 		models:    fs.String("models", "DIR", "host folder mounted at /root/models (GPU stages)"),
 		datasets:  fs.String("datasets", "DIR", "host folder mounted at /root/datasets (GPU stages)"),
 		runID:     fs.String("run-id", "ID", "run nonce: the same id reuses that run's results from the engine's cache (default: a new run)"),
-		results:   fs.String("results", "DIR", "replace the folder DIR with the run's results (summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/)"),
+		results:   fs.String("results", "DIR", "replace the folder DIR with the run's results (summary.json, junit.xml, run.log, plan.txt, status.log, exit-code, elapsed, step-summary.md, artifacts/; default: a new folder ./miles-ci-results/STAGE[-N-of-M]-YYYYMMDD-HHMMSS, or file-NAME-... for file-run)"),
 		dryRun:    fs.Bool("dry-run", "print the container spec (image, env, secret names, caches, steps) without an engine"),
 		asJSON:    fs.Bool("json", "with --dry-run, print the spec as JSON"),
 		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
@@ -290,10 +291,17 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if err != nil {
 		return fail(env, err)
 	}
-	if *rf.results != "" {
-		if err := checkResultsDir(*rf.results, host.Repo); err != nil {
+	if *rf.results == "" {
+		// Every run keeps its results: a new folder when none is named.
+		dir, err := defaultResults(runResultsName(req), time.Now())
+		if err != nil {
 			return fail(env, err)
 		}
+		*rf.results = dir
+	}
+	fmt.Fprintf(env.Stderr, "miles-ci: the results go to %s\n", *rf.results)
+	if err := checkResultsDir(*rf.results, host.Repo); err != nil {
+		return fail(env, err)
 	}
 	if err := rf.gh.checkSummary(env); err != nil {
 		return fail(env, err)
@@ -310,7 +318,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if nonce == "" {
 		nonce = strconv.FormatInt(time.Now().UnixNano(), 10)
 	}
-	log, closeLog, err := engineLog(env, rf, m)
+	log, logPath, closeLog, err := engineLogFile(env, rf, m)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -341,6 +349,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	}
 	if err != nil {
 		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+		pointAtEngineLog(env, logPath)
 		return report.ExitCannotRun
 	}
 	say("the run ended: " + string(res.Summary.Verdict))
@@ -376,14 +385,21 @@ const ExitInterrupted = 130
 // temporary folder) named once on stderr, so a run prints miles-ci's own
 // lines and not hundreds of the engine's.
 func engineLog(env Env, rf runFlags, m *report.Masker) (io.Writer, func(), error) {
+	w, _, closeLog, err := engineLogFile(env, rf, m)
+	return w, closeLog, err
+}
+
+// engineLogFile is engineLog, and the log file's path ("" with --progress
+// or --quiet), for a run that fails for a reason its results do not hold.
+func engineLogFile(env Env, rf runFlags, m *report.Masker) (io.Writer, string, func(), error) {
 	// The engine's progress shows what the run's commands print and the
 	// paths miles-ci reads: every secret value given is masked in it too.
 	switch {
 	case *rf.progress:
 		w := report.NewMaskingWriter(ghoutput.PlainWriter{W: env.Stderr}, m)
-		return w, func() { w.Flush() }, nil
+		return w, "", func() { w.Flush() }, nil
 	case *rf.quiet:
-		return nil, func() {}, nil
+		return nil, "", func() {}, nil
 	}
 	var f *os.File
 	var err error
@@ -393,11 +409,67 @@ func engineLog(env Env, rf runFlags, m *report.Masker) (io.Writer, func(), error
 		f, err = os.CreateTemp("", "miles-ci-engine-*.log")
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("--engine-log: %w; give a file miles-ci can write, or --progress", err)
+		return nil, "", nil, fmt.Errorf("--engine-log: %w; give a file miles-ci can write, or --progress", err)
 	}
 	fmt.Fprintf(env.Stderr, "miles-ci: running on the Dagger engine; its progress goes to %s (--progress shows it here)\n", f.Name())
 	w := report.NewMaskingWriter(f, m)
-	return w, func() { w.Flush(); f.Close() }, nil
+	return w, f.Name(), func() { w.Flush(); f.Close() }, nil
+}
+
+// pointAtEngineLog names the engine's log after a run that failed for a
+// reason its results do not hold (the engine or the checkout refused it).
+func pointAtEngineLog(env Env, path string) {
+	if path != "" {
+		fmt.Fprintf(env.Stderr, "miles-ci: the run could not run everything; the engine's log may say why: %s\n", path)
+	}
+}
+
+// resultsRoot is the folder, under the current one, where a run given no
+// --results keeps its results (a variable for the tests).
+var resultsRoot = "miles-ci-results"
+
+// defaultResults is a new folder under ./miles-ci-results/ for a run given
+// no --results, named by what ran and when (UTC, to the second; -2, -3 ...
+// when that name is taken): miles-ci-results/pull_request-20261204-151500.
+// The clock is the front end's: the use cases never read it.
+func defaultResults(what string, now time.Time) (string, error) {
+	if err := os.MkdirAll(resultsRoot, 0o755); err != nil {
+		return "", fmt.Errorf("keeping the results under ./%s: %w; give --results DIR", resultsRoot, err)
+	}
+	base := filepath.Join(resultsRoot, what+"-"+now.UTC().Format("20060102-150405"))
+	dir := base
+	for i := 2; i < 1000; i++ {
+		// Made here, empty, so two runs started in one second never pick
+		// one folder.
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) {
+			return "", fmt.Errorf("keeping the results in %s: %w; give --results DIR", dir, err)
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+	return "", fmt.Errorf("keeping the results under ./%s: %s and 998 more are taken; give --results DIR", resultsRoot, base)
+}
+
+// runResultsName names a run's default results folder: its stage and
+// shard (stage-a-cpu-2-of-4), or file-NAME for a single-file run.
+func runResultsName(req pipeline.Request) string {
+	if req.File != nil {
+		// A file name from the checkout: only its plain characters.
+		return "file-" + strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+				return r
+			}
+			return '_'
+		}, strings.TrimSuffix(filepath.Base(req.File.File), ".py"))
+	}
+	name := req.Stage.Name
+	if req.Plan != nil && req.Plan.Partition != nil {
+		name += "-" + req.Plan.Partition.Folder()
+	}
+	return name
 }
 
 // warnRequest prints what the request's decisions found: the dependency
