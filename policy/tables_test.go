@@ -441,6 +441,10 @@ func TestTableErrors(t *testing.T) {
 			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
 		{"workflow matrix product too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        a: [" + strings.Repeat("0,", 99) + "0]\n        b: [" + strings.Repeat("0,", 99) + "0]\n        c: [" + strings.Repeat("0,", 99) + "0]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu\n",
 			`.github/workflows/pr-test.yml:2: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
+		// Issue 31: other axes (an anchors bomb among them) beside the
+		// partition key multiply the jobs past the limit.
+		{"workflow matrix axes beside the key too big", PRTestWorkflow, "x: &x [" + strings.Repeat("0,", 1999) + "0]\njobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: [0, 1]\n        a: *x\n        b: *x\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 2\n",
+			`.github/workflows/pr-test.yml:3: stage-a-cpu makes more than 256 matrix jobs under cadence regular; GitHub Actions runs at most 256 jobs from one matrix, so make the matrix smaller`},
 		{"workflow partition size too big", PRTestWorkflow, "jobs:\n  stage-a-cpu:\n    strategy:\n      matrix:\n        partition_id: [0, 1]\n    uses: ./.github/workflows/_run-cpu-ci.yml\n    with:\n      execute_command: python tests/ci/run_suite.py --hw cpu --suite stage-a-cpu --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 300\n",
 			`.github/workflows/pr-test.yml:8: stage-a-cpu runs --auto-partition-size 300 under cadence regular; a stage has 1 to 256 shards (GitHub Actions runs at most 256 jobs from one matrix)`},
 	}

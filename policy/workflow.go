@@ -637,7 +637,16 @@ func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) e
 			r.note(j.line, DriftJob, "job %s: cannot read the matrix for cadence %s: %v", j.id, c, err)
 			jobs = 1
 		}
-		if jobs > MaxShards {
+		// GitHub counts every axis, not only the partition key's: a matrix
+		// whose other axes multiply past the limit is refused, never read
+		// as its key's length.
+		total := jobs
+		if key != "" {
+			if t, err := matrixJobs(matrix, "", c); err == nil {
+				total = t
+			}
+		}
+		if jobs > MaxShards || total > MaxShards {
 			return r.fail(j.line, j.id, "makes more than %d matrix jobs under cadence %s; GitHub Actions runs at most %d jobs from one matrix, so make the matrix smaller", MaxShards, c, MaxShards)
 		}
 		n := 1
