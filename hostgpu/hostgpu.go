@@ -63,7 +63,7 @@ func ParseNvidiaQuery(out []byte) ([]Device, error) {
 		}
 		f := strings.Split(line, ",")
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%s: line %d %q is not index, name, uuid; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead", what, n+1, clip(line))
+			return nil, fmt.Errorf("%s: line %d %q is not index, name, uuid", what, n+1, clip(line))
 		}
 		id, name, uuid := strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
 		if err := ds.add(what, n+1, Device{ID: id, Vendor: NVIDIA, Name: name, UUID: uuid}); err != nil {
@@ -91,7 +91,7 @@ func ParseNvidiaList(out []byte) ([]Device, error) {
 		rest, ok := strings.CutPrefix(line, "GPU ")
 		id, rest, ok2 := strings.Cut(rest, ": ")
 		if !ok || !ok2 {
-			return nil, fmt.Errorf("%s: line %d %q is not \"GPU N: NAME (UUID: ...)\"; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead", what, n+1, clip(line))
+			return nil, fmt.Errorf("%s: line %d %q is not \"GPU N: NAME (UUID: ...)\"", what, n+1, clip(line))
 		}
 		name, uuid := rest, ""
 		if i := strings.LastIndex(rest, " (UUID: "); i >= 0 && strings.HasSuffix(rest, ")") {
@@ -128,7 +128,7 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 		}
 		id, rest, ok := strings.Cut(rest, "]")
 		if !ok || !isIndex(id) {
-			return nil, fmt.Errorf("%s: line %d %q does not start with GPU[N]; give the GPUs as --gpus KIND:IDS (such as mi350:0-7) instead", what, n+1, clip(line))
+			return nil, fmt.Errorf("%s: line %d %q does not start with GPU[N]", what, n+1, clip(line))
 		}
 		rest = strings.TrimSpace(rest)
 		rest, _ = strings.CutPrefix(rest, ":")
@@ -140,7 +140,7 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 		c := cards[id]
 		if c == nil {
 			if len(order) >= MaxDevices {
-				return nil, fmt.Errorf("%s: lists more than %d GPUs; give the GPUs as --gpus KIND:IDS instead", what, MaxDevices)
+				return nil, fmt.Errorf("%s: lists more than %d GPUs", what, MaxDevices)
 			}
 			c = &card{}
 			cards[id] = c
@@ -165,7 +165,7 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 		if name == "" {
 			// A GPU[N] seen only in another section (its unique id) has no
 			// name here: the output is not the product-name form.
-			return nil, fmt.Errorf("%s: GPU[%s] shows no Card Series or Card Model; run rocm-smi --showproductname, or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)", what, id)
+			return nil, fmt.Errorf("%s: GPU[%s] shows no Card Series or Card Model (is this rocm-smi --showproductname's output?)", what, id)
 		}
 		if err := ds.add(what, 0, Device{ID: id, Vendor: AMD, Name: name, UUID: c.uid}); err != nil {
 			return nil, err
@@ -187,13 +187,13 @@ func (ds *devices) add(what string, line int, d Device) error {
 	}
 	switch {
 	case !isIndex(d.ID):
-		return fmt.Errorf("%s:%s %q is not a GPU index; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead", what, at, clip(d.ID))
+		return fmt.Errorf("%s:%s %q is not a GPU index", what, at, clip(d.ID))
 	case d.Name == "":
-		return fmt.Errorf("%s:%s GPU %s has no name; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead", what, at, d.ID)
+		return fmt.Errorf("%s:%s GPU %s has no name", what, at, d.ID)
 	case ds.seen[d.ID]:
 		return fmt.Errorf("%s:%s GPU %s is listed twice; run it by hand to see why", what, at, d.ID)
 	case len(ds.list) >= MaxDevices:
-		return fmt.Errorf("%s: lists more than %d GPUs; give the GPUs as --gpus KIND:IDS instead", what, MaxDevices)
+		return fmt.Errorf("%s: lists more than %d GPUs", what, MaxDevices)
 	}
 	if ds.seen == nil {
 		ds.seen = map[string]bool{}

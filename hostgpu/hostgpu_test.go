@@ -91,21 +91,21 @@ func TestParseErrors(t *testing.T) {
 		want  string
 	}{
 		{"query, other fields", ParseNvidiaQuery, "0, NVIDIA H200, 0 MiB, 143771 MiB\n",
-			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "0, NVIDIA H200, 0 MiB, 143771 MiB" is not index, name, uuid; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead`},
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "0, NVIDIA H200, 0 MiB, 143771 MiB" is not index, name, uuid`},
 		{"query, driver down", ParseNvidiaQuery, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
-			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver." is not index, name, uuid; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead`},
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver." is not index, name, uuid`},
 		{"query, bad index", ParseNvidiaQuery, "00, NVIDIA H200, GPU-x\n",
-			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: "00" is not a GPU index; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead`},
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: "00" is not a GPU index`},
 		{"query, twice", ParseNvidiaQuery, "0, NVIDIA H200, GPU-a\n0, NVIDIA H200, GPU-b\n",
 			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 2: GPU 0 is listed twice; run it by hand to see why`},
 		{"query, no name", ParseNvidiaQuery, "0, , GPU-a\n",
-			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: GPU 0 has no name; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead`},
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: GPU 0 has no name`},
 		{"list, table", ParseNvidiaList, "|   0  NVIDIA H200   On  |\n",
-			`nvidia-smi -L: line 1 "|   0  NVIDIA H200   On  |" is not "GPU N: NAME (UUID: ...)"; give the GPUs as --gpus KIND:IDS (such as h200:0-7) instead`},
+			`nvidia-smi -L: line 1 "|   0  NVIDIA H200   On  |" is not "GPU N: NAME (UUID: ...)"`},
 		{"rocm, bad index", ParseRocmSmi, "GPU[x]\t\t: Card Series: \t\tAMD Instinct MI355X\n",
-			`rocm-smi --showproductname: line 1 "GPU[x]\t\t: Card Series: \t\tAMD Instinct MI355X" does not start with GPU[N]; give the GPUs as --gpus KIND:IDS (such as mi350:0-7) instead`},
+			`rocm-smi --showproductname: line 1 "GPU[x]\t\t: Card Series: \t\tAMD Instinct MI355X" does not start with GPU[N]`},
 		{"rocm, no name", ParseRocmSmi, "GPU[0]\t\t: Unique ID: 0x1\n",
-			`rocm-smi --showproductname: GPU[0] shows no Card Series or Card Model; run rocm-smi --showproductname, or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)`},
+			`rocm-smi --showproductname: GPU[0] shows no Card Series or Card Model (is this rocm-smi --showproductname's output?)`},
 		{"too big", ParseNvidiaList, strings.Repeat("x", MaxInput+1),
 			`nvidia-smi -L: output of 1048577 bytes is over the 1048576 bytes read; run it by hand to see why`},
 	} {
@@ -123,7 +123,7 @@ func TestMaxDevices(t *testing.T) {
 	for i := 0; i <= MaxDevices; i++ {
 		b.WriteString("GPU " + strconv.Itoa(i) + ": NVIDIA H200 (UUID: GPU-x)\n")
 	}
-	want := "nvidia-smi -L: lists more than 256 GPUs; give the GPUs as --gpus KIND:IDS instead"
+	want := "nvidia-smi -L: lists more than 256 GPUs"
 	if _, err := ParseNvidiaList([]byte(b.String())); err == nil || err.Error() != want {
 		t.Errorf("wanted %q, got %v", want, err)
 	}
@@ -131,7 +131,7 @@ func TestMaxDevices(t *testing.T) {
 	for i := 0; i <= MaxDevices; i++ {
 		b.WriteString("GPU[" + strconv.Itoa(i) + "]\t: Card Series: AMD Instinct MI355X\n")
 	}
-	want = "rocm-smi --showproductname: lists more than 256 GPUs; give the GPUs as --gpus KIND:IDS instead"
+	want = "rocm-smi --showproductname: lists more than 256 GPUs"
 	if _, err := ParseRocmSmi([]byte(b.String())); err == nil || err.Error() != want {
 		t.Errorf("wanted %q, got %v", want, err)
 	}

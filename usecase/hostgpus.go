@@ -35,7 +35,8 @@ var (
 // --showuniqueid`, which count only with /dev/kfd and a /dev/dri/renderD*
 // node (what a container needs to reach them). The first vendor that lists a
 // GPU gives the host's devices. A host with none, or whose tools fail, is an
-// error naming what was tried and the fix.
+// error naming each tool tried and what it said; the caller adds the way
+// around it (graph.ParseHost: give the devices, or none).
 func DetectGPUs(ctx context.Context) ([]hostgpu.Device, error) {
 	return detectGPUs(ctx, "/dev")
 }
@@ -53,7 +54,7 @@ func detectGPUs(ctx context.Context, dev string) ([]hostgpu.Device, error) {
 		return ds, err
 	}
 	tried = append(tried, note)
-	return nil, fmt.Errorf("--gpus all found no GPU (%s); give the GPUs as --gpus KIND:IDS (such as h200:0-7 or mi350:0-3), or none to run the GPU stages on stand-ins", strings.Join(tried, "; "))
+	return nil, fmt.Errorf("found no GPU (%s)", strings.Join(tried, "; "))
 }
 
 // detectNvidia lists the NVIDIA GPUs; with none, note says what was seen.
@@ -63,11 +64,11 @@ func detectNvidia(ctx context.Context) (ds []hostgpu.Device, note string, err er
 	case errors.Is(err, hostexec.ErrNotFound):
 		return nil, "nvidia-smi: not on PATH", nil
 	case err != nil:
-		return nil, "", fmt.Errorf("--gpus all: %s: %w; give the GPUs as --gpus KIND:IDS (such as h200:0-7), or none for stand-ins", strings.Join(nvidiaQuery, " "), err)
+		return nil, "", fmt.Errorf("%s: %w", strings.Join(nvidiaQuery, " "), err)
 	case res.ExitCode == 0:
 		ds, err := hostgpu.ParseNvidiaQuery(res.Stdout)
 		if err != nil {
-			return nil, "", fmt.Errorf("--gpus all: %w", err)
+			return nil, "", err
 		}
 		return ds, "nvidia-smi: no devices were found", nil
 	case noDevices(res):
@@ -83,7 +84,7 @@ func detectNvidia(ctx context.Context) (ds []hostgpu.Device, note string, err er
 			return ds, "", nil
 		}
 	}
-	return nil, "", fmt.Errorf("--gpus all: %s; check the NVIDIA driver (run nvidia-smi), or give the GPUs as --gpus KIND:IDS (such as h200:0-7), or none for stand-ins", query)
+	return nil, "", fmt.Errorf("%s; check the NVIDIA driver (run nvidia-smi)", query)
 }
 
 // detectAMD lists the AMD GPUs; with none, note says what was seen.
@@ -95,26 +96,26 @@ func detectAMD(ctx context.Context, dev string) (ds []hostgpu.Device, note strin
 	switch {
 	case errors.Is(err, hostexec.ErrNotFound):
 		if kfd {
-			return nil, "", fmt.Errorf("--gpus all: %s, but rocm-smi is not on PATH; install ROCm's rocm-smi, or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)", nodes)
+			return nil, "", fmt.Errorf("%s, but rocm-smi is not on PATH; install ROCm's rocm-smi", nodes)
 		}
 		return nil, "rocm-smi: not on PATH; " + nodes, nil
 	case err != nil:
-		return nil, "", fmt.Errorf("--gpus all: %s: %w; give the GPUs as --gpus KIND:IDS (such as mi350:0-7), or none for stand-ins", strings.Join(rocmQuery, " "), err)
+		return nil, "", fmt.Errorf("%s: %w", strings.Join(rocmQuery, " "), err)
 	case res.ExitCode != 0:
 		if !kfd {
 			return nil, fmt.Sprintf("rocm-smi: exited %d; %s", res.ExitCode, nodes), nil
 		}
-		return nil, "", fmt.Errorf("--gpus all: %s exited %d: %s; check the amdgpu driver (run rocm-smi), or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)", strings.Join(rocmQuery, " "), res.ExitCode, toolSaid(res))
+		return nil, "", fmt.Errorf("%s exited %d: %s; check the amdgpu driver (run rocm-smi)", strings.Join(rocmQuery, " "), res.ExitCode, toolSaid(res))
 	}
 	ds, err = hostgpu.ParseRocmSmi(res.Stdout)
 	if err != nil {
-		return nil, "", fmt.Errorf("--gpus all: %w", err)
+		return nil, "", err
 	}
 	if len(ds) == 0 {
 		return nil, "rocm-smi: no GPU listed; " + nodes, nil
 	}
 	if !kfd || len(renders) == 0 {
-		return nil, "", fmt.Errorf("--gpus all: rocm-smi lists %d AMD GPUs but %s: a container cannot reach them without both; load the amdgpu driver, or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)", len(ds), nodes)
+		return nil, "", fmt.Errorf("rocm-smi lists %d AMD GPUs but %s: a container cannot reach them without both; load the amdgpu driver", len(ds), nodes)
 	}
 	return ds, "", nil
 }

@@ -88,7 +88,7 @@ func TestDetectGPUs(t *testing.T) {
 		tools(t, map[string]string{"nvidia-smi": noNvidia, "rocm-smi": fixture(t, "rocm-showproductname-mi355x.txt")})
 		dev := devDir(t, false)
 		_, err := detectGPUs(ctx, dev)
-		want := "--gpus all: rocm-smi lists 4 AMD GPUs but " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes: a container cannot reach them without both; load the amdgpu driver, or give the GPUs as --gpus KIND:IDS (such as mi350:0-7)"
+		want := "rocm-smi lists 4 AMD GPUs but " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes: a container cannot reach them without both; load the amdgpu driver"
 		if err == nil || err.Error() != want {
 			t.Errorf("wanted %q, got %v", want, err)
 		}
@@ -98,7 +98,7 @@ func TestDetectGPUs(t *testing.T) {
 		t.Setenv("PATH", bin)
 		dev := devDir(t, false)
 		_, err := detectGPUs(ctx, dev)
-		want := "--gpus all found no GPU (nvidia-smi: not on PATH; rocm-smi: not on PATH; " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes); give the GPUs as --gpus KIND:IDS (such as h200:0-7 or mi350:0-3), or none to run the GPU stages on stand-ins"
+		want := "found no GPU (nvidia-smi: not on PATH; rocm-smi: not on PATH; " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes)"
 		if err == nil || err.Error() != want {
 			t.Errorf("wanted %q, got %v", want, err)
 		}
@@ -106,7 +106,7 @@ func TestDetectGPUs(t *testing.T) {
 	t.Run("a driver that fails", func(t *testing.T) {
 		tools(t, map[string]string{"nvidia-smi": "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"\nexit 9\n"})
 		_, err := detectGPUs(ctx, devDir(t, false))
-		want := `--gpus all: nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader exited 9: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."; check the NVIDIA driver (run nvidia-smi), or give the GPUs as --gpus KIND:IDS (such as h200:0-7), or none for stand-ins`
+		want := `nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader exited 9: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."; check the NVIDIA driver (run nvidia-smi)`
 		if err == nil || err.Error() != want {
 			t.Errorf("wanted %q, got %v", want, err)
 		}
@@ -122,7 +122,7 @@ func TestDetectGPUs(t *testing.T) {
 		tools(t, map[string]string{"nvidia-smi": noNvidia, "rocm-smi": "echo 'ERROR:root:Driver not initialized (amdgpu not found in modules)'\nexit 2\n"})
 		dev := devDir(t, false)
 		_, err := detectGPUs(ctx, dev)
-		want := "--gpus all found no GPU (nvidia-smi: no devices were found; rocm-smi: exited 2; " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes); give the GPUs as --gpus KIND:IDS (such as h200:0-7 or mi350:0-3), or none to run the GPU stages on stand-ins"
+		want := "found no GPU (nvidia-smi: no devices were found; rocm-smi: exited 2; " + dev + "/kfd absent, 0 " + dev + "/dri/renderD* nodes)"
 		if err == nil || err.Error() != want {
 			t.Errorf("wanted %q, got %v", want, err)
 		}
