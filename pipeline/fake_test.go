@@ -94,8 +94,8 @@ func (f *fake) Publish(ctx context.Context, ref string) (string, error) {
 	if f.eng.registry == nil {
 		f.eng.registry = map[string]string{}
 	}
-	repo := ref[:strings.LastIndex(ref, ":")] // ref is REPO:TAG
-	digest := fmt.Sprintf("%s@sha256:%d", repo, len(f.eng.published)+1)
+	// As Dagger's: the ref as given, with the digest pushed.
+	digest := fmt.Sprintf("%s@sha256:%d", ref, len(f.eng.published)+1)
 	f.eng.registry[ref] = digest
 	f.eng.published = append(f.eng.published, ref)
 	return digest, nil

@@ -102,7 +102,7 @@ func TestRenderSharesLayers(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := a.Layers.Key
-	want := Layers{Source: LayersBuilt, Key: key, Ref: cacheRepo + "@sha256:1"}
+	want := Layers{Source: LayersBuilt, Key: key, Ref: cacheRepo + ":" + key + "@sha256:1"}
 	if a.Layers != want || !slices.Equal(hostA.eng.published, []string{cacheRepo + ":" + key}) {
 		t.Fatalf("wanted %+v and one push, got %+v and %v", want, a.Layers, hostA.eng.published)
 	}
@@ -123,7 +123,7 @@ func TestRenderSharesLayers(t *testing.T) {
 		t.Errorf("wanted %+v, got %+v", want, b.Layers)
 	}
 	ops := b.Container.(*fake).ops
-	if !hasOp(b.Container, "from "+cacheRepo+"@sha256:1") || hasOp(b.Container, "exec <reconcile>") || hasOp(b.Container, "exec git fetch") {
+	if !hasOp(b.Container, "from "+want.Ref) || hasOp(b.Container, "exec <reconcile>") || hasOp(b.Container, "exec git fetch") {
 		t.Errorf("wanted host B to start from the pushed digest and run no dependency step, got\n%s", strings.Join(ops, "\n"))
 	}
 	for _, op := range []string{"env CI=true", "cache miles-ci:pip /root/.cache/pip SHARED", "source /__w/miles/miles", "exec python tests/ci/verify_source_resolution.py", "secret WANDB_API_KEY"} {
