@@ -21,6 +21,8 @@
 #     never sharing a device, a killed run freeing its devices (hack/e2e/hosts.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
+#   - `--cache-registry`: a second run pulls the dependency layers the first published to
+#     the stand-in registry, and `ci` counts pulls and builds (hack/e2e/layers.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
 # Clients run in a network namespace with only loopback. Ends with
 # "e2e: N passed, M failed" and exits non-zero on any failure. See docs/engine.md.
@@ -74,7 +76,7 @@ same() {
 }
 
 # MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
-# slots ci hosts; module is the module's functions, help and CLI parity below; the stage
+# slots ci hosts layers; module is the module's functions, help and CLI parity below; the stage
 # fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
@@ -173,6 +175,7 @@ if suite check; then source hack/e2e/check.sh; fi
 if suite slots; then source hack/e2e/slots.sh; fi
 if suite ci; then source hack/e2e/ci.sh; fi
 if suite hosts; then source hack/e2e/hosts.sh; fi
+if suite layers; then source hack/e2e/layers.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"
