@@ -23,9 +23,9 @@ for s in a b; do
 done
 registry=127.0.0.1:5000/miles-ci/layers-e2e-$$-$(date +%s)
 
-# layers_run N: miles-ci run of stage-a-cpu with the cache registry, results in $out/layers-N.
+# layers_run N: miles-ci run of stage-a-cpu's shard 0 with the cache registry, results in $out/layers-N.
 layers_run() {
-	bash "$engine" run "$out/miles-ci" run --repo "$fxl" --stage stage-a-cpu --gpus none --quiet \
+	bash "$engine" run "$out/miles-ci" run --repo "$fxl" --stage stage-a-cpu --shard 0 --gpus none --quiet \
 		--cache-registry "$registry" --results "$out/layers-$1" >"$out/layers-$1.out" 2>"$out/layers-$1.log"
 }
 # note N: the dependency-layers note of run N's summary.json.
@@ -55,12 +55,13 @@ fi
 echo "=== RUN --cache-registry: ci counts pulls and builds"
 printf 'M\0tests/fast/test_a.py\0' >"$out/layers-changed"
 bash "$engine" run "$out/miles-ci" ci --repo "$fxl" --event pull_request --gpus none --quiet --only cpu \
-	--changed-files "$out/layers-changed" --cache-registry "$registry" >"$out/layers-ci.out" 2>"$out/layers-ci.log"
+	--changed-files "$out/layers-changed" --cache-registry "$registry" --results "$out/layers-ci" >"$out/layers-ci.out" 2>"$out/layers-ci.log"
 rc=$?
 if ((rc == 0)) && grep -qE 'through the cache registry, [1-9][0-9]* pulled, 0 built' "$out/layers-ci.out"; then
 	ok "--cache-registry: ci pulled every CPU shard's layers ($(grep -oE '[0-9]+ pulled, [0-9]+ built' "$out/layers-ci.out"))"
 else
-	tail -n 20 "$out/layers-ci.log" "$out/layers-ci.out"
+	tail -n 5 "$out/layers-ci.log" "$out/layers-ci.out"
+	grep -h '"dependency layers:' "$out"/layers-ci/*/*/summary.json | sort | uniq -c
 	bad "--cache-registry: ci counts pulls and builds (exit $rc)"
 fi
 set -e
