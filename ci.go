@@ -213,11 +213,37 @@ func (g *Graph) Run(
 	// cache; without one every call runs anew.
 	// +optional
 	runId string,
+	// The results folder of an earlier run of the same checkout, event,
+	// trigger facts and planner: re-run only what failed, was cancelled or
+	// could not run (and the jobs whose if: now holds), keep the rest.
+	// +optional
+	rerunFailed *dagger.Directory,
 ) (*GraphRun, error) {
 	return withCheckout(ctx, g.Ci.Source, func(dir string) (*GraphRun, error) {
 		req, err := g.request(ctx, dir)
 		if err != nil {
 			return nil, err
+		}
+		if req.Commit, err = g.Ci.commit(ctx); err != nil {
+			return nil, err
+		}
+		if rerunFailed != nil {
+			prevDir := dir + ".previous"
+			defer os.RemoveAll(prevDir)
+			if _, err := rerunFailed.Export(ctx, prevDir); err != nil {
+				return nil, fmt.Errorf("export --rerun-failed: %w", err)
+			}
+			if req.Previous, err = usecase.ReadPreviousRun(prevDir); err != nil {
+				return nil, err
+			}
+			if req.Previous.NothingToRerun() {
+				ans, err := usecase.CI(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				printMessages(ans.Messages)
+				return graphRun(ans.Report, ans.Report.Text(), rerunFailed, nil), nil
+			}
 		}
 		s, err := g.Ci.newSession(ctx, req.FromFork())
 		if err != nil {
@@ -230,7 +256,7 @@ func (g *Graph) Run(
 		}
 		runner := &usecase.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
 		start := time.Now()
-		req.Shards, req.Now = runner, time.Now
+		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
 		req.Notify = func(j graph.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
 		ans, err := usecase.CI(ctx, req)
 		if err != nil {
@@ -249,13 +275,34 @@ func (g *Graph) Run(
 		if res.Reuse != "" {
 			text += res.Reuse + "\n"
 		}
-		code := ans.Report.ExitStatus()
-		run := &GraphRun{ExitCode: code, Passed: code == 0, Summary: ghoutput.Plain(masker.Mask(text)), Results: results}
-		if code != 0 {
-			run.Failure = ghoutput.Plain(masker.Mask(fmt.Sprintf("the CI run failed (exit %d): %s", code, ans.Report.Tally())))
-		}
-		return run, nil
+		return graphRun(ans.Report, text, results, masker.Mask), nil
 	})
+}
+
+// graphRun is a finished run's answer, its text masked with mask (nil: none).
+func graphRun(rep *graph.Report, text string, results *dagger.Directory, mask func(string) string) *GraphRun {
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	code := rep.ExitStatus()
+	run := &GraphRun{ExitCode: code, Passed: code == 0, Summary: ghoutput.Plain(mask(text)), Results: results}
+	if code != 0 {
+		run.Failure = ghoutput.Plain(mask(fmt.Sprintf("the CI run failed (exit %d): %s", code, rep.Tally())))
+	}
+	return run
+}
+
+// commit names the checkout in a run's facts: the constructor's --head-sha,
+// else the digest of its source (the module sees no .git).
+func (m *MilesCi) commit(ctx context.Context) (string, error) {
+	if m.HeadSha != "" {
+		return m.HeadSha, nil
+	}
+	d, err := m.Source.Digest(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the source's digest: %w", err)
+	}
+	return "source " + d, nil
 }
 
 // GraphRun is a finished run of the whole graph.

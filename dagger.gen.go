@@ -168,6 +168,7 @@ func (r Graph) MarshalJSON() ([]byte, error) {
 		MaxParallel  int
 		Planner      Planner
 		ReleaseLock  string
+		Substitute   []string
 	}
 	concrete.Ci = r.Ci
 	concrete.Event = r.Event
@@ -180,6 +181,7 @@ func (r Graph) MarshalJSON() ([]byte, error) {
 	concrete.MaxParallel = r.MaxParallel
 	concrete.Planner = r.Planner
 	concrete.ReleaseLock = r.ReleaseLock
+	concrete.Substitute = r.Substitute
 	return json.Marshal(&concrete)
 }
 
@@ -196,6 +198,7 @@ func (r *Graph) UnmarshalJSON(bs []byte) error {
 		MaxParallel  int
 		Planner      Planner
 		ReleaseLock  string
+		Substitute   []string
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -212,6 +215,7 @@ func (r *Graph) UnmarshalJSON(bs []byte) error {
 	r.MaxParallel = concrete.MaxParallel
 	r.Planner = concrete.Planner
 	r.ReleaseLock = concrete.ReleaseLock
+	r.Substitute = concrete.Substitute
 	return nil
 }
 
@@ -492,6 +496,38 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 	r.Ci = concrete.Ci
 	r.Name = concrete.Name
 	r.Planned = concrete.Planned
+	return nil
+}
+
+func (r TriageRun) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		ExitCode int
+		Verdicts string
+		Json     string
+		Results  *dagger.Directory
+	}
+	concrete.ExitCode = r.ExitCode
+	concrete.Verdicts = r.Verdicts
+	concrete.Json = r.Json
+	concrete.Results = r.Results
+	return json.Marshal(&concrete)
+}
+
+func (r *TriageRun) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		ExitCode int
+		Verdicts string
+		Json     string
+		Results  *dagger.Directory
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.ExitCode = concrete.ExitCode
+	r.Verdicts = concrete.Verdicts
+	r.Json = concrete.Json
+	r.Results = concrete.Results
 	return nil
 }
 
@@ -781,7 +817,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg runId", err))
 				}
 			}
-			return (*Graph).Run(&parent, ctx, runId)
+			var rerunFailed *dagger.Directory
+			if inputArgs["rerunFailed"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["rerunFailed"]), &rerunFailed)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg rerunFailed", err))
+				}
+			}
+			return (*Graph).Run(&parent, ctx, runId, rerunFailed)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}
@@ -1135,6 +1178,48 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
 			return (*MilesCi).Stages(&parent, ctx)
+		case "Triage":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var file []string
+			if inputArgs["file"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["file"]), &file)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg file", err))
+				}
+			}
+			var base *dagger.Directory
+			if inputArgs["base"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["base"]), &base)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg base", err))
+				}
+			}
+			var baseSha string
+			if inputArgs["baseSha"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["baseSha"]), &baseSha)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg baseSha", err))
+				}
+			}
+			var attempts int
+			if inputArgs["attempts"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["attempts"]), &attempts)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg attempts", err))
+				}
+			}
+			var budget string
+			if inputArgs["budget"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["budget"]), &budget)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg budget", err))
+				}
+			}
+			return (*MilesCi).Triage(&parent, ctx, file, base, baseSha, attempts, budget)
 		case "Verify":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)
