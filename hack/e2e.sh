@@ -19,6 +19,10 @@
 #     bypass-fastfail, the PR image, SIGINT (hack/e2e/ci.sh, about 4 minutes),
 #   - hosts that know their GPUs: a --hosts fleet with a host down, two runs on one host
 #     never sharing a device, a killed run freeing its devices (hack/e2e/hosts.sh),
+#   - `ci --rerun-failed` runs only the failed shard and its dependents and keeps the rest
+#     byte for byte, refuses another event or commit; `triage` gives regression,
+#     pre-existing, flaky and not-reproduced on planted tests, on the CLI and the module
+#     (hack/e2e/rerun.sh, about 6 minutes),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - `--cache-registry`: a second run pulls the dependency layers the first published to
@@ -76,7 +80,7 @@ same() {
 }
 
 # MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
-# slots ci hosts layers; module is the module's functions, help and CLI parity below; the stage
+# slots ci hosts layers rerun; module is the module's functions, help and CLI parity below; the stage
 # fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
@@ -176,6 +180,7 @@ if suite slots; then source hack/e2e/slots.sh; fi
 if suite ci; then source hack/e2e/ci.sh; fi
 if suite hosts; then source hack/e2e/hosts.sh; fi
 if suite layers; then source hack/e2e/layers.sh; fi
+if suite rerun; then source hack/e2e/rerun.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"
