@@ -99,6 +99,14 @@ func runTriage(args []string, env Env) int {
 	if err := gh.checkSummary(env); err != nil {
 		return fail(env, err)
 	}
+	if err := checkHistoryApart(fs, rec, env, dest); err != nil {
+		return fail(env, err)
+	}
+	unlock, err := lockResults(dest)
+	if err != nil {
+		return fail(env, err)
+	}
+	defer unlock()
 	ctx, stop := signalContext(env)
 	defer stop()
 	scratch, err := os.MkdirTemp("", "miles-ci-triage-")
