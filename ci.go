@@ -292,7 +292,7 @@ func graphRun(rep *graph.Report, text string, results *dagger.Directory, mask fu
 	return run
 }
 
-// commit names the checkout in a run's facts: the constructor's --head-sha,
+// commit names the checkout in a run's facts: with-pull-request's --head-sha,
 // else the digest of its source (the module sees no .git).
 func (m *MilesCi) commit(ctx context.Context) (string, error) {
 	if m.HeadSha != "" {

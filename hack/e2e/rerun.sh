@@ -51,7 +51,7 @@ rr --event pull_request --results "$out/rr"
 first=$rc
 failedshard=$(python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
-print(" ".join(f"{j[\"stage\"]}#{j[\"shard\"]}" for j in s["jobs"] if j["state"] == "failed"))' "$out/rr/summary.json")
+print(" ".join("%s#%s" % (j["stage"], j["shard"]) for j in s["jobs"] if j["state"] == "failed"))' "$out/rr/summary.json")
 kept "$out/rr" >"$out/rr.kept1"
 rm -f "$fxg/tests/fast/fail-a1"
 rr --event pull_request --rerun-failed "$out/rr"
@@ -90,7 +90,7 @@ touch "$fxg/tests/fast/fail-a1"
 mod() { # mod DEST [ARGS...]: the module's ci run on the tree, results exported to DEST
 	local dest=$1
 	shift
-	dagger call --source "$fxg" --gpus none --head-sha 0123456789abcdef0123456789abcdef01234567 ci --event pull_request --pr-labels run-ci-megatron \
+	dagger call --source "$fxg" --gpus none with-pull-request --head-sha 0123456789abcdef0123456789abcdef01234567 ci --event pull_request --pr-labels run-ci-megatron \
 		--changed-files "$out/ci-changed" --only stage-a-cpu run "$@" results export --path "$dest" >"$out/rr.out" 2>"$out/rr.log"
 }
 mod "$out/rrm"
@@ -127,7 +127,7 @@ rrcheck $? "miles-ci history flaky: the triage's flaky verdict, read back from i
 
 echo "=== RUN module: triage"
 rm -rf "$out/fx-triage-base" && mkdir -p "$out/fx-triage-base" && gitq "$fxt" archive main | tar -x -C "$out/fx-triage-base"
-dagger call --source "$fxt" --gpus none --head-sha "$(gitq "$fxt" rev-parse HEAD)" triage --file tests/fast/test_t_flaky.py,tests/fast/test_t_regress.py \
+dagger call --source "$fxt" --gpus none with-pull-request --head-sha "$(gitq "$fxt" rev-parse HEAD)" triage --file tests/fast/test_t_flaky.py,tests/fast/test_t_regress.py \
 	--base "$out/fx-triage-base" --base-sha "$(gitq "$fxt" rev-parse main)" verdicts >"$out/rr.out" 2>"$out/rr.log" &&
 	grep -q "^tests/fast/test_t_flaky.py  flaky  head 1 pass / 1 fail" "$out/rr.out" &&
 	grep -q "^tests/fast/test_t_regress.py  regression" "$out/rr.out"

@@ -130,7 +130,7 @@ func runTriage(args []string, env Env) int {
 	}
 	defer closeLog()
 	start := time.Now()
-	runner := &triageEngine{head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets},
+	runner := &triageEngine{ctx: ctx, head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets},
 		lock: usecase.HostLock(lockDirOr(*lockDir), os.Args), waiting: func(h graph.Held) {
 			fmt.Fprintf(env.Stderr, "miles-ci: [%4.0fs] waiting for GPUs %s, held by %s\n", time.Since(start).Seconds(), strings.Join(h.Devices, ","), ghoutput.Plain(h.By))
 		}}
@@ -209,6 +209,9 @@ var triageResolve = func(ctx context.Context, c pipeline.Container, req pipeline
 // triageEngine runs a triage's attempts on the Dagger engine: one session
 // per checkout (the head's and the merge base's), opened when first used.
 type triageEngine struct {
+	// ctx is the command's: a session lives as long as the triage, not
+	// as one attempt (whose context ends with it).
+	ctx      context.Context
 	head     string
 	log      io.Writer
 	lock     graph.Leaser
@@ -218,13 +221,13 @@ type triageEngine struct {
 	sessions map[string]ciSession
 }
 
-func (e *triageEngine) session(ctx context.Context, repo string) (ciSession, error) {
+func (e *triageEngine) session(repo string) (ciSession, error) {
 	if s, ok := e.sessions[repo]; ok {
 		return s, nil
 	}
 	in := e.inputs
 	in.Repo = repo
-	s, err := ciConnect(ctx, in, e.log)
+	s, err := ciConnect(e.ctx, in, e.log)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +245,7 @@ func (e *triageEngine) close() {
 }
 
 func (e *triageEngine) Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error) {
-	s, err := e.session(ctx, e.head)
+	s, err := e.session(e.head)
 	if err != nil {
 		return req, err
 	}
@@ -250,7 +253,7 @@ func (e *triageEngine) Resolve(ctx context.Context, req pipeline.Request, nonce 
 }
 
 func (e *triageEngine) Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error) {
-	s, err := e.session(ctx, repo)
+	s, err := e.session(repo)
 	if err != nil {
 		return pipeline.Result{}, err
 	}
