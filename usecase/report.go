@@ -1,9 +1,15 @@
 package usecase
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/pipeline"
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/report"
@@ -25,20 +31,37 @@ func (r ReportRequest) Validate() error {
 
 // ReportAnswer is a run's checked summary.json and its renderings.
 type ReportAnswer struct {
-	// Summary is summary.json, checked (report.ReadResults).
+	// Summary is a stage run's summary.json, checked (report.ReadResults);
+	// nil for a ci run's folder.
 	Summary *report.Summary
+	// CI is a ci run's summary.json (every job), nil for a stage run's.
+	CI *graph.Report
 	// Markdown is the step summary; Text the lines for a person.
 	Markdown, Text string
 }
 
 // ExitStatus is the run's own exit status: a failed run's report fails too,
-// as `run` exits.
-func (a ReportAnswer) ExitStatus() int { return a.Summary.ExitStatus() }
+// as `run` and `ci` exit.
+func (a ReportAnswer) ExitStatus() int {
+	if a.CI != nil {
+		return a.CI.ExitStatus()
+	}
+	return a.Summary.ExitStatus()
+}
 
-// Report reads and renders the summary.json of a results folder.
+// Report reads and renders the summary.json of a results folder: a stage
+// run's (run, file-run), or a ci run's (every job, each shard's folder).
 func Report(r ReportRequest) (ReportAnswer, error) {
 	if err := r.Validate(); err != nil {
 		return ReportAnswer{}, err
+	}
+	if data, ok := ciSummary(r.Results); ok {
+		name := filepath.Join(r.Results, "summary.json")
+		rep, err := graph.ParseReport(name, data)
+		if err != nil {
+			return ReportAnswer{}, err
+		}
+		return ciReport(&PreviousRun{Dir: r.Results, Report: rep})
 	}
 	s, err := report.ReadResults(r.Results)
 	if err != nil {
@@ -60,4 +83,61 @@ func Report(r ReportRequest) (ReportAnswer, error) {
 		fmt.Fprintf(&b, "  inconsistent: %s\n", n)
 	}
 	return ReportAnswer{Summary: s, Markdown: ghoutput.ResultsMarkdown(s), Text: b.String()}, nil
+}
+
+// ciSummary is dir's summary.json when it is a ci run's (it lists jobs).
+func ciSummary(dir string) ([]byte, bool) {
+	data, err := fsinput.ReadFile(filepath.Join(dir, "summary.json"), fsinput.Kind{Name: "a summary.json", Max: graph.MaxReportSize})
+	return data, err == nil && bytes.Contains(data, []byte(`"jobs"`))
+}
+
+// ciReport renders a ci run's folder: the graph as it ran, each failed
+// shard with its first failing file, that file's last lines and its
+// run.log (as the run printed them), and the folder's step summary.
+func ciReport(prev *PreviousRun) (ReportAnswer, error) {
+	rep := prev.Report
+	if rep.Run != nil {
+		rep.Event = graph.Event{Name: rep.Run.Event, Schedule: rep.Run.Schedule}
+	}
+	var fails []ShardFailure
+	for _, j := range rep.Jobs {
+		dir := j.ResultsDir()
+		if j.State != graph.Failed || dir == "" {
+			continue
+		}
+		f := ShardFailure{Title: j.Title(), Dir: dir}
+		shard := filepath.Join(prev.Dir, filepath.FromSlash(dir))
+		if s, err := report.ReadResults(shard); err == nil {
+			for _, t := range s.Tests {
+				if t.Status != report.Pass {
+					f.File, f.Status = t.File, t.Status
+					break
+				}
+			}
+		}
+		if log, err := fsinput.ReadFile(filepath.Join(shard, pipeline.RunLogFile), fsinput.Kind{Name: "a run.log", Max: pipeline.MaxLogBytes + 4096}); err == nil {
+			f.Tail = report.OutputTail(string(log), f.File, report.TailLines)
+		}
+		fails = append(fails, f)
+	}
+	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, pipeline.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: graph.MaxReportSize})
+	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails)}, nil
+}
+
+// FailuresText lists each failed shard under a ci run's graph: its first
+// failing file, the last lines that file printed, and its run.log.
+func FailuresText(results string, fs []ShardFailure) string {
+	var b strings.Builder
+	for _, f := range fs {
+		what := "no file failed; the run was inconsistent (its summary.json says how)"
+		if f.File != "" {
+			what = report.Printable(f.File) + " " + string(f.Status)
+		}
+		fmt.Fprintf(&b, "failed: %s: %s\n", f.Title, what)
+		for _, l := range f.Tail {
+			b.WriteString("    | " + l + "\n")
+		}
+		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), pipeline.RunLogFile))
+	}
+	return b.String()
 }

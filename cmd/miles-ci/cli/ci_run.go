@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,7 +119,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 			kept = ""
 			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus())+recordedAnyway(f.fs, f.rec, env))
 		} else {
-			io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(failuresText(f.results, res.Failures))))
+			io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(usecase.FailuresText(f.results, res.Failures))))
 			io.WriteString(env.Stdout, ghoutput.Plain("results: "+f.results+"\n"))
 		}
 	}
@@ -134,24 +133,6 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: kept, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
 	}
 	return rep.ExitStatus()
-}
-
-// failuresText lists each failed shard under the run's table: its first
-// failing file, the last lines that file printed, and its run.log.
-func failuresText(results string, fs []usecase.ShardFailure) string {
-	var b strings.Builder
-	for _, f := range fs {
-		what := "no file failed; the run was inconsistent (its summary.json says how)"
-		if f.File != "" {
-			what = report.Printable(f.File) + " " + string(f.Status)
-		}
-		fmt.Fprintf(&b, "failed: %s: %s\n", f.Title, what)
-		for _, l := range f.Tail {
-			b.WriteString("    | " + l + "\n")
-		}
-		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), "run.log"))
-	}
-	return b.String()
 }
 
 // ciResultsName names a ci run's default results folder by its event.

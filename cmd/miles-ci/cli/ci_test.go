@@ -143,6 +143,11 @@ func TestCIFailingCPUShardStopsGPUStages(t *testing.T) {
 			if _, err := os.Stat(log); err != nil {
 				t.Error(err)
 			}
+			// report reads the ci folder back: the graph and the same lines.
+			code, out, errs := runCLI(t, nil, "report", "--results", dir)
+			if code != 1 || !strings.Contains(out, "pr-test/stage-a-cpu shard 2/4") || !strings.Contains(out, want) {
+				t.Errorf("wanted report to show the run and %q, exit 1, got %d\n%s\n%s", want, code, out, errs)
+			}
 			for _, l := range strings.Split(stdout, "\n") {
 				if strings.HasPrefix(l, "pr-test/stage-b-2-gpu-h200 ") && !strings.Contains(l, " "+tt.gpuState+" ") {
 					t.Errorf("wanted stage-b-2-gpu-h200 %s, got %q", tt.gpuState, l)

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register("workflows", "write GitHub Actions workflows whose stage jobs call the Dagger module", runWorkflows)
-	register("report", "render a test run's results/summary.json as text or a step summary", runReport)
+	register("report", "render a run's results folder (run's, or ci's: the whole graph and each failed shard) as text or a step summary", runReport)
 }
 
 func runWorkflows(args []string, env Env) int {
@@ -59,7 +59,7 @@ func runWorkflows(args []string, env Env) int {
 
 func runReport(args []string, env Env) int {
 	fs := newFlagSet("report", "--results DIR [--github-step-summary FILE] [--json]", env)
-	dir := fs.String("results", "DIR", "the results folder a test run wrote (summary.json inside)", required())
+	dir := fs.String("results", "DIR", "the results folder a run (run, file-run or ci) wrote (summary.json inside)", required())
 	summary := fs.String("github-step-summary", "FILE", summaryHelp)
 	asJSON := fs.Bool("json", "print the checked summary.json instead of text")
 	if code := fs.parseOrExit(args); code >= 0 {
@@ -74,7 +74,11 @@ func runReport(args []string, env Env) int {
 		return fail(env, err)
 	}
 	if *asJSON {
-		if code := printJSON(env, ans.Summary); code != 0 {
+		var v any = ans.Summary
+		if ans.CI != nil {
+			v = ans.CI
+		}
+		if code := printJSON(env, v); code != 0 {
 			return code
 		}
 	} else {
