@@ -23,6 +23,8 @@
 #     byte for byte, refuses another event or commit; `triage` gives regression,
 #     pre-existing, flaky and not-reproduced on planted tests, on the CLI and the module
 #     (hack/e2e/rerun.sh, about 6 minutes),
+#   - the module's Go test module calls plan, ci ... plan, a stage run and lint through its
+#     typed client (hack/e2e/moduletest.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - `--cache-registry`: a second run pulls the dependency layers the first published to
@@ -80,7 +82,7 @@ same() {
 }
 
 # MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
-# slots ci hosts layers rerun; module is the module's functions, help and CLI parity below; the stage
+# slots ci hosts layers rerun moduletest; module is the module's functions, help and CLI parity below; the stage
 # fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
@@ -169,7 +171,7 @@ fi
 
 if suite pr; then source hack/e2e/pr.sh; fi
 # (the stage fixture and helpers of stages.sh are what trust.sh builds on)
-if suite stages || suite trust; then
+if suite stages || suite trust || suite moduletest; then
 	suite stages || MILES_CI_E2E_SETUP_ONLY=1
 	source hack/e2e/stages.sh
 	unset MILES_CI_E2E_SETUP_ONLY
@@ -181,6 +183,7 @@ if suite ci; then source hack/e2e/ci.sh; fi
 if suite hosts; then source hack/e2e/hosts.sh; fi
 if suite layers; then source hack/e2e/layers.sh; fi
 if suite rerun; then source hack/e2e/rerun.sh; fi
+if suite moduletest; then source hack/e2e/moduletest.sh; fi
 
 if [[ -z $suites ]]; then
 echo "=== RUN generated bindings"

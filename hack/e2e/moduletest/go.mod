@@ -1,0 +1,3 @@
+module dagger/miles-ci-test
+
+go 1.26.1
