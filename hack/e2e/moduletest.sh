@@ -14,6 +14,9 @@ moduletest() {
 		"$out/miles-ci" ci --repo "$fixture" --event schedule --schedule "0 15 * * 6" --gpus none --dry-run --json \
 			>"$want/ci-plan.json" || return 1
 	git ls-files -co --exclude-standard -z | grep -zv '^testdata/' | xargs -0 cp --parents -t "$src" || return 1
+	# A git repository makes the copy the modules' context, so the test module's
+	# dependency on ../../.. (miles-ci) stays inside it.
+	git -C "$src" init -q || return 1
 	(cd "$src/hack/e2e/moduletest" && dagger develop) >"$out/moduletest-develop.log" 2>&1 || {
 		tail -n 30 "$out/moduletest-develop.log"
 		return 1
