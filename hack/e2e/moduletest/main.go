@@ -83,7 +83,10 @@ func (m *MilesCiTest) ciPlan(ctx context.Context, miles, _, want *dagger.Directo
 // stageRun: a CPU shard runs and its results say which file failed; assert
 // fails naming it.
 func (m *MilesCiTest) stageRun(ctx context.Context, _, stages, _ *dagger.Directory) error {
+	// The fixture's first test wants an HF_TOKEN; the secret goes through with-secrets.
+	token := dag.SetSecret("HF_TOKEN", "e2e-moduletest-hf-token-0123456789")
 	run := dag.MilesCi(dagger.MilesCiOpts{Source: stages, Gpus: "none"}).
+		WithSecrets(dagger.MilesCiWithSecretsOpts{HfToken: token}).
 		Stage("stage-b-cpu").Shard(0).Test()
 	code, err := run.ExitCode(ctx)
 	if err != nil {
