@@ -51,7 +51,7 @@ const layerKeyVersion = "miles-ci-layers/1"
 // content). imageRef is the image as REPO@sha256:...; files maps each
 // copied file's repo-relative path to its digest. 32 hex digits, a valid
 // registry tag.
-func LayerKey(spec Spec, imageRef string, files map[string]string) string {
+func LayerKey(spec Spec, image string, files map[string]string) string {
 	type file struct{ Path, Digest string }
 	var fs []file
 	for _, p := range slices.Sorted(maps.Keys(files)) {
@@ -64,7 +64,7 @@ func LayerKey(spec Spec, imageRef string, files map[string]string) string {
 		Caches  []Cache
 		Steps   []Step
 		Files   []file
-	}{layerKeyVersion, imageRef, spec.Env, spec.Caches, depSteps(spec), fs})
+	}{layerKeyVersion, image, spec.Env, spec.Caches, depSteps(spec), fs})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
 }
@@ -133,9 +133,15 @@ func renderDeps(ctx context.Context, c Container, spec Spec) (Container, []strin
 		}
 		files[p] = d
 	}
-	key := LayerKey(spec, imageRef, files)
+	// Keyed by the image's digest alone: an engine may name one image by
+	// another reference it resolved first (docker.io/library/python:3.11,
+	// python:3.11), and the key must not depend on an engine's history.
+	key := LayerKey(spec, digestOf(imageRef), files)
 	tag := spec.CacheRegistry + ":" + key
-	if ref, err := c.From(tag).ImageRef(ctx); err == nil {
+	if found, err := c.From(tag).ImageRef(ctx); err == nil {
+		// Pulled from the cache registry by the digest its tag names
+		// (the engine may answer with another name for the same digest).
+		ref := spec.CacheRegistry + "@" + digestOf(found)
 		out := c.From(ref)
 		for _, e := range spec.Env {
 			out = out.WithEnvVariable(e.Name, e.Value)
@@ -161,6 +167,15 @@ func renderDeps(ctx context.Context, c Container, spec Spec) (Container, []strin
 	}
 	layers.Ref = ref
 	return out, append(notes, fmt.Sprintf("dependency layers: built and published %s (key %s)", ref, key)), layers, nil
+}
+
+// digestOf is the digest of an image reference (REPO[:TAG]@sha256:...), or
+// the reference itself when it names none.
+func digestOf(ref string) string {
+	if _, d, ok := strings.Cut(ref, "@"); ok {
+		return d
+	}
+	return ref
 }
 
 // buildDeps adds the static environment, the caches and the dependency

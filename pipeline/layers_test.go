@@ -119,11 +119,11 @@ func TestRenderSharesLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Layers{Source: LayersPulled, Key: key, Ref: want.Ref}); b.Layers != want {
+	if want := (Layers{Source: LayersPulled, Key: key, Ref: cacheRepo + "@sha256:1"}); b.Layers != want {
 		t.Errorf("wanted %+v, got %+v", want, b.Layers)
 	}
 	ops := b.Container.(*fake).ops
-	if !hasOp(b.Container, "from "+want.Ref) || hasOp(b.Container, "exec <reconcile>") || hasOp(b.Container, "exec git fetch") {
+	if !hasOp(b.Container, "from "+cacheRepo+"@sha256:1") || hasOp(b.Container, "exec <reconcile>") || hasOp(b.Container, "exec git fetch") {
 		t.Errorf("wanted host B to start from the pushed digest and run no dependency step, got\n%s", strings.Join(ops, "\n"))
 	}
 	for _, op := range []string{"env CI=true", "cache miles-ci:pip /root/.cache/pip SHARED", "source /__w/miles/miles", "exec python tests/ci/verify_source_resolution.py", "secret WANDB_API_KEY"} {

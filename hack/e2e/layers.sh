@@ -41,10 +41,10 @@ rc1=$?
 layers_run 2
 rc2=$?
 n1=$(note 1) n2=$(note 2)
-digest=${n1#dependency layers: built and published }
+digest=${n1##*@}
 digest=${digest%% *}
-if ((rc1 == 0 && rc2 == 0)) && [[ $n1 == "dependency layers: built and published $registry:"*"@sha256:"* && $n2 == "dependency layers: pulled $digest "* ]]; then
-	ok "--cache-registry: host 1 built and published $digest; host 2 pulled it"
+if ((rc1 == 0 && rc2 == 0)) && [[ $n1 == "dependency layers: built and published $registry:"*"@sha256:"* && $n2 == "dependency layers: pulled $registry@$digest "* ]]; then
+	ok "--cache-registry: host 1 built and published $digest; host 2 pulled it by that digest"
 else
 	tail -n 20 "$out/layers-1.log" "$out/layers-2.log"
 	echo "run 1 (exit $rc1): $n1"
