@@ -128,7 +128,7 @@ func (r *Report) Kept(detail func(JobReport) any) map[string]Previous {
 		if detail != nil {
 			d = detail(j)
 		}
-		out[j.Unit()] = Previous{Outcome: Outcome{Result: ResultSuccess, Outputs: j.Outputs, Reason: j.Reason, ExitCode: j.ExitCode, Detail: d},
+		out[j.Unit()] = Previous{Outcome: Outcome{Result: ResultSuccess, Outputs: j.Outputs, Reason: j.Reason, ExitCode: j.ExitCode, Detail: d, Results: j.Results},
 			Attempt: attempt, Start: j.Start, Duration: j.Duration}
 	}
 	return out
