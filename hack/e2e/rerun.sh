@@ -60,7 +60,7 @@ kept "$out/rr" >"$out/rr.kept2"
 	python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 failed = sys.argv[2]
-by = {(j["stage"] or j["job"]) + ("#%d" % j["shard"] if j["shard"] is not None else ""): j for j in s["jobs"]}
+by = {(j.get("stage") or j["job"]) + ("#%d" % j["shard"] if j["shard"] is not None else ""): j for j in s["jobs"]}
 assert s["run_attempt"] == 2 and s["run"]["commit"], s.get("run")
 assert by[failed]["run_attempt"] == 2 and not by[failed].get("reused"), by[failed]
 for k, j in by.items():
