@@ -52,7 +52,7 @@ if names != ["h200-a", "mi350-b", "h100-c"]:
     bad.append(("the three hosts in the summary", names))
 for b in bad:
     print("wanted", b[0], "got", b[1], file=sys.stderr)
-sys.exit(1 if bad else 0)' "$out/fleet/summary.json" && test -s "$out/fleet/stage-c-4-gpu-mi350/1/run.log" && grep -q "on mi350-b" "$out/fleet.out"
+sys.exit(1 if bad else 0)' "$out/fleet/summary.json" && test -s "$out/fleet/stage-c-4-gpu-mi350/2-of-2/run.log" && grep -q "on mi350-b" "$out/fleet.out"
 hostscheck $? "miles-ci ci --hosts: every shard on a host of its kind, one summary, the down host's H100 shards not run with the reason (exit $rc)" "$out/fleet.log" "$out/fleet.out"
 
 # The GPU tests hold their devices a few seconds, so that two runs contend.
