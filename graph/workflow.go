@@ -91,14 +91,21 @@ const maxWorkflowJobs = 256
 // repo-relative path, used in errors.
 func ParseWorkflow(name string, data []byte) (*Workflow, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid YAML: %s; fix it so that GitHub can load the workflow", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	return ParseWorkflowDoc(name, &doc, yaml.Unmarshal(data, &doc))
+}
+
+// ParseWorkflowDoc is ParseWorkflow of a file already decoded (the one read
+// of each workflow file, policy.Tables.Workflow): doc is its YAML document,
+// invalid why it is not valid YAML. doc is only read.
+func ParseWorkflowDoc(name string, doc *yaml.Node, invalid error) (*Workflow, error) {
+	if invalid != nil {
+		return nil, fmt.Errorf("%s is not valid YAML: %s; fix it so that GitHub can load the workflow", name, strings.TrimPrefix(invalid.Error(), "yaml: "))
 	}
 	wf := &Workflow{File: name, On: Triggers{Inputs: map[string]string{}, InputTypes: map[string]string{}}}
 	if doc.Kind == 0 {
 		return wf, nil
 	}
-	top := deref(&doc)
+	top := deref(doc)
 	if top.Kind == yaml.DocumentNode && len(top.Content) == 1 {
 		top = deref(top.Content[0])
 	}

@@ -57,6 +57,9 @@ type Tables struct {
 	lines map[string]map[string]int
 	// workflow is what the workflow reader saw besides the roster, for lint.
 	workflow workflowFacts
+	// files are the checkout's workflow files as LoadTables read them (nil
+	// for the built-in tables): the one read of each that a run makes.
+	files *workflowFiles
 }
 
 // RuleSet names one set of Miles CI rules (rules §0).

@@ -106,6 +106,7 @@ func LoadTables(root string) (*Tables, error) {
 	t.readForms(src)
 
 	docs := workflowDocs{}
+	t.files = &workflowFiles{root: root, docs: docs}
 	if err := t.readWorkflows(root, docs); err != nil {
 		return nil, err
 	}

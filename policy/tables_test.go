@@ -86,7 +86,9 @@ func TestAbsentTablesAreBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, BuiltinTables()) {
+	tables := *got
+	tables.files = nil // the workflow files it read (none)
+	if !reflect.DeepEqual(&tables, BuiltinTables()) {
 		t.Errorf("an empty tree: wanted the built-in tables, got %+v", got)
 	}
 	if note := got.FallbackNote("x"); !strings.HasPrefix(note, "x holds no Miles CI tables") {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/internal/yamlnode"
@@ -191,6 +192,40 @@ func (ds workflowDocs) get(root, rel string) *workflowDoc {
 		ds[rel] = d
 	}
 	return d
+}
+
+// workflowFiles are the workflow files of the checkout the tables were read
+// from, each read and decoded once; mu guards docs once LoadTables returned.
+type workflowFiles struct {
+	mu   sync.Mutex
+	root string
+	docs workflowDocs
+}
+
+// WorkflowFile is one of the checkout's workflow files, as read once.
+type WorkflowFile struct {
+	// Data is the file, nil when there is no such file.
+	Data []byte
+	// Doc is its YAML document; Invalid says why it is not valid YAML.
+	Doc     *yaml.Node
+	Invalid error
+}
+
+// Workflow is the checkout's workflow file rel (repo-relative): the one
+// LoadTables read and decoded, or read and decoded now, once. Every reader of
+// the checkout's workflows (the roster, the graph) reads them here, so each
+// file is read and decoded once; the nodes are shared and never changed.
+func (t *Tables) Workflow(rel string) (WorkflowFile, error) {
+	if t.files == nil {
+		return WorkflowFile{}, fmt.Errorf("the built-in tables hold no workflow file (%s); read the tables of a checkout", rel)
+	}
+	t.files.mu.Lock()
+	d := t.files.docs.get(t.files.root, rel)
+	t.files.mu.Unlock()
+	if d.err != nil {
+		return WorkflowFile{}, d.err
+	}
+	return WorkflowFile{Data: d.data, Doc: &d.doc, Invalid: d.bad}, nil
 }
 
 // decodeWorkflow decodes a workflow file's data as readTableFile returns it.

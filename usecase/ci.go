@@ -130,7 +130,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	wfs, err := readWorkflows(req.Repo)
+	wfs, err := readWorkflows(tables)
 	if err != nil {
 		return CIAnswer{}, err
 	}
@@ -268,11 +268,9 @@ const maxCIWorkflows = 32
 
 // readWorkflows reads the checkout's PR workflows and release branch cut,
 // and the local workflows their jobs call (the B200 pool's planner and batch
-// workflows), with bounded reads; a missing file is absent from the map.
-func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
-	if repo == "" {
-		repo = "."
-	}
+// workflows), as the tables read them (one read of each file); a missing
+// file is absent from the map.
+func readWorkflows(tables *policy.Tables) (map[string]*graph.Workflow, error) {
 	out := map[string]*graph.Workflow{}
 	queue := slices.Clone(ciWorkflows)
 	seen := map[string]bool{}
@@ -282,14 +280,14 @@ func readWorkflows(repo string) (map[string]*graph.Workflow, error) {
 			continue
 		}
 		seen[rel] = true
-		data, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)), fsinput.TableFile)
+		f, err := tables.Workflow(rel)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
 			return nil, err
 		}
-		wf, err := graph.ParseWorkflow(rel, data)
+		if f.Data == nil {
+			continue
+		}
+		wf, err := graph.ParseWorkflowDoc(rel, f.Doc, f.Invalid)
 		if err != nil {
 			return nil, err
 		}
@@ -310,10 +308,14 @@ type ciExecutor struct {
 	req    CIRequest
 	tables *policy.Tables
 	event  graph.Event
+	msgs   []Message
+
+	// mu guards the registry, read once, and the stages, each planned once.
+	mu     sync.Mutex
 	reg    *policy.Registry
 	regErr error
 	loaded bool
-	msgs   []Message
+	stages map[stageKey]*plannedStage
 }
 
 func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
@@ -525,6 +527,8 @@ func (x *ciExecutor) changedPaths() ([]string, string) {
 
 // registry loads the checkout's test registry once.
 func (x *ciExecutor) registry() (*policy.Registry, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if !x.loaded {
 		x.reg, x.regErr = x.tables.LoadRegistry(x.req.Repo)
 		x.loaded = true
@@ -532,42 +536,115 @@ func (x *ciExecutor) registry() (*policy.Registry, error) {
 	return x.reg, x.regErr
 }
 
-// shard plans (and in a real run runs) one stage shard: the job's
-// run_suite.py command, evaluated, read back into a plan request.
+// shard plans (and in a real run runs) one stage shard: its job's
+// run_suite.py command, read once, names the stage, cadence, labels and
+// shard; the stage is planned once for all its shards (x.stage), and the
+// shard's request goes to the runner as it is.
 func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
+	cannot := func(reason string) graph.Outcome {
+		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: reason}
+	}
 	args, err := graph.ParseRunSuite(u.Command)
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+		return cannot(fmt.Sprintf("job %s: %v", u.Node.ID, err))
 	}
-	preq := args.PlanRequest()
-	sp := ShardPlan{Command: u.Command}
-	if x.req.Checkout != nil {
-		cps, err := x.req.Checkout.Plans(ctx, []policy.PlanRequest{preq})
-		if err != nil {
-			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
-		}
-		sp.Plan = cps[0].Plan
-	} else {
-		reg, err := x.registry()
-		if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
-			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error() + " (give --planner checkout)"}
-		}
-		if err != nil {
-			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
-		}
-		if sp.Plan, err = policy.BuildPlan(reg, preq); err != nil {
-			return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
-		}
+	id := 0
+	if args.Partition != nil {
+		id = args.Partition.ID
+	}
+	ps := x.stage(ctx, u, args)
+	if ps.err != nil {
+		return cannot(ps.err.Error())
+	}
+	if id >= len(ps.reqs) {
+		return cannot(fmt.Sprintf("job %s runs shard %d of stage %s, which the checkout's tables plan in %d shard(s)", u.Node.ID, id, args.Suite, len(ps.reqs)))
+	}
+	req := ps.reqs[id]
+	sp := ShardPlan{Command: u.Command, Plan: req.Plan}
+	if ps.checkout != nil {
+		sp.Plan = ps.checkout[id]
 	}
 	if x.req.Shards == nil {
 		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: sp}
 	}
-	in := x.stageInputs(u, args)
-	req, err := Stage(in)
-	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+	if req, err = x.onDevices(req, u); err != nil {
+		return cannot(err.Error())
 	}
 	return x.req.Shards.RunShard(ctx, req, u)
+}
+
+// plannedStage is a stage of the run planned once: each shard's request,
+// and with --planner checkout each shard's plan by the checkout's own code.
+type plannedStage struct {
+	once     sync.Once
+	reqs     []pipeline.Request
+	checkout []*policy.Plan
+	err      error
+}
+
+// stageKey names one planning of a stage: shards of one stage job share it.
+type stageKey struct {
+	suite, cadence, labels, image string
+	matchAll                      bool
+}
+
+// stage plans the stage of a shard unit once, on the tables and registry the
+// run read once: every shard's request, as the stage run path builds it.
+func (x *ciExecutor) stage(ctx context.Context, u *graph.Unit, args graph.RunSuiteArgs) *plannedStage {
+	key := stageKey{suite: args.Suite, cadence: args.Cadence, labels: strings.Join(args.Labels, "\x00"), image: u.With["container_image"], matchAll: args.MatchAllLabels}
+	x.mu.Lock()
+	if x.stages == nil {
+		x.stages = map[stageKey]*plannedStage{}
+	}
+	ps := x.stages[key]
+	if ps == nil {
+		ps = &plannedStage{}
+		x.stages[key] = ps
+	}
+	x.mu.Unlock()
+	ps.once.Do(func() { ps.plan(ctx, x, u, args) })
+	return ps
+}
+
+func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *graph.Unit, args graph.RunSuiteArgs) {
+	if _, err := x.registry(); x.req.Checkout == nil && x.req.Shards == nil {
+		if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
+			ps.err = errors.New(err.Error() + " (give --planner checkout)")
+			return
+		}
+	}
+	size := 1
+	if args.Partition != nil {
+		size = args.Partition.Size
+	}
+	_, ps.reqs, ps.err = planStageOf(x.stageInputs(u, args), x.tables, x.registry, func(st policy.Stage, shards int) ([]int, error) {
+		if size != max(shards, 1) {
+			return nil, fmt.Errorf("job %s runs stage %s in %d shard(s), but the checkout's tables plan it in %d", u.Node.ID, st.Name, size, shards)
+		}
+		ids := make([]int, size)
+		for i := range ids {
+			ids[i] = i
+		}
+		return ids, nil
+	})
+	if ps.err != nil || x.req.Checkout == nil {
+		return
+	}
+	preqs := make([]policy.PlanRequest, size)
+	for i := range preqs {
+		preqs[i] = args.PlanRequest()
+		if args.Partition != nil {
+			preqs[i].Partition = &policy.Partition{ID: i, Size: size}
+		}
+	}
+	cps, err := x.req.Checkout.Plans(ctx, preqs)
+	if err != nil {
+		ps.err = err
+		return
+	}
+	for _, cp := range cps {
+		ps.checkout = append(ps.checkout, cp.Plan)
+	}
 }
 
 // PoolPlanned is what the B200 pool's planner job decided: its batches.
@@ -592,6 +669,7 @@ func (x *ciExecutor) poolPlan(u *graph.Unit) graph.Outcome {
 	if err != nil {
 		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
+	plannings.Add(1) // the pool's stage, planned once: its file units build on this plan
 	plan, err := policy.PlanPool(reg, preq)
 	if err != nil {
 		return failed(err)
@@ -631,24 +709,21 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *graph.Unit) graph.Outcome 
 		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
 	}
 	in := x.stageInputs(u, args)
-	req, err := poolFileRequest(in, x.tables, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
+	in.GPUs, in.VisibleDevices = x.devices(u)
+	req, err := poolFileRequest(in, x.tables, func(string) (*policy.Registry, error) { return x.registry() }, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
 		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
 	return x.req.Shards.RunShard(ctx, req, u)
 }
 
-// stageInputs are a shard's stage-run inputs: its command's cadence and
-// labels, the image the image job resolved, the shard's GPUs.
+// stageInputs are a stage's stage-run inputs: its command's cadence and
+// labels and the image the image job resolved.
 func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs {
 	ev := x.event
 	in := Inputs{Repo: x.req.Repo, Stage: args.Suite, Cadence: args.Cadence, Labels: args.Labels, MatchAllLabels: args.MatchAllLabels,
 		PRBody: ev.PRBody, Fork: ev.Fork, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"],
 		Release: x.req.Release}
-	if args.Partition != nil {
-		id := args.Partition.ID
-		in.Shard = &id
-	}
 	if ev.PRNumber > 0 {
 		in.PRNumber = strconv.Itoa(ev.PRNumber)
 	}
@@ -659,13 +734,25 @@ func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs 
 		in.Cadence = ""
 		in.Labels = nil
 	}
+	return in
+}
+
+// onDevices puts a shard's request on the devices its unit was given (on a
+// stand-in host, none).
+func (x *ciExecutor) onDevices(req pipeline.Request, u *graph.Unit) (pipeline.Request, error) {
+	gpus, visible := x.devices(u)
+	return withDevices(req, gpus, visible)
+}
+
+// devices are a unit's --gpus and visible devices.
+func (x *ciExecutor) devices(u *graph.Unit) (gpus, visible string) {
 	if u.GPUs > 0 && len(u.Devices) > 0 {
-		in.VisibleDevices = strings.Join(u.Devices, ",")
+		visible = strings.Join(u.Devices, ",")
 	}
 	if x.hostOf(u).StandIn {
-		in.GPUs = "none"
+		gpus = "none"
 	}
-	return in
+	return gpus, visible
 }
 
 // hostOf is the host a unit was placed on.

@@ -72,7 +72,7 @@ func Lint(repo, shown string) (LintAnswer, error) {
 		ans.Drift = drift
 	}
 	ans.Tables = tables.Origins
-	wfs, err := readWorkflows(repo)
+	wfs, err := readWorkflows(tables)
 	if err != nil {
 		return ans, err
 	}

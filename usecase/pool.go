@@ -139,7 +139,7 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 	}
 	var reqs []pipeline.Request
 	for _, j := range batch.Jobs {
-		req, err := poolFileRequest(in, tables, j)
+		req, err := poolFileRequest(in, tables, func(string) (*policy.Registry, error) { return reg, nil }, j)
 		if err != nil {
 			return nil, policy.PoolBatch{}, fmt.Errorf("batch %d, %s: %w", n, j.File, err)
 		}
@@ -151,7 +151,7 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 // poolFileRequest is the run of one pool job: its file alone, as File plans
 // it, in its container with its own GPU count (the first N devices unless
 // --gpus or the visible devices say otherwise).
-func poolFileRequest(in Inputs, tables *policy.Tables, j policy.PoolJob) (pipeline.Request, error) {
+func poolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (pipeline.Request, error) {
 	one := in
 	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
 	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0
@@ -159,7 +159,10 @@ func poolFileRequest(in Inputs, tables *policy.Tables, j policy.PoolJob) (pipeli
 	if one.GPUs == "" && one.VisibleDevices == "" {
 		one.GPUs = firstDevices(j.NumGPUs)
 	}
-	req, err := File(one)
+	if err := checkFileInputs(one); err != nil {
+		return pipeline.Request{}, err
+	}
+	req, err := fileOf(one, tables, registry)
 	if err != nil {
 		return pipeline.Request{}, err
 	}

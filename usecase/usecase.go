@@ -261,7 +261,6 @@ func Stage(in Inputs) (pipeline.Request, error) {
 // and builds the request of each shard ids picks (from the stage and its
 // shard count). Stage picks one shard, PlanStage every one.
 func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) (int, []pipeline.Request, error) {
-	plannings.Add(1)
 	in, err := withPR(in)
 	if err != nil {
 		return 0, nil, err
@@ -270,6 +269,13 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 	if err != nil {
 		return 0, nil, err
 	}
+	return planStageOf(in, tables, func() (*policy.Registry, error) { return tables.LoadRegistry(in.Repo) }, ids)
+}
+
+// planStageOf is planStage on tables already read, with the registry
+// registry loads (a ci run reads both once for all its stages).
+func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []pipeline.Request, error) {
+	plannings.Add(1)
 	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
 		return 0, nil, err
@@ -287,7 +293,7 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 	if err != nil {
 		return 0, nil, err
 	}
-	reg, err := tables.LoadRegistry(in.Repo)
+	reg, err := registry()
 	var ahead *policy.AheadError
 	if err != nil && !errors.As(err, &ahead) {
 		return 0, nil, err
@@ -335,11 +341,8 @@ func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead 
 // File builds the request of a single-file run (rules §10).
 func File(in Inputs) (pipeline.Request, error) {
 	plannings.Add(1)
-	if in.Stage != "" || in.Shard != nil || in.Cadence != "" || len(in.Labels) > 0 || in.MatchAllLabels || in.Event != "" {
-		return pipeline.Request{}, errors.New("a single-file run takes no stage, shard, cadence, labels or event: the file's registration decides where it runs")
-	}
-	if in.Release != nil {
-		return pipeline.Request{}, errors.New("a single-file run does not take a release lockfile")
+	if err := checkFileInputs(in); err != nil {
+		return pipeline.Request{}, err
 	}
 	in, err := withPR(in)
 	if err != nil {
@@ -349,7 +352,24 @@ func File(in Inputs) (pipeline.Request, error) {
 	if err != nil {
 		return pipeline.Request{}, err
 	}
-	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, tables.LoadRegistry)
+	return fileOf(in, tables, tables.LoadRegistry)
+}
+
+// checkFileInputs refuses what a single-file run does not take.
+func checkFileInputs(in Inputs) error {
+	if in.Stage != "" || in.Shard != nil || in.Cadence != "" || len(in.Labels) > 0 || in.MatchAllLabels || in.Event != "" {
+		return errors.New("a single-file run takes no stage, shard, cadence, labels or event: the file's registration decides where it runs")
+	}
+	if in.Release != nil {
+		return errors.New("a single-file run does not take a release lockfile")
+	}
+	return nil
+}
+
+// fileOf is File on tables already read, with the registry registry loads
+// (a ci run's pool jobs read both once for all their files).
+func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error)) (pipeline.Request, error) {
+	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, registry)
 	var notes []string
 	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
@@ -376,14 +396,11 @@ func tagOf(image string) string { return image[strings.LastIndex(image, ":")+1:]
 
 // finish adds the image, dependency and runtime decisions to a request.
 func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Request, error) {
-	var err error
-	if req.GPUs, err = pipeline.ParseGPUs(in.GPUs); err != nil {
+	req, err := withDevices(req, in.GPUs, in.VisibleDevices)
+	if err != nil {
 		return pipeline.Request{}, err
 	}
-	if err := pipeline.CheckVisibleDevices(in.VisibleDevices); err != nil {
-		return pipeline.Request{}, err
-	}
-	req.VisibleDevices, req.Models, req.Datasets = in.VisibleDevices, in.Models, in.Datasets
+	req.Models, req.Datasets = in.Models, in.Datasets
 	req.HeadSHA, req.PRNumber, req.Fork = in.HeadSHA, in.PRNumber, in.Fork
 	if err := in.GitHub.Check(); err != nil {
 		return pipeline.Request{}, fmt.Errorf("GitHub run facts: %w", err)
@@ -421,6 +438,19 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 			return pipeline.Request{}, err
 		}
 	}
+	return req, nil
+}
+
+// withDevices gives a request the GPUs (--gpus) and visible devices it runs on.
+func withDevices(req pipeline.Request, gpus, visible string) (pipeline.Request, error) {
+	var err error
+	if req.GPUs, err = pipeline.ParseGPUs(gpus); err != nil {
+		return pipeline.Request{}, err
+	}
+	if err := pipeline.CheckVisibleDevices(visible); err != nil {
+		return pipeline.Request{}, err
+	}
+	req.VisibleDevices = visible
 	return req, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // Kind is what a file is, with the largest size its reader accepts.
@@ -154,6 +155,7 @@ func ReadFile(path string, k Kind) ([]byte, error) {
 // as needed and which the caller may reuse for the next file: the returned
 // slice aliases *buf.
 func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
+	observe(path)
 	if _, err := Stat(path, k); err != nil {
 		return nil, err
 	}
@@ -169,7 +171,25 @@ func ReadListedInto(path string, listed fs.FileMode, k Kind, buf *[]byte) ([]byt
 	if !listed.IsRegular() {
 		return ReadInto(path, k, buf)
 	}
+	observe(path)
 	return readOpen(path, k, buf)
+}
+
+// observer, when set, is told the path of every file a read is asked for.
+var observer atomic.Pointer[func(path string)]
+
+// ObserveReads tells fn the path of every file a read is asked for (found or
+// not) until stop is called: the tests that hold a run to one read of each
+// file count them with it.
+func ObserveReads(fn func(path string)) (stop func()) {
+	observer.Store(&fn)
+	return func() { observer.Store(nil) }
+}
+
+func observe(path string) {
+	if fn := observer.Load(); fn != nil {
+		(*fn)(path)
+	}
 }
 
 // readOpen opens path without blocking, checks the file it opened against k
