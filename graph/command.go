@@ -20,33 +20,29 @@ type RunSuiteArgs struct {
 	TestFile string
 }
 
-// ParseRunSuite reads an evaluated run_suite.py command line.
+// ParseRunSuite reads an evaluated run_suite.py command line (through
+// policy.ParseRunSuiteCommand, the one reader of such a line) into its typed
+// flags.
 func ParseRunSuite(cmd string) (RunSuiteArgs, error) {
-	words := strings.Fields(cmd)
-	start := -1
-	for i, w := range words {
-		if strings.HasSuffix(w, "run_suite.py") {
-			start = i
-			break
-		}
+	c, err := policy.ParseRunSuiteCommand(cmd)
+	if err != nil {
+		return RunSuiteArgs{}, fmt.Errorf("its command cannot be read: %v: %q", err, cmd)
 	}
-	if start < 0 {
+	if !c.Found {
 		return RunSuiteArgs{}, fmt.Errorf("its command runs no tests/ci/run_suite.py: %q", cmd)
 	}
 	var a RunSuiteArgs
 	id, size := -1, -1
-	for i := start + 1; i < len(words); i++ {
-		w := words[i]
+	for _, f := range c.Flags {
 		value := func() (string, error) {
-			if i+1 >= len(words) || strings.HasPrefix(words[i+1], "--") {
-				return "", fmt.Errorf("run_suite.py %s needs a value in %q", w, cmd)
+			if len(f.Values) == 0 {
+				return "", fmt.Errorf("run_suite.py %s needs a value in %q", f.Name, cmd)
 			}
-			i++
-			return words[i], nil
+			return f.Values[0], nil
 		}
 		var err error
 		var v string
-		switch w {
+		switch f.Name {
 		case "--hw":
 			if v, err = value(); err == nil {
 				a.HW, err = policy.ParseBackend(v)
@@ -59,19 +55,15 @@ func ParseRunSuite(cmd string) (RunSuiteArgs, error) {
 			if v, err = value(); err == nil {
 				n, cerr := strconv.Atoi(v)
 				if cerr != nil || n < 0 || n > policy.MaxShards {
-					err = fmt.Errorf("run_suite.py %s %s is not a shard number", w, v)
-				} else if w == "--auto-partition-id" {
+					err = fmt.Errorf("run_suite.py %s %s is not a shard number", f.Name, v)
+				} else if f.Name == "--auto-partition-id" {
 					id = n
 				} else {
 					size = n
 				}
 			}
 		case "--labels":
-			a.Labels = []string{}
-			for i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
-				i++
-				a.Labels = append(a.Labels, words[i])
-			}
+			a.Labels = f.Values
 		case "--match-all-labels":
 			a.MatchAllLabels = true
 		case "--test-file":

@@ -379,23 +379,23 @@ func (r *workflowReader) stageRows(j job, jobs []job) ([]Stage, error) {
 		}
 		return rows, nil
 	}
-	args, err := parseRunSuite(cmd)
+	args, err := ParseRunSuiteCommand(cmd)
 	if err != nil {
 		return nil, r.fail(cmdLine, j.id, "has a run_suite.py command miles-ci cannot read: %v", err)
 	}
 	// A job may run a suite other than its own name: Miles' early ROCm job
 	// stage-c-8-gpu-mi300x ran --hw cuda --suite stage-c-8-gpu-h100. The gates
 	// name stages, not jobs, so that is no drift by itself.
-	name := args.values["--suite"]
+	name := args.Value("--suite")
 	if name == "" || strings.HasPrefix(name, "${{") {
 		r.note(cmdLine, DriftJob, "job %s runs run_suite.py without a literal --suite; give the suite, e.g. --suite %s", j.id, j.id)
 		name = j.id
 	}
 	st := r.baseStage(j, jobs, name)
-	if hw, err := ParseBackend(args.values["--hw"]); err == nil {
+	if hw, err := ParseBackend(args.Value("--hw")); err == nil {
 		st.Backend = hw
 	} else {
-		r.note(cmdLine, DriftJob, "job %s runs run_suite.py with --hw %q; use %s", j.id, args.values["--hw"], backendList())
+		r.note(cmdLine, DriftJob, "job %s runs run_suite.py with --hw %q; use %s", j.id, args.Value("--hw"), backendList())
 		st.Backend = r.backendOf(name)
 	}
 	if err := r.shards(j, &st, args, cmdLine); err != nil {
@@ -567,41 +567,77 @@ func runsCommand(j *yaml.Node) bool {
 	return false
 }
 
-// runSuiteArgs are the flags of one run_suite.py command.
-type runSuiteArgs struct {
-	values map[string]string
-	given  map[string]bool
+// RunSuiteCommand is a run_suite.py command line read as its argparse reads
+// it: the flags after run_suite.py, in order. Every reader of a stage job's
+// command (the roster, from the workflow text; the graph, evaluated) reads it
+// here.
+type RunSuiteCommand struct {
+	// Found says the line runs run_suite.py.
+	Found bool
+	Flags []RunSuiteFlag
+}
+
+// RunSuiteFlag is one flag and the words it took: one for a flag that takes
+// a value (none when the next word is a flag or there is none), every word up
+// to the next flag for --labels, none for any other flag.
+type RunSuiteFlag struct {
+	Name   string
+	Values []string
 }
 
 // valueFlags are the run_suite.py flags that take one value.
 var valueFlags = map[string]bool{"--hw": true, "--suite": true, "--auto-partition-id": true, "--auto-partition-size": true,
-	"--cadence": true, "--timeout-per-file": true, "--max-attempts": true, "--retry-wait-seconds": true, "--retry-timeout-increase": true}
+	"--cadence": true, "--timeout-per-file": true, "--max-attempts": true, "--retry-wait-seconds": true, "--retry-timeout-increase": true,
+	"--test-file": true}
 
-// parseRunSuite reads the flags after run_suite.py in a command line whose
-// ${{ }} expressions count as one word each.
-func parseRunSuite(cmd string) (runSuiteArgs, error) {
+// ParseRunSuiteCommand reads the flags after run_suite.py in a command line
+// whose ${{ }} expressions count as one word each; --flag=value gives flag its
+// value.
+func ParseRunSuiteCommand(cmd string) (RunSuiteCommand, error) {
 	words, err := commandWords(cmd)
 	if err != nil {
-		return runSuiteArgs{}, err
+		return RunSuiteCommand{}, err
 	}
-	a := runSuiteArgs{values: map[string]string{}, given: map[string]bool{}}
 	start := slices.IndexFunc(words, func(w string) bool { return strings.HasSuffix(w, "run_suite.py") })
+	c := RunSuiteCommand{Found: start >= 0}
 	for i := start + 1; start >= 0 && i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w, "--") {
 			continue
 		}
 		name, inline, hasInline := strings.Cut(w, "=")
-		a.given[name] = true
+		f := RunSuiteFlag{Name: name, Values: []string{}}
 		switch {
 		case hasInline:
-			a.values[name] = inline
+			f.Values = append(f.Values, inline)
 		case valueFlags[name] && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--"):
 			i++
-			a.values[name] = words[i]
+			f.Values = append(f.Values, words[i])
+		case name == "--labels":
+			for i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
+				i++
+				f.Values = append(f.Values, words[i])
+			}
+		}
+		c.Flags = append(c.Flags, f)
+	}
+	return c, nil
+}
+
+// Given says the command gives flag.
+func (c RunSuiteCommand) Given(flag string) bool {
+	return slices.ContainsFunc(c.Flags, func(f RunSuiteFlag) bool { return f.Name == flag })
+}
+
+// Value is flag's value: the last one given ("" when none was).
+func (c RunSuiteCommand) Value(flag string) string {
+	v := ""
+	for _, f := range c.Flags {
+		if f.Name == flag && len(f.Values) > 0 {
+			v = f.Values[0]
 		}
 	}
-	return a, nil
+	return v
 }
 
 // commandWords splits a shell command on blanks, keeping each ${{ }} whole.
@@ -640,12 +676,12 @@ func commandWords(cmd string) ([]string, error) {
 // noting where they disagree. A matrix or shard count over MaxShards is an
 // error: GitHub would refuse the workflow, and the roster must bound the
 // shards plan --all plans.
-func (r *workflowReader) shards(j job, st *Stage, a runSuiteArgs, cmdLine int) error {
+func (r *workflowReader) shards(j job, st *Stage, a RunSuiteCommand, cmdLine int) error {
 	strategy := get(j.node, "strategy")
 	matrix := get(strategy, "matrix")
-	idWord, sizeWord := a.values["--auto-partition-id"], a.values["--auto-partition-size"]
-	partitioned := a.given["--auto-partition-id"] || a.given["--auto-partition-size"]
-	if a.given["--auto-partition-id"] != a.given["--auto-partition-size"] {
+	idWord, sizeWord := a.Value("--auto-partition-id"), a.Value("--auto-partition-size")
+	partitioned := a.Given("--auto-partition-id") || a.Given("--auto-partition-size")
+	if a.Given("--auto-partition-id") != a.Given("--auto-partition-size") {
 		r.note(cmdLine, DriftJob, "job %s passes only one of --auto-partition-id and --auto-partition-size; run_suite.py needs both", j.id)
 	}
 	key := ""
