@@ -17,6 +17,7 @@ import (
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/report/htmlpage"
 )
 
 // EngineShards is the ShardRunner of a real graph run, for both front ends:
@@ -222,7 +223,8 @@ func layerKey(s pipeline.Spec) string {
 // of its results folder, its step summary and the layer-reuse line.
 type CIResults struct {
 	// Files are DIR/STAGE/2-of-4/... of every shard that ran (graph.Unit.ResultsDir), summary.json
-	// (every job), junit.xml (every shard) and step-summary.md; the names
+	// (every job), junit.xml (every shard), step-summary.md and
+	// report.html (the page for a person, htmlpage.RenderCI); the names
 	// are miles-ci's own, at most three levels deep.
 	Files []pipeline.ResultFile
 	// StepSummary is the run's step summary (Markdown).
@@ -254,9 +256,13 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 	if err != nil {
 		return CIResults{}, err
 	}
+	page, err := Page(rep, r.Reuse, r.Failures, e.Masker)
+	if err != nil {
+		return CIResults{}, err
+	}
 	r.Files = append(r.Files, pipeline.ResultFile{Name: "summary.json", Data: e.Masker.Mask(string(js))},
 		pipeline.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
-		pipeline.ResultFile{Name: "step-summary.md", Data: r.StepSummary})
+		pipeline.ResultFile{Name: "step-summary.md", Data: r.StepSummary}, page)
 	return r, nil
 }
 
@@ -273,6 +279,28 @@ type ShardFailure struct {
 	Tail []string
 	// Dir is the shard's folder under the results; its run.log is there.
 	Dir string
+	// Files are every file that did not pass with its last lines, the
+	// first one included (report.html shows them all).
+	Files []htmlpage.FailedFile
+}
+
+// shardFailure is a failed job's failure, from its summary (nil when its
+// folder has none) and its run.log.
+func shardFailure(j graph.JobReport, dir string, sum *report.Summary, log string) ShardFailure {
+	f := ShardFailure{Title: j.Title(), Dir: dir}
+	if sum != nil {
+		for _, t := range sum.Tests {
+			if t.Status != report.Pass {
+				f.Files = append(f.Files, htmlpage.FailedFile{File: t.File, Status: t.Status, Tail: report.OutputTail(log, t.File, report.TailLines)})
+			}
+		}
+	}
+	if len(f.Files) > 0 {
+		f.File, f.Status, f.Tail = f.Files[0].File, f.Files[0].Status, f.Files[0].Tail
+	} else if log != "" {
+		f.Tail = report.OutputTail(log, "", report.TailLines)
+	}
+	return f
 }
 
 // shardFailures lists the failed shards that left results, in graph order.
@@ -287,21 +315,25 @@ func shardFailures(rep *graph.Report, done []ciShard) []ShardFailure {
 		if j.State != graph.Failed || j.Results == "" || !ok {
 			continue
 		}
-		f := ShardFailure{Title: j.Title(), Dir: j.Results}
-		for _, t := range d.summary.Tests {
-			if t.Status != report.Pass {
-				f.File, f.Status = t.File, t.Status
-				break
-			}
-		}
+		log := ""
 		for _, rf := range d.files {
 			if rf.Name == pipeline.RunLogFile {
-				f.Tail = report.OutputTail(rf.Data, f.File, report.TailLines)
+				log = rf.Data
 			}
 		}
-		out = append(out, f)
+		out = append(out, shardFailure(j, j.Results, &d.summary, log))
 	}
 	return out
+}
+
+// Page is a ci run's report.html (htmlpage.RenderCI), masked with m.
+func Page(rep *graph.Report, reuse string, fails []ShardFailure, m *report.Masker) (pipeline.ResultFile, error) {
+	var pf []htmlpage.Failure
+	for _, f := range fails {
+		pf = append(pf, htmlpage.Failure{Title: f.Title, Dir: f.Dir, Files: f.Files})
+	}
+	page, err := htmlpage.RenderCI(htmlpage.CI{Report: rep, Reuse: reuse, Failures: pf, Mask: m.Mask})
+	return pipeline.ResultFile{Name: htmlpage.FileName, Data: string(page)}, err
 }
 
 // Summaries are the finished shards' summaries, by results folder

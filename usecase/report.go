@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/report/htmlpage"
 )
 
 // ReportRequest is what `report` is given: the results folder of a test run.
@@ -82,7 +84,16 @@ func Report(r ReportRequest) (ReportAnswer, error) {
 	for _, n := range s.Inconsistent {
 		fmt.Fprintf(&b, "  inconsistent: %s\n", n)
 	}
-	return ReportAnswer{Summary: s, Markdown: ghoutput.ResultsMarkdown(s), Text: b.String()}, nil
+	return ReportAnswer{Summary: s, Markdown: ghoutput.ResultsMarkdown(s), Text: b.String() + pageLine(r.Results)}, nil
+}
+
+// pageLine points at the folder's report.html, when it has one.
+func pageLine(dir string) string {
+	name := filepath.Join(dir, htmlpage.FileName)
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return "page: " + name + " (open it in a browser)\n"
 }
 
 // ciSummary is dir's summary.json when it is a ci run's (it lists jobs).
@@ -105,23 +116,13 @@ func ciReport(prev *PreviousRun) (ReportAnswer, error) {
 		if j.State != graph.Failed || dir == "" {
 			continue
 		}
-		f := ShardFailure{Title: j.Title(), Dir: dir}
 		shard := filepath.Join(prev.Dir, filepath.FromSlash(dir))
-		if s, err := report.ReadResults(shard); err == nil {
-			for _, t := range s.Tests {
-				if t.Status != report.Pass {
-					f.File, f.Status = t.File, t.Status
-					break
-				}
-			}
-		}
-		if log, err := fsinput.ReadFile(filepath.Join(shard, pipeline.RunLogFile), fsinput.Kind{Name: "a run.log", Max: pipeline.MaxLogBytes + 4096}); err == nil {
-			f.Tail = report.OutputTail(string(log), f.File, report.TailLines)
-		}
-		fails = append(fails, f)
+		s, _ := report.ReadResults(shard)
+		log, _ := fsinput.ReadFile(filepath.Join(shard, pipeline.RunLogFile), fsinput.Kind{Name: "a run.log", Max: pipeline.MaxLogBytes + 4096})
+		fails = append(fails, shardFailure(j, dir, s, string(log)))
 	}
 	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, pipeline.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: graph.MaxReportSize})
-	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails)}, nil
+	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails) + pageLine(prev.Dir)}, nil
 }
 
 // FailuresText lists each failed shard under a ci run's graph: its first

@@ -9,6 +9,9 @@
 #     `ci ... run` passes the same graph;
 #   - a failing stage-a-cpu shard stops the GPU stages, and bypass-fastfail lets them run,
 #     as pr-test.yml's `if:` says;
+#   - that run's report.html, loaded in Debian's headless Chromium (hack/chromium.sh) with
+#     every host name unresolvable, shows the failed shard's tail as text (its markup is
+#     escaped) and links its run.log, and names nothing outside the page;
 #   - a PR that changes docker/Dockerfile builds its image and runs its CUDA shards on it;
 #   - SIGINT stops the run: exit 130, summary.json says cancelled, the finished shards keep
 #     their results.
@@ -59,13 +62,34 @@ dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-
 s = json.load(open(sys.argv[1]))
 ran = [j for j in s["jobs"] if j["kind"] == "stage" and j["state"] == "passed"]
 sys.exit(0 if len(ran) == 5 and not s["cancelled"] else 1)' "$out/ci-module/summary.json" && test -s "$out/ci-module/stage-b-cpu/summary.json"
-cicheck $? "module: ci ... run runs the CPU shards of the graph and exports their results"
+test -s "$out/ci-module/report.html"
+cicheck $? "module: ci ... run runs the CPU shards of the graph and exports their results (report.html too)"
 
 echo "=== RUN miles-ci ci: a failing stage-a-cpu shard and bypass-fastfail"
-printf '\n\ndef test_broken():\n    assert False\n' >>"$fxg/tests/fast/test_a1.py"
-ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200
+printf '\n\ndef test_broken():\n    assert False, "e2e-tail-marker </pre><script>document.title = 1</script>"\n' >>"$fxg/tests/fast/test_a1.py"
+ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200 --results "$out/ci-fail"
 ((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == skipped ]] && grep -q "cross-stage fast-fail" "$out/ci.out"
 cicheck $? "miles-ci ci: a failing stage-a-cpu shard skips the GPU stage (exit 1)"
+
+echo "=== RUN miles-ci ci: report.html in a headless browser"
+page=$out/ci-fail/report.html
+if chromium=$(bash hack/chromium.sh </dev/null); then
+	# No network: every host name fails to resolve, and the page names none (no src, href or
+	# url() with a scheme or //, no <link>, no script).
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$(mktemp -d -p "$out")" --host-resolver-rules="MAP * ~NOTFOUND" \
+		--virtual-time-budget=5000 --dump-dom "file://$page" >"$out/ci-dom.html" 2>"$out/ci-chromium.log"
+	crc=$?
+	((crc == 0)) && grep -q 'id="miles-ci-report" data-verdict="failed"' "$out/ci-dom.html" &&
+		grep -q 'e2e-tail-marker &lt;/pre&gt;&lt;script&gt;document.title = 1&lt;/script&gt;' "$out/ci-dom.html" &&
+		! grep -q '<script' "$out/ci-dom.html" && log=$(grep -o 'its log: <a href="stage-a-cpu/[0-9]-of-4/run.log"' "$out/ci-dom.html" | cut -d'"' -f2) &&
+		test -s "$out/ci-fail/$log" && ! grep -qiE '(src|href)="?([a-z][a-z0-9+.-]*:|//)|url\(|<link|@import' "$page"
+	r=$?
+	((r == 0)) || { tail -n 5 "$out/ci-chromium.log"; grep -c . "$out/ci-dom.html"; }
+	cicheck $r "report.html: Chromium loads it offline, the failed shard's tail is in the page as text, its run.log ($log) linked (chromium exit $crc)"
+else
+	bad "report.html: hack/chromium.sh found or installed no chromium"
+fi
 ci --pr-labels-json '["run-ci-megatron","bypass-fastfail"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200
 ((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == passed ]]
 cicheck $? "miles-ci ci: with bypass-fastfail the GPU stage runs after the failing shard"

@@ -33,6 +33,7 @@ var Layers = map[string]int{
 
 	// What renders and runs them.
 	"report":                    4,
+	"report/htmlpage":           5,
 	"history":                   5,
 	"hostlock":                  5,
 	"history/historytest":       6,
@@ -73,7 +74,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "triage", "report", "pipeline", "workflows"}
+var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "triage", "report", "report/htmlpage", "pipeline", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are

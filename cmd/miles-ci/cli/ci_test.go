@@ -91,7 +91,7 @@ func TestCIRunsTheWholePRGraph(t *testing.T) {
 	if !strings.Contains(stderr, "pr-test/stage-a-cpu shard 1/4            running") {
 		t.Errorf("wanted one line per state change on stderr, got\n%s", stderr)
 	}
-	for _, f := range []string{"summary.json", "junit.xml", "step-summary.md", "stage-a-cpu/4-of-4/summary.json", "stage-c-4-gpu-mi350/2-of-2/summary.json", "stage-b-cpu/summary.json"} {
+	for _, f := range []string{"summary.json", "junit.xml", "step-summary.md", "report.html", "stage-a-cpu/4-of-4/summary.json", "stage-c-4-gpu-mi350/2-of-2/summary.json", "stage-b-cpu/summary.json"} {
 		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
 			t.Errorf("wanted %s in the results: %v", f, err)
 		}
@@ -143,10 +143,18 @@ func TestCIFailingCPUShardStopsGPUStages(t *testing.T) {
 			if _, err := os.Stat(log); err != nil {
 				t.Error(err)
 			}
+			// report.html shows the failed shard's tail and links its run.log.
+			page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+			for _, w := range []string{"<pre class=\"tail\">ran stage-a-cpu/1</pre>", `<a href="stage-a-cpu/2-of-4/run.log">`} {
+				if !strings.Contains(string(page), w) {
+					t.Errorf("wanted %q in report.html, got\n%s", w, page)
+				}
+			}
 			// report reads the ci folder back: the graph and the same lines.
 			code, out, errs := runCLI(t, nil, "report", "--results", dir)
-			if code != 1 || !strings.Contains(out, "pr-test/stage-a-cpu shard 2/4") || !strings.Contains(out, want) {
-				t.Errorf("wanted report to show the run and %q, exit 1, got %d\n%s\n%s", want, code, out, errs)
+			if code != 1 || !strings.Contains(out, "pr-test/stage-a-cpu shard 2/4") || !strings.Contains(out, want) ||
+				!strings.HasSuffix(out, "page: "+filepath.Join(dir, "report.html")+" (open it in a browser)\n") {
+				t.Errorf("wanted report to show the run, %q and the page, exit 1, got %d\n%s\n%s", want, code, out, errs)
 			}
 			for _, l := range strings.Split(stdout, "\n") {
 				if strings.HasPrefix(l, "pr-test/stage-b-2-gpu-h200 ") && !strings.Contains(l, " "+tt.gpuState+" ") {
@@ -414,6 +422,9 @@ func TestCIRerunFailed(t *testing.T) {
 		if !strings.Contains(squeezed, want) {
 			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
 		}
+	}
+	if page, _ := os.ReadFile(filepath.Join(results, "report.html")); !strings.Contains(string(page), "reused (attempt 1)") || !strings.Contains(string(page), "passed (exit 0)") {
+		t.Errorf("wanted the re-run's report.html to show the reused shards and the new verdict, got\n%s", page)
 	}
 	var out, errb bytes.Buffer // runCLI drops the notices
 	code = Run(args("abc", "--rerun-failed", results), Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})

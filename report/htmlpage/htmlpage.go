@@ -1,0 +1,253 @@
+// Package htmlpage writes report.html, the one page a run's results folder
+// holds for a person to open (issue 32): the run, its job graph, each
+// shard's outcome and each failed file's last lines, with relative links
+// to the folder's run.log files. The page is self-contained (inline CSS,
+// no script, no font, image or link outside the page), so it opens from
+// a file with no network. Everything a test or the store wrote is escaped
+// by html/template, and masked with the run's masker before it is
+// escaped. It is pure: the same data gives the same bytes (no clock).
+package htmlpage
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/report"
+)
+
+// FileName is the page's name in a results folder.
+const FileName = "report.html"
+
+// CI is what a ci run's page shows.
+type CI struct {
+	// Report is the run's graph as it ended (summary.json).
+	Report *graph.Report
+	// Reuse is the dependency layers' line ("" for none).
+	Reuse string
+	// Failures are the failed shards that left results, in graph order.
+	Failures []Failure
+	// Mask masks the run's secret values (nil: none).
+	Mask func(string) string
+}
+
+// Failure is a failed shard: every file of it that did not pass, with
+// the last lines it printed.
+type Failure struct {
+	// Title is the job's name ("pr-test/stage-a-cpu shard 2/4").
+	Title string
+	// Dir is the shard's folder in the results (STAGE/2-of-4); its
+	// run.log is there.
+	Dir string
+	// Files are its files that did not pass, in run order (none when the
+	// shard failed with every file passed: an inconsistent run).
+	Files []FailedFile
+}
+
+// FailedFile is one file that did not pass and what it printed last
+// (report.OutputTail).
+type FailedFile struct {
+	File   string
+	Status report.Status
+	Tail   []string
+}
+
+// page is what the template shows: plain strings, each masked.
+type page struct {
+	Title    string
+	Verdict  string
+	Class    string
+	Facts    [][2]string
+	Hosts    [][2]string
+	Tally    string
+	Reuse    string
+	Graph    *svgGraph
+	Jobs     []jobRow
+	Failures []failureView
+	Triage   []triageRow
+}
+
+type jobRow struct {
+	Title, State, Class, Needs, Where, Duration, Attempt, Reason, Dir, Log string
+}
+
+type failureView struct {
+	Title, Dir, Log string
+	Files           []fileView
+	None            bool
+}
+
+type fileView struct {
+	File, Status string
+	Tail         string
+}
+
+// RenderCI is a ci run's report.html.
+func RenderCI(c CI) ([]byte, error) {
+	m := masker(c.Mask)
+	r := c.Report
+	code := r.ExitStatus()
+	p := page{Title: "miles-ci ci", Tally: m(r.Tally()), Reuse: m(c.Reuse)}
+	p.Verdict, p.Class = verdict(code)
+	if f := r.Run; f != nil {
+		p.Title += ": " + m(f.Event)
+		p.Facts = runFacts(f, m)
+	}
+	if r.Attempt > 0 {
+		p.Facts = append(p.Facts, [2]string{"run attempt", fmt.Sprint(r.Attempt)})
+	}
+	if r.Cancelled {
+		p.Facts = append(p.Facts, [2]string{"cancelled", "the run was interrupted; finished jobs keep their results"})
+	}
+	if len(r.Hosts) == 0 {
+		p.Hosts = append(p.Hosts, [2]string{"this host", "--gpus " + m(r.Host)})
+	}
+	for _, h := range r.Hosts {
+		v := h.GPUs
+		if h.Engine != "" {
+			v += " (engine " + h.Engine + ")"
+		}
+		p.Hosts = append(p.Hosts, [2]string{m(h.Name), m(v)})
+	}
+	p.Graph = layout(r, m)
+	failedDir := map[string]bool{}
+	for _, f := range c.Failures {
+		failedDir[f.Dir] = true
+		v := failureView{Title: m(f.Title), Dir: m(f.Dir), Log: logLink(f.Dir), None: len(f.Files) == 0}
+		for _, ff := range f.Files {
+			v.Files = append(v.Files, fileView{File: m(report.Printable(ff.File)), Status: string(ff.Status), Tail: m(strings.Join(ff.Tail, "\n"))})
+		}
+		p.Failures = append(p.Failures, v)
+	}
+	for _, j := range r.Jobs {
+		row := jobRow{Title: m(j.Title()), State: string(j.State), Class: stateClass(j.State), Needs: m(strings.Join(j.Needs, ", ")), Reason: m(j.Reason)}
+		row.Where = m(where(j))
+		if j.State != graph.Skipped && j.State != graph.Excluded && j.State != graph.NotModelled && j.State != graph.WouldRun {
+			row.Duration = fmt.Sprintf("%.1f s", j.Duration)
+		}
+		switch {
+		case j.Reused:
+			row.Attempt = fmt.Sprintf("reused (attempt %d)", j.Attempt)
+		case j.Attempt > 0:
+			row.Attempt = fmt.Sprintf("attempt %d", j.Attempt)
+		}
+		if j.Results != "" {
+			row.Dir, row.Log = m(j.Results), logLink(j.Results)
+		}
+		p.Jobs = append(p.Jobs, row)
+	}
+	return render(p, m)
+}
+
+// masker is mask, or no masking.
+func masker(mask func(string) string) func(string) string {
+	if mask == nil {
+		return func(s string) string { return s }
+	}
+	return mask
+}
+
+// render executes the page and masks it once more as a whole: a secret
+// is masked before escaping (so one with & or < in it is caught), and
+// after (so one split over two fields is too).
+func render(p page, m func(string) string) ([]byte, error) {
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, p); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	return []byte(m(b.String())), nil
+}
+
+// verdict is an exit status as the page's headline and its colour.
+func verdict(code int) (string, string) {
+	switch code {
+	case graph.ExitPassed:
+		return "passed (exit 0)", "passed"
+	case graph.ExitFailed:
+		return "failed (exit 1)", "failed"
+	case graph.ExitCancelled:
+		return "cancelled (exit 130)", "cancelled"
+	case graph.ExitCannotRun:
+		return "could not run every job (exit 125)", "not-run"
+	}
+	return fmt.Sprintf("exit %d", code), "failed"
+}
+
+// runFacts are the run's trigger facts, in a fixed order.
+func runFacts(f *graph.RunFacts, m func(string) string) [][2]string {
+	var out [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, [2]string{k, m(v)})
+		}
+	}
+	add("event", f.Event)
+	add("action", f.Action)
+	add("schedule", f.Schedule)
+	if f.PRNumber > 0 {
+		add("pull request", fmt.Sprintf("#%d", f.PRNumber))
+	}
+	if f.Fork {
+		add("from a fork", "yes")
+	}
+	add("labels", strings.Join(f.Labels, ", "))
+	var inputs []string
+	for _, k := range sortedKeys(f.Inputs) {
+		inputs = append(inputs, k+"="+f.Inputs[k])
+	}
+	add("inputs", strings.Join(inputs, " "))
+	add("commit", f.Commit)
+	add("planner", f.Planner)
+	add("run id", f.RunID)
+	return out
+}
+
+// where says where a job ran: its host, GPUs and devices, the stage's
+// model and a substitution.
+func where(j graph.JobReport) string {
+	var parts []string
+	if j.Host != "" {
+		parts = append(parts, "on "+j.Host)
+	}
+	if j.GPUs > 0 {
+		g := fmt.Sprintf("%d GPUs", j.GPUs)
+		if j.Model != "" {
+			g = fmt.Sprintf("%d %s GPUs", j.GPUs, j.Model)
+		}
+		if len(j.Devices) > 0 {
+			g += " [" + strings.Join(j.Devices, ",") + "]"
+		}
+		parts = append(parts, g)
+	}
+	if j.Substituted != "" {
+		parts = append(parts, "substituted "+j.Substituted)
+	}
+	return strings.Join(parts, " ")
+}
+
+// logLink is the relative link to a results folder's run.log.
+func logLink(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return strings.TrimSuffix(dir, "/") + "/run.log"
+}
+
+// stateClass is a job state's CSS class (its colour).
+func stateClass(s graph.State) string {
+	switch s {
+	case graph.Passed, graph.Failed, graph.NotRun, graph.Cancelled, graph.WouldRun:
+		return string(s)
+	}
+	return "quiet"
+}
+
+type triageRow struct {
+	File, Verdict, Class, Why, Head, Base string
+	Attempts                              []attemptRow
+}
+
+type attemptRow struct {
+	Name, Outcome, Class, Duration, Log, Reason string
+}

@@ -1,0 +1,147 @@
+package htmlpage
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/report"
+)
+
+func shard(i int) *int { return &i }
+
+// ciRun is a pull_request run in which stage-a-cpu's first shard failed
+// and the GPU stage was skipped by the fast-fail.
+func ciRun(tail []string, dir string) CI {
+	rep := &graph.Report{
+		Run:     &graph.RunFacts{RunID: "1733300000", Commit: "31f1ca9", Planner: "miles-ci", Event: "pull_request", Labels: []string{"run-ci-megatron"}, PRNumber: 7},
+		Attempt: 1,
+		Host:    "h200:0-7",
+		Jobs: []graph.JobReport{
+			{Key: "pr-test/policy", Kind: graph.KindPolicy, State: graph.Passed, Result: "success", Needs: []string{}},
+			{Key: "pr-test/stage-a-cpu", Kind: graph.KindStage, Stage: "stage-a-cpu", Shard: shard(0), Shards: 2, State: graph.Failed, Result: "failure", Needs: []string{"pr-test/policy"}, Duration: 12.5, ExitCode: 1, Results: dir, Attempt: 1, Reason: "tests/fast/test_a1.py fail (failed)"},
+			{Key: "pr-test/stage-a-cpu", Kind: graph.KindStage, Stage: "stage-a-cpu", Shard: shard(1), Shards: 2, State: graph.Passed, Result: "success", Needs: []string{"pr-test/policy"}, Duration: 3, Results: "stage-a-cpu/2-of-2", Attempt: 1, Reused: true},
+			{Key: "pr-test/stage-b-2-gpu-h200", Kind: graph.KindStage, Stage: "stage-b-2-gpu-h200", State: graph.Skipped, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}, GPUs: 2, Model: "h200", Devices: []string{"0", "1"}, Substituted: "h100=h200", Reason: "cross-stage fast-fail"},
+		},
+	}
+	return CI{Report: rep, Reuse: "dependency layers: 2 shard(s) prepared 1 distinct layer set(s); 1 reused one another's (same image and refs)",
+		Failures: []Failure{{Title: rep.Jobs[1].Title(), Dir: dir, Files: []FailedFile{{File: "tests/fast/test_a1.py", Status: report.Fail, Tail: tail}}}}}
+}
+
+// passedRun is ciRun with every job passed.
+func passedRun() CI {
+	c := ciRun(nil, "stage-a-cpu/1-of-2")
+	c.Failures = nil
+	for i := range c.Report.Jobs {
+		c.Report.Jobs[i].State, c.Report.Jobs[i].Reason = graph.Passed, ""
+	}
+	return c
+}
+
+// external finds what a page would fetch from elsewhere: a src or href
+// with a scheme or a // host, a url(), a <link>, or a script.
+var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*"?\s*([a-z][a-z0-9+.-]*:|//)|url\(|<link|<script|@import`)
+
+func TestRenderCI(t *testing.T) {
+	hostile := "</pre><script>alert(1)</script>"
+	for _, tc := range []struct {
+		name      string
+		page      CI
+		want      []string
+		wantNot   []string
+		mask      map[string]string
+		wantClass string
+	}{
+		{
+			name: "a failed shard shows its tail and links its run.log",
+			page: ciRun([]string{"E   assert False", "FAILED tests/fast/test_a1.py::test_broken"}, "stage-a-cpu/1-of-2"),
+			want: []string{`id="miles-ci-report"`, `data-verdict="failed"`, "failed (exit 1)", "E   assert False\nFAILED tests/fast/test_a1.py::test_broken</pre>",
+				`<a href="stage-a-cpu/1-of-2/run.log">`, "pr-test/stage-a-cpu shard 1/2", "pull_request", "31f1ca9", "run-ci-megatron", "#7",
+				"--gpus h200:0-7", "reused (attempt 1)", "substituted h100=h200", "2 h200 GPUs [0,1]", "pr-test/policy, pr-test/stage-a-cpu",
+				"12.5 s", "dependency layers:", `<svg id="graph"`, "pr-test/stage-a-cpu ×2"},
+			wantNot:   []string{"<details"},
+			wantClass: "failed",
+		},
+		{
+			name:      "a test's output is text, not markup",
+			page:      ciRun([]string{hostile, `<img src="http://evil.example/x.png">`}, "stage-a-cpu/1-of-2"),
+			want:      []string{"&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=&#34;http://evil.example/x.png&#34;&gt;"},
+			wantNot:   []string{hostile, "<img"},
+			wantClass: "failed",
+		},
+		{
+			name:      "a results folder that is not a path is no link",
+			page:      ciRun([]string{"x"}, "javascript:alert(1)//"),
+			wantNot:   []string{`href="javascript`},
+			wantClass: "failed",
+		},
+		{
+			name:      "secrets are masked, also where escaping would change them",
+			page:      ciRun([]string{"token=hf_secret_value_1", "key=a<b&c>d-secret"}, "stage-a-cpu/1-of-2"),
+			mask:      map[string]string{"HF_TOKEN": "hf_secret_value_1", "OTHER": "a<b&c>d-secret"},
+			want:      []string{"token=***", "key=***"},
+			wantNot:   []string{"hf_secret_value_1", "secret_value", "d-secret"},
+			wantClass: "failed",
+		},
+		{
+			name:      "a passed run",
+			page:      passedRun(),
+			want:      []string{`data-verdict="passed"`, "passed (exit 0)", "4 jobs: 4 passed", `<a href="stage-a-cpu/2-of-2/run.log">`},
+			wantNot:   []string{"Failed shards", `class="tail"`},
+			wantClass: "passed",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.mask != nil {
+				m, err := report.NewMasker(tc.mask)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.page.Mask = m.Mask
+			}
+			got, err := RenderCI(tc.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(got)
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("wanted %q in the page, got:\n%s", w, page)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(page, w) {
+					t.Errorf("wanted no %q in the page, got:\n%s", w, page)
+				}
+			}
+			if x := external.FindString(page); x != "" {
+				t.Errorf("wanted no reference outside the page, got %q in:\n%s", x, page)
+			}
+			if !strings.Contains(page, `data-verdict="`+tc.wantClass+`"`) {
+				t.Errorf("wanted the verdict %q, got:\n%s", tc.wantClass, page)
+			}
+			again, _ := RenderCI(tc.page)
+			if !bytes.Equal(got, again) {
+				t.Errorf("wanted the same bytes from the same run, got two pages")
+			}
+		})
+	}
+}
+
+func TestRenderCIOfADryRunAndACancelledFleet(t *testing.T) {
+	rep := &graph.Report{Cancelled: true, Hosts: []graph.HostReport{{Name: "h200-a", GPUs: "h200:0-7", Engine: "tcp://10.0.0.2:1234"}}, Jobs: []graph.JobReport{
+		{Key: "pr-test/policy", Kind: graph.KindPolicy, State: graph.Cancelled, Host: "h200-a"},
+	}}
+	got, err := RenderCI(CI{Report: rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(got)
+	for _, w := range []string{"cancelled (exit 130)", "h200-a", "h200:0-7 (engine tcp://10.0.0.2:1234)", "the run was interrupted"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("wanted %q in the page, got:\n%s", w, page)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package htmlpage
+
+import "html/template"
+
+// tmpl is the page. It names nothing outside itself: the style is inline,
+// there is no script, and its only links are relative ones to the results
+// folder's own files.
+var tmpl = template.Must(template.New(FileName).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}: {{.Verdict}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #1f2328; background: #fff; }
+h1 { font-size: 1.4em; margin: 0 0 .4em; }
+h2 { font-size: 1.15em; margin: 1.4em 0 .5em; border-bottom: 1px solid #d0d7de; }
+h3 { font-size: 1em; margin: 1em 0 .3em; }
+table { border-collapse: collapse; font-size: .9em; }
+th, td { border: 1px solid #d0d7de; padding: .25em .5em; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+pre { background: #0d1117; color: #e6edf3; padding: .6em .8em; overflow-x: auto; font-size: .85em; white-space: pre-wrap; word-break: break-all; }
+.verdict { display: inline-block; padding: .15em .6em; border-radius: 1em; font-weight: bold; }
+.passed { background: #dafbe1; color: #116329; }
+.failed { background: #ffebe9; color: #a40e26; }
+.not-run { background: #fff8c5; color: #7d4e00; }
+.cancelled { background: #eaeef2; color: #424a53; }
+.would-run { background: #ddf4ff; color: #0a3069; }
+.quiet { color: #6e7781; }
+svg .passed { fill: #dafbe1; } svg .failed { fill: #ffebe9; } svg .not-run { fill: #fff8c5; }
+svg .cancelled { fill: #eaeef2; } svg .would-run { fill: #ddf4ff; } svg .quiet { fill: #f6f8fa; }
+svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg line { stroke: #8c959f; }
+</style>
+</head>
+<body>
+<main id="miles-ci-report" data-verdict="{{.Class}}">
+<h1>{{.Title}} <span class="verdict {{.Class}}" id="verdict">{{.Verdict}}</span></h1>
+{{- if .Tally}}
+<p id="tally">{{.Tally}}</p>
+{{- end}}
+{{- if .Facts}}
+<h2>The run</h2>
+<table id="facts">
+{{- range .Facts}}
+<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- if .Hosts}}
+<h2>Hosts</h2>
+<table id="hosts">
+{{- range .Hosts}}
+<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- if .Reuse}}
+<p>{{.Reuse}}</p>
+{{- end}}
+{{- if .Failures}}
+<h2>Failed shards</h2>
+{{- range .Failures}}
+<section class="failure">
+<h3>{{.Title}}</h3>
+<p>folder <code>{{.Dir}}</code>, its log: <a href="{{.Log}}">{{.Log}}</a></p>
+{{- if .None}}
+<p>No file failed; the run was inconsistent (its summary.json says how).</p>
+{{- end}}
+{{- range .Files}}
+<p><code>{{.File}}</code> <span class="verdict failed">{{.Status}}</span>, its last lines:</p>
+<pre class="tail">{{.Tail}}</pre>
+{{- end}}
+</section>
+{{- end}}
+{{- end}}
+{{- with .Triage}}
+<h2>Verdicts</h2>
+<table id="verdicts">
+<tr><th>file</th><th>verdict</th><th>head</th><th>base</th><th>attempts</th></tr>
+{{- range .}}
+<tr><td><code>{{.File}}</code></td><td><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .Why}}<br>{{.Why}}{{end}}</td><td>{{.Head}}</td><td>{{.Base}}</td>
+<td><table>
+{{- range .Attempts}}
+<tr><td>{{.Name}}</td><td class="{{.Class}}">{{.Outcome}}</td><td>{{.Duration}}</td><td>{{if .Log}}<a href="{{.Log}}">run.log</a>{{end}}</td><td>{{.Reason}}</td></tr>
+{{- end}}
+</table></td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- with .Graph}}
+<h2>The job graph</h2>
+<svg id="graph" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="the job graph">
+{{- range .Edges}}
+<line x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"/>
+{{- end}}
+{{- range .Boxes}}
+<g><rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="230" height="40" rx="4"/><text x="{{.TextX}}" y="{{.TextY}}">{{.Label}}</text><text x="{{.TextX}}" y="{{.StateY}}">{{.State}}</text></g>
+{{- end}}
+</svg>
+{{- end}}
+{{- if .Jobs}}
+<h2>Jobs</h2>
+<table id="jobs">
+<tr><th>job</th><th>state</th><th>needs</th><th>where</th><th>duration</th><th>attempt</th><th>results</th><th>why</th></tr>
+{{- range .Jobs}}
+<tr><td>{{.Title}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Needs}}</td><td>{{.Where}}</td><td>{{.Duration}}</td><td>{{.Attempt}}</td><td>{{if .Log}}<a href="{{.Log}}">{{.Dir}}/run.log</a>{{end}}</td><td>{{.Reason}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+</main>
+</body>
+</html>
+`))
