@@ -38,6 +38,9 @@ type FileRequest struct {
 	File string
 	// ImageTag is the dispatch input ci_image_tag ("" = PR body, then dev).
 	ImageTag string
+	// Image, when set, is the image a workflow's image job already decided
+	// (a ci run's pool job): the file runs on it as it is.
+	Image *Image
 	// PRBody is the pull request description, read for ci-image-tag.
 	PRBody string
 	// ROCmImageTag is the rocm/sgl-dev tag for a ROCm-only file ("" =
@@ -162,6 +165,9 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 	}
 	// Like file_run.py, a bad tag fails the request whatever the backend.
 	cudaImage, err := FileRunImageTag(req.ImageTag, req.PRBody)
+	if req.Image != nil {
+		cudaImage, err = *req.Image, nil
+	}
 	if err != nil {
 		return FilePlan{}, err
 	}
@@ -254,7 +260,7 @@ func PlanFile(req FileRequest, lookup Lookup) (FilePlan, error) {
 		plan.RunsOn = []string{}
 	}
 	img := cudaImage
-	if !p.PRImageTag {
+	if !p.PRImageTag && req.Image == nil {
 		if img, err = ResolveImage(ImageInputs{Backend: reg.Backend, InputTag: req.ROCmImageTag}); err != nil {
 			return FilePlan{}, err
 		}

@@ -310,12 +310,15 @@ type ciExecutor struct {
 	event  graph.Event
 	msgs   []Message
 
-	// mu guards the registry, read once, and the stages, each planned once.
+	// mu guards the registry, read once, the stages, each planned once, and
+	// the images.
 	mu     sync.Mutex
 	reg    *policy.Registry
 	regErr error
 	loaded bool
 	stages map[stageKey]*plannedStage
+	// images are the image jobs' decisions, by the reference each gave.
+	images map[string]deps.Image
 }
 
 func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
@@ -434,6 +437,12 @@ func (x *ciExecutor) image(u *graph.Unit) graph.Outcome {
 	if err != nil {
 		return failed(err)
 	}
+	x.mu.Lock()
+	if x.images == nil {
+		x.images = map[string]deps.Image{}
+	}
+	x.images[img.Image] = img
+	x.mu.Unlock()
 	return graph.Outcome{Result: graph.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img}
 }
 
@@ -728,7 +737,7 @@ func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs 
 		in.PRNumber = strconv.Itoa(ev.PRNumber)
 	}
 	if img := u.With["container_image"]; img != "" && x.req.Release == nil {
-		in.ImageTag = img[strings.LastIndex(img, ":")+1:]
+		in.Image = x.imageOf(img)
 	}
 	if x.req.Release != nil {
 		in.Cadence = ""
@@ -753,6 +762,18 @@ func (x *ciExecutor) devices(u *graph.Unit) (gpus, visible string) {
 		gpus = "none"
 	}
 	return gpus, visible
+}
+
+// imageOf is the image decision of an image job that gave ref to a stage
+// job's container_image; a ref no image job gave (a workflow that writes
+// its own) is the stage's input as it stands.
+func (x *ciExecutor) imageOf(ref string) *deps.Image {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if img, ok := x.images[ref]; ok {
+		return &img
+	}
+	return &deps.Image{Image: ref, Source: deps.FromInput}
 }
 
 // hostOf is the host a unit was placed on.

@@ -45,6 +45,9 @@ type Inputs struct {
 	PRBody string
 	// SGLangInput, MegatronInput and ImageTag are the workflow_dispatch inputs.
 	SGLangInput, MegatronInput, ImageTag string
+	// Image, when set, is the image a workflow's image job decided (a ci
+	// run's resolve-ci-image): the stage runs on it as it is.
+	Image *deps.Image
 	// PRNumber and HeadSHA name the tested change (GITHUB_COMMIT_NAME).
 	PRNumber, HeadSHA string
 	// Fork marks a pull request from a fork: no secrets.
@@ -369,7 +372,7 @@ func checkFileInputs(in Inputs) error {
 // fileOf is File on tables already read, with the registry registry loads
 // (a ci run's pool jobs read both once for all their files).
 func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error)) (pipeline.Request, error) {
-	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, PRBody: in.PRBody, Tables: tables}, registry)
+	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, Image: in.Image, PRBody: in.PRBody, Tables: tables}, registry)
 	var notes []string
 	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
@@ -459,6 +462,8 @@ func stageImage(in Inputs, hw policy.Backend) (deps.Image, error) {
 	switch p := policy.ProfileOf(hw); {
 	case p.StageImage != "":
 		return deps.Image{Image: p.StageImage, Tag: tagOf(p.StageImage), Source: deps.FromDefault}, nil
+	case in.Image != nil:
+		return *in.Image, nil
 	case in.Release != nil && p.PRImageTag:
 		return deps.ReleaseImage(*in.Release)
 	case !p.PRImageTag:
