@@ -140,7 +140,7 @@ func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, err
 	}
 	req := usecase.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
 		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Substitutes: subs, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
-		Given: usecase.Given{Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
+		Given: usecase.Given{Event: g.Event != "", PRLabels: g.PrLabelsJson != "", Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
 		lock, err := usecase.ParseReleaseLock(deps.LockFileName, g.ReleaseLock)
 		if err != nil {

@@ -193,25 +193,10 @@ func readOnce(read func() ([]byte, string, error)) func() ([]byte, string, error
 
 // ciEvent turns the request's trigger facts into the graph's event.
 func ciEvent(req CIRequest) (graph.Event, error) {
-	ev := graph.Event{Name: req.Event, Action: req.Action, Schedule: req.Schedule, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.FromFork(),
+	f := TriggerFacts{Event: req.Event, PRLabelsJSON: req.PRLabelsJSON, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork, Action: req.Action}.FromPR(req.PR, req.Given)
+	req.PRLabelsJSON = f.PRLabelsJSON
+	ev := graph.Event{Name: f.Event, Action: f.Action, Schedule: req.Schedule, PRBody: f.PRBody, PRNumber: f.PRNumber, Fork: f.Fork,
 		Inputs: map[string]string{}}
-	if req.PR != nil {
-		if ev.Name == "" {
-			ev.Name = graph.EventPullRequest
-		}
-		if !req.Given.Body {
-			ev.PRBody = req.PR.Body
-		}
-		if !req.Given.Number {
-			ev.PRNumber = req.PR.Number
-		}
-		if req.PRLabelsJSON == "" {
-			req.PRLabelsJSON = req.PR.LabelsJSON()
-		}
-		if req.Action == "" && req.PR.State != "open" && req.PR.State != "" {
-			ev.Action = "closed"
-		}
-	}
 	for k, v := range map[string]string{"ci_image_tag": req.ImageTag, "ci_sglang_pr": req.SGLangInput, "ci_megatron_pr": req.MegatronInput} {
 		if v != "" {
 			ev.Inputs[k] = v

@@ -98,12 +98,8 @@ func (a PolicyAnswer) JSON() PolicyJSON {
 // PRTrigger fills the trigger facts the caller did not give from a pull
 // request: the event is pull_request and the labels are the PR's.
 func PRTrigger(t policy.Trigger, pr *github.PR, given Given) policy.Trigger {
-	if !given.Event {
-		t.Event = policy.EventPullRequest
-	}
-	if !given.PRLabels {
-		t.PRLabelsJSON = pr.LabelsJSON()
-	}
+	f := TriggerFacts{Event: t.Event, PRLabelsJSON: t.PRLabelsJSON}.FromPR(pr, given)
+	t.Event, t.PRLabelsJSON = f.Event, f.PRLabelsJSON
 	return t
 }
 

@@ -22,16 +22,11 @@ func withPR(in Inputs) (Inputs, error) {
 	if err := CheckPR(in); err != nil {
 		return in, err
 	}
-	if !in.Given.Body {
-		in.PRBody = pr.Body
-	}
+	f := TriggerFacts{PRBody: in.PRBody, HeadSHA: in.HeadSHA, Fork: in.Fork}.FromPR(pr, in.Given)
+	in.PRBody, in.HeadSHA, in.Fork = f.PRBody, f.HeadSHA, f.Fork
 	if !in.Given.Number {
-		in.PRNumber = strconv.Itoa(pr.Number)
+		in.PRNumber = strconv.Itoa(f.PRNumber)
 	}
-	if !in.Given.HeadSHA {
-		in.HeadSHA = pr.HeadSHA
-	}
-	in.Fork = in.Fork || pr.Fork
 	return in, nil
 }
 

@@ -77,7 +77,7 @@ func runCI(args []string, env Env) int {
 	}
 	req := usecase.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
 		ImageTag: *imageTag, SGLangInput: *sglang, MegatronInput: *megatron, Only: *only, Skip: *skip,
-		Given: usecase.Given{Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files")}}
+		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files")}}
 	if prNumber.Set {
 		req.PRNumber = prNumber.Value
 	}
