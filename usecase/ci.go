@@ -293,11 +293,11 @@ type ciExecutor struct {
 	req    CIRequest
 	tables *policy.Tables
 	event  graph.Event
-	msgs   []Message
 
-	// mu guards the registry, read once, the stages, each planned once, and
-	// the images.
+	// mu guards the messages, the registry, read once, the stages, each
+	// planned once, and the images.
 	mu     sync.Mutex
+	msgs   []Message
 	reg    *policy.Registry
 	regErr error
 	loaded bool
@@ -324,6 +324,16 @@ func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
 		return x.poolFile(ctx, u)
 	}
 	return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: "miles-ci does not run this job"}
+}
+
+// tell keeps a message for the answer, once: the units that say it run at
+// the same time (the policy jobs of both PR workflows).
+func (x *ciExecutor) tell(m Message) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !slices.Contains(x.msgs, m) {
+		x.msgs = append(x.msgs, m)
+	}
 }
 
 func failed(err error) graph.Outcome {
@@ -372,9 +382,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
 		return failed(err)
 	}
 	for _, m := range ans.Messages {
-		if !slices.Contains(x.msgs, m) {
-			x.msgs = append(x.msgs, m)
-		}
+		x.tell(m)
 	}
 	for _, kv := range ans.Outputs.StepOutputs() {
 		out[kv.Key] = kv.Value
@@ -452,7 +460,7 @@ func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
 	if ev.Name == graph.EventPullRequest {
 		paths, why := x.changedPaths()
 		if why != "" {
-			x.msgs = append(x.msgs, warning("PR image: "+why+"; treating the image build inputs as unchanged"))
+			x.tell(warning("PR image: " + why + "; treating the image build inputs as unchanged"))
 		}
 		changed = paths
 	}
