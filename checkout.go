@@ -108,17 +108,22 @@ func plannerOf(p Planner) usecase.Planner {
 }
 
 // checkoutPolicyOf is Policy's request answered by the checkout's own
-// ci_policy (usecase.PolicyOfCheckout), its step outputs as JSON.
-func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req usecase.PolicyRequest) (string, error) {
+// ci_policy (usecase.PolicyOfCheckout): its fields are the four outputs of
+// rules §3, its json every step output the checkout wrote.
+func checkoutPolicyOf(ctx context.Context, dir string, source *dagger.Directory, req usecase.PolicyRequest) (*PolicyAnswer, error) {
 	c, err := checkout(dir, source)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ans, err := usecase.PolicyOfCheckout(ctx, c, req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return jsonString(ans)
+	js, err := jsonString(ans)
+	if err != nil {
+		return nil, err
+	}
+	return answerWith[PolicyAnswer](usecase.PolicyJSON{Outputs: ans.Outputs}, js, nil, nil)
 }
 
 // Lint fails on drift between the checkout's CI tables, workflows and tests.

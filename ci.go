@@ -169,36 +169,26 @@ func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, err
 
 // Plan returns the graph with no engine run (`miles-ci ci --dry-run`).
 // Every job and shard comes with its state, the reason it is skipped, its
-// GPUs, needs and tests, as JSON (the same bytes as `miles-ci ci --dry-run
-// --json`), text or Mermaid.
+// GPUs, needs and tests; its json is the same bytes as `miles-ci ci
+// --dry-run --json`, its text the command's table and mermaid a flowchart.
+// The answer is kept for one session: with-pr reads the pull request anew in each.
 // +cache="session"
-func (g *Graph) Plan(
-	ctx context.Context,
-	// Output format: json (default), text or mermaid.
-	// +optional
-	// +default="json"
-	format string,
-) (string, error) {
-	if format != "json" && format != "text" && format != "mermaid" {
-		return "", errors.New("--format must be json, text or mermaid")
-	}
-	return withCheckout(ctx, g.Ci.Source, func(dir string) (string, error) {
+func (g *Graph) Plan(ctx context.Context) (*CiPlan, error) {
+	return withCheckout(ctx, g.Ci.Source, func(dir string) (*CiPlan, error) {
 		req, err := g.request(ctx, dir)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		ans, err := usecase.CI(ctx, req)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		printMessages(ans.Messages)
-		switch format {
-		case "text":
-			return ans.Report.Text(), nil
-		case "mermaid":
-			return ans.Report.Mermaid(ans.Graph), nil
+		js, err := jsonString(ans.Report)
+		if err != nil {
+			return nil, err
 		}
-		return jsonString(ans.Report)
+		return answerWith[CiPlan](ans.Report, js, ans.Messages,
+			map[string]any{"Text": ans.Report.Text(), "Mermaid": ans.Report.Mermaid(ans.Graph)})
 	})
 }
 
@@ -241,8 +231,7 @@ func (g *Graph) Run(
 				if err != nil {
 					return nil, err
 				}
-				printMessages(ans.Messages)
-				return graphRun(ans.Report, ans.Report.Text(), rerunFailed, nil), nil
+				return graphRun(ans.Report, ans.Report.Text(), rerunFailed, ans.Messages, nil), nil
 			}
 		}
 		s, err := g.Ci.newSession(ctx, req.FromFork())
@@ -262,7 +251,6 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, errors.New(masker.Mask(err.Error()))
 		}
-		printMessages(ans.Messages)
 		res, err := runner.Results(ans.Report, ans.Graph)
 		if err != nil {
 			return nil, err
@@ -271,21 +259,28 @@ func (g *Graph) Run(
 		for _, f := range res.Files {
 			results = results.WithNewFile(f.Name, f.Data)
 		}
+		// Each failed shard's first failing file, its last lines and its
+		// run.log, by its path inside results, as the command's table ends.
 		text := ans.Report.Text()
 		if res.Reuse != "" {
 			text += res.Reuse + "\n"
 		}
-		return graphRun(ans.Report, text, results, masker.Mask), nil
+		text += usecase.FailuresText("", res.Failures)
+		return graphRun(ans.Report, text, results, ans.Messages, masker.Mask), nil
 	})
 }
 
-// graphRun is a finished run's answer, its text masked with mask (nil: none).
-func graphRun(rep *graph.Report, text string, results *dagger.Directory, mask func(string) string) *GraphRun {
+// graphRun is a finished run's answer, its text and messages masked with
+// mask (nil: none).
+func graphRun(rep *graph.Report, text string, results *dagger.Directory, msgs []usecase.Message, mask func(string) string) *GraphRun {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}
 	code := rep.ExitStatus()
-	run := &GraphRun{ExitCode: code, Passed: code == 0, Summary: ghoutput.Plain(mask(text)), Results: results}
+	run := &GraphRun{ExitCode: code, Passed: code == 0, Summary: ghoutput.Plain(mask(text)), Results: results, Messages: []*Message{}}
+	for _, m := range msgs {
+		run.Messages = append(run.Messages, &Message{Level: m.Level, Text: mask(m.Text)})
+	}
 	if code != 0 {
 		run.Failure = ghoutput.Plain(mask(fmt.Sprintf("the CI run failed (exit %d): %s", code, rep.Tally())))
 	}
@@ -311,10 +306,12 @@ type GraphRun struct {
 	ExitCode int
 	// Whether every job CI requires passed.
 	Passed bool
-	// The graph as it ran, one line per job and shard.
+	// The graph as it ran, one line per job and shard, then each failed shard's first failing file, its last lines and its run.log inside results.
 	Summary string
 	// The results folder: STAGE/N-of-M/ per shard that ran (STAGE/ for an unsharded stage), summary.json (every job), junit.xml (every shard), step-summary.md.
 	Results *dagger.Directory
+	// The run's notices and warnings: a label the checkout does not know, a stage its diff skips.
+	Messages []*Message
 	// +private
 	Failure string
 }

@@ -343,6 +343,34 @@ func (r *FileRun) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r PlanAnswer) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Plans    []*Plan
+		Json     string
+		Messages []*Message
+	}
+	concrete.Plans = r.Plans
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *PlanAnswer) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Plans    []*Plan
+		Json     string
+		Messages []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Plans = concrete.Plans
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
 func (r Backend) IsEnum() {}
 
 func (r Backend) Name() string {
@@ -447,6 +475,58 @@ func (r *Cadence) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r PolicyAnswer) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Cadence        string
+		RawLabels      []string
+		BypassFastfail bool
+		SkippedStages  []string
+		NeedsCudaImage *bool
+		Runnable       []string
+		Affected       []string
+		Json           string
+		Messages       []*Message
+	}
+	concrete.Cadence = r.Cadence
+	concrete.RawLabels = r.RawLabels
+	concrete.BypassFastfail = r.BypassFastfail
+	concrete.SkippedStages = r.SkippedStages
+	concrete.NeedsCudaImage = r.NeedsCudaImage
+	concrete.Runnable = r.Runnable
+	concrete.Affected = r.Affected
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *PolicyAnswer) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Cadence        string
+		RawLabels      []string
+		BypassFastfail bool
+		SkippedStages  []string
+		NeedsCudaImage *bool
+		Runnable       []string
+		Affected       []string
+		Json           string
+		Messages       []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Cadence = concrete.Cadence
+	r.RawLabels = concrete.RawLabels
+	r.BypassFastfail = concrete.BypassFastfail
+	r.SkippedStages = concrete.SkippedStages
+	r.NeedsCudaImage = concrete.NeedsCudaImage
+	r.Runnable = concrete.Runnable
+	r.Affected = concrete.Affected
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
 func (r Release) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Miles *MilesCi
@@ -499,6 +579,34 @@ func (r *Stage) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Roster) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Stages   []*RosterStage
+		Json     string
+		Messages []*Message
+	}
+	concrete.Stages = r.Stages
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *Roster) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Stages   []*RosterStage
+		Json     string
+		Messages []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Stages = concrete.Stages
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
 func (r TriageRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		ExitCode int
@@ -531,18 +639,76 @@ func (r *TriageRun) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r CiPlan) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Run        *RunFacts
+		RunAttempt int
+		Gpus       string
+		Hosts      []*HostReport
+		Cancelled  bool
+		Jobs       []*JobReport
+		Text       string
+		Mermaid    string
+		Json       string
+		Messages   []*Message
+	}
+	concrete.Run = r.Run
+	concrete.RunAttempt = r.RunAttempt
+	concrete.Gpus = r.Gpus
+	concrete.Hosts = r.Hosts
+	concrete.Cancelled = r.Cancelled
+	concrete.Jobs = r.Jobs
+	concrete.Text = r.Text
+	concrete.Mermaid = r.Mermaid
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *CiPlan) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Run        *RunFacts
+		RunAttempt int
+		Gpus       string
+		Hosts      []*HostReport
+		Cancelled  bool
+		Jobs       []*JobReport
+		Text       string
+		Mermaid    string
+		Json       string
+		Messages   []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Run = concrete.Run
+	r.RunAttempt = concrete.RunAttempt
+	r.Gpus = concrete.Gpus
+	r.Hosts = concrete.Hosts
+	r.Cancelled = concrete.Cancelled
+	r.Jobs = concrete.Jobs
+	r.Text = concrete.Text
+	r.Mermaid = concrete.Mermaid
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
 func (r GraphRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		ExitCode int
 		Passed   bool
 		Summary  string
 		Results  *dagger.Directory
+		Messages []*Message
 		Failure  string
 	}
 	concrete.ExitCode = r.ExitCode
 	concrete.Passed = r.Passed
 	concrete.Summary = r.Summary
 	concrete.Results = r.Results
+	concrete.Messages = r.Messages
 	concrete.Failure = r.Failure
 	return json.Marshal(&concrete)
 }
@@ -553,6 +719,7 @@ func (r *GraphRun) UnmarshalJSON(bs []byte) error {
 		Passed   bool
 		Summary  string
 		Results  *dagger.Directory
+		Messages []*Message
 		Failure  string
 	}
 	err := json.Unmarshal(bs, &concrete)
@@ -563,7 +730,196 @@ func (r *GraphRun) UnmarshalJSON(bs []byte) error {
 	r.Passed = concrete.Passed
 	r.Summary = concrete.Summary
 	r.Results = concrete.Results
+	r.Messages = concrete.Messages
 	r.Failure = concrete.Failure
+	return nil
+}
+
+func (r FilePlan) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		File           string
+		Hw             string
+		Suite          string
+		RunsOn         []string
+		ContainerImage string
+		ImageSource    string
+		TimeoutSeconds int
+		NumGpus        int
+		Command        []string
+		Json           string
+		Messages       []*Message
+	}
+	concrete.File = r.File
+	concrete.Hw = r.Hw
+	concrete.Suite = r.Suite
+	concrete.RunsOn = r.RunsOn
+	concrete.ContainerImage = r.ContainerImage
+	concrete.ImageSource = r.ImageSource
+	concrete.TimeoutSeconds = r.TimeoutSeconds
+	concrete.NumGpus = r.NumGpus
+	concrete.Command = r.Command
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *FilePlan) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		File           string
+		Hw             string
+		Suite          string
+		RunsOn         []string
+		ContainerImage string
+		ImageSource    string
+		TimeoutSeconds int
+		NumGpus        int
+		Command        []string
+		Json           string
+		Messages       []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.File = concrete.File
+	r.Hw = concrete.Hw
+	r.Suite = concrete.Suite
+	r.RunsOn = concrete.RunsOn
+	r.ContainerImage = concrete.ContainerImage
+	r.ImageSource = concrete.ImageSource
+	r.TimeoutSeconds = concrete.TimeoutSeconds
+	r.NumGpus = concrete.NumGpus
+	r.Command = concrete.Command
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
+func (r ContainerSpec) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Stage             string
+		Hw                string
+		Shard             *Partition
+		Cadence           string
+		File              string
+		Image             string
+		Env               []*EnvVar
+		RunEnv            []*EnvVar
+		Caches            []*Cache
+		Secrets           []string
+		SecretsWithheld   string
+		CachesWithheld    string
+		Gpu               *GPU
+		ShmBytes          int
+		Ulimits           []*Ulimit
+		Data              []*DataMount
+		Resolve           []*ResolveStep
+		Steps             []*Step
+		CacheRegistry     string
+		Tests             []*ExpectedTest
+		Skipped           []*SkippedTest
+		CheckPlan         bool
+		PlanFromContainer string
+		TimeoutS          int
+		ContinueOnError   bool
+		MaxAttempts       int
+		Json              string
+		Messages          []*Message
+	}
+	concrete.Stage = r.Stage
+	concrete.Hw = r.Hw
+	concrete.Shard = r.Shard
+	concrete.Cadence = r.Cadence
+	concrete.File = r.File
+	concrete.Image = r.Image
+	concrete.Env = r.Env
+	concrete.RunEnv = r.RunEnv
+	concrete.Caches = r.Caches
+	concrete.Secrets = r.Secrets
+	concrete.SecretsWithheld = r.SecretsWithheld
+	concrete.CachesWithheld = r.CachesWithheld
+	concrete.Gpu = r.Gpu
+	concrete.ShmBytes = r.ShmBytes
+	concrete.Ulimits = r.Ulimits
+	concrete.Data = r.Data
+	concrete.Resolve = r.Resolve
+	concrete.Steps = r.Steps
+	concrete.CacheRegistry = r.CacheRegistry
+	concrete.Tests = r.Tests
+	concrete.Skipped = r.Skipped
+	concrete.CheckPlan = r.CheckPlan
+	concrete.PlanFromContainer = r.PlanFromContainer
+	concrete.TimeoutS = r.TimeoutS
+	concrete.ContinueOnError = r.ContinueOnError
+	concrete.MaxAttempts = r.MaxAttempts
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *ContainerSpec) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Stage             string
+		Hw                string
+		Shard             *Partition
+		Cadence           string
+		File              string
+		Image             string
+		Env               []*EnvVar
+		RunEnv            []*EnvVar
+		Caches            []*Cache
+		Secrets           []string
+		SecretsWithheld   string
+		CachesWithheld    string
+		Gpu               *GPU
+		ShmBytes          int
+		Ulimits           []*Ulimit
+		Data              []*DataMount
+		Resolve           []*ResolveStep
+		Steps             []*Step
+		CacheRegistry     string
+		Tests             []*ExpectedTest
+		Skipped           []*SkippedTest
+		CheckPlan         bool
+		PlanFromContainer string
+		TimeoutS          int
+		ContinueOnError   bool
+		MaxAttempts       int
+		Json              string
+		Messages          []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Stage = concrete.Stage
+	r.Hw = concrete.Hw
+	r.Shard = concrete.Shard
+	r.Cadence = concrete.Cadence
+	r.File = concrete.File
+	r.Image = concrete.Image
+	r.Env = concrete.Env
+	r.RunEnv = concrete.RunEnv
+	r.Caches = concrete.Caches
+	r.Secrets = concrete.Secrets
+	r.SecretsWithheld = concrete.SecretsWithheld
+	r.CachesWithheld = concrete.CachesWithheld
+	r.Gpu = concrete.Gpu
+	r.ShmBytes = concrete.ShmBytes
+	r.Ulimits = concrete.Ulimits
+	r.Data = concrete.Data
+	r.Resolve = concrete.Resolve
+	r.Steps = concrete.Steps
+	r.CacheRegistry = concrete.CacheRegistry
+	r.Tests = concrete.Tests
+	r.Skipped = concrete.Skipped
+	r.CheckPlan = concrete.CheckPlan
+	r.PlanFromContainer = concrete.PlanFromContainer
+	r.TimeoutS = concrete.TimeoutS
+	r.ContinueOnError = concrete.ContinueOnError
+	r.MaxAttempts = concrete.MaxAttempts
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
 	return nil
 }
 
@@ -607,20 +963,103 @@ func (r *TestRun) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Plan) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Hw              string
+		Suite           string
+		Cadence         string
+		IncludeLabels   []string
+		AdmitNightly    bool
+		ContinueOnError bool
+		Partition       *Partition
+		Enabled         []*PlannedTest
+		Skipped         []*SkippedTest
+		EstTotal        float64
+	}
+	concrete.Hw = r.Hw
+	concrete.Suite = r.Suite
+	concrete.Cadence = r.Cadence
+	concrete.IncludeLabels = r.IncludeLabels
+	concrete.AdmitNightly = r.AdmitNightly
+	concrete.ContinueOnError = r.ContinueOnError
+	concrete.Partition = r.Partition
+	concrete.Enabled = r.Enabled
+	concrete.Skipped = r.Skipped
+	concrete.EstTotal = r.EstTotal
+	return json.Marshal(&concrete)
+}
+
+func (r *Plan) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Hw              string
+		Suite           string
+		Cadence         string
+		IncludeLabels   []string
+		AdmitNightly    bool
+		ContinueOnError bool
+		Partition       *Partition
+		Enabled         []*PlannedTest
+		Skipped         []*SkippedTest
+		EstTotal        float64
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Hw = concrete.Hw
+	r.Suite = concrete.Suite
+	r.Cadence = concrete.Cadence
+	r.IncludeLabels = concrete.IncludeLabels
+	r.AdmitNightly = concrete.AdmitNightly
+	r.ContinueOnError = concrete.ContinueOnError
+	r.Partition = concrete.Partition
+	r.Enabled = concrete.Enabled
+	r.Skipped = concrete.Skipped
+	r.EstTotal = concrete.EstTotal
+	return nil
+}
+
+func (r Message) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Level string
+		Text  string
+	}
+	concrete.Level = r.Level
+	concrete.Text = r.Text
+	return json.Marshal(&concrete)
+}
+
+func (r *Message) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Level string
+		Text  string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Level = concrete.Level
+	r.Text = concrete.Text
+	return nil
+}
+
 func (r Shard) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		Stage *Stage
-		Index int
+		Stage    *Stage
+		Index    int
+		Messages []*Message
 	}
 	concrete.Stage = r.Stage
 	concrete.Index = r.Index
+	concrete.Messages = r.Messages
 	return json.Marshal(&concrete)
 }
 
 func (r *Shard) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		Stage *Stage
-		Index int
+		Stage    *Stage
+		Index    int
+		Messages []*Message
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
@@ -628,6 +1067,767 @@ func (r *Shard) UnmarshalJSON(bs []byte) error {
 	}
 	r.Stage = concrete.Stage
 	r.Index = concrete.Index
+	r.Messages = concrete.Messages
+	return nil
+}
+
+func (r RosterStage) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name              string
+		Backend           string
+		RunsOn            []string
+		Shards            int
+		MaxParallel       int
+		MaxParallelWeekly int
+		ByCadence         *CadenceCounts
+		Needs             []string
+		Image             string
+		External          bool
+		FastFailGated     bool
+		SkipGated         bool
+		Job               string
+		Source            string
+	}
+	concrete.Name = r.Name
+	concrete.Backend = r.Backend
+	concrete.RunsOn = r.RunsOn
+	concrete.Shards = r.Shards
+	concrete.MaxParallel = r.MaxParallel
+	concrete.MaxParallelWeekly = r.MaxParallelWeekly
+	concrete.ByCadence = r.ByCadence
+	concrete.Needs = r.Needs
+	concrete.Image = r.Image
+	concrete.External = r.External
+	concrete.FastFailGated = r.FastFailGated
+	concrete.SkipGated = r.SkipGated
+	concrete.Job = r.Job
+	concrete.Source = r.Source
+	return json.Marshal(&concrete)
+}
+
+func (r *RosterStage) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name              string
+		Backend           string
+		RunsOn            []string
+		Shards            int
+		MaxParallel       int
+		MaxParallelWeekly int
+		ByCadence         *CadenceCounts
+		Needs             []string
+		Image             string
+		External          bool
+		FastFailGated     bool
+		SkipGated         bool
+		Job               string
+		Source            string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Backend = concrete.Backend
+	r.RunsOn = concrete.RunsOn
+	r.Shards = concrete.Shards
+	r.MaxParallel = concrete.MaxParallel
+	r.MaxParallelWeekly = concrete.MaxParallelWeekly
+	r.ByCadence = concrete.ByCadence
+	r.Needs = concrete.Needs
+	r.Image = concrete.Image
+	r.External = concrete.External
+	r.FastFailGated = concrete.FastFailGated
+	r.SkipGated = concrete.SkipGated
+	r.Job = concrete.Job
+	r.Source = concrete.Source
+	return nil
+}
+
+func (r RunFacts) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		RunId        string
+		Commit       string
+		Planner      string
+		Event        string
+		Action       string
+		Schedule     string
+		Labels       []string
+		PrNumber     int
+		Fork         bool
+		Inputs       []*NameValue
+		PrBodySha256 string
+	}
+	concrete.RunId = r.RunId
+	concrete.Commit = r.Commit
+	concrete.Planner = r.Planner
+	concrete.Event = r.Event
+	concrete.Action = r.Action
+	concrete.Schedule = r.Schedule
+	concrete.Labels = r.Labels
+	concrete.PrNumber = r.PrNumber
+	concrete.Fork = r.Fork
+	concrete.Inputs = r.Inputs
+	concrete.PrBodySha256 = r.PrBodySha256
+	return json.Marshal(&concrete)
+}
+
+func (r *RunFacts) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		RunId        string
+		Commit       string
+		Planner      string
+		Event        string
+		Action       string
+		Schedule     string
+		Labels       []string
+		PrNumber     int
+		Fork         bool
+		Inputs       []*NameValue
+		PrBodySha256 string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.RunId = concrete.RunId
+	r.Commit = concrete.Commit
+	r.Planner = concrete.Planner
+	r.Event = concrete.Event
+	r.Action = concrete.Action
+	r.Schedule = concrete.Schedule
+	r.Labels = concrete.Labels
+	r.PrNumber = concrete.PrNumber
+	r.Fork = concrete.Fork
+	r.Inputs = concrete.Inputs
+	r.PrBodySha256 = concrete.PrBodySha256
+	return nil
+}
+
+func (r HostReport) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name   string
+		Gpus   string
+		Engine string
+	}
+	concrete.Name = r.Name
+	concrete.Gpus = r.Gpus
+	concrete.Engine = r.Engine
+	return json.Marshal(&concrete)
+}
+
+func (r *HostReport) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name   string
+		Gpus   string
+		Engine string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Gpus = concrete.Gpus
+	r.Engine = concrete.Engine
+	return nil
+}
+
+func (r JobReport) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Job         string
+		Workflow    string
+		Kind        string
+		Stage       string
+		Backend     string
+		Shard       *int
+		Shards      int
+		State       string
+		Result      string
+		Reason      string
+		Gpus        int
+		Devices     []string
+		Host        string
+		GpuModel    string
+		Substituted string
+		Needs       []string
+		Required    bool
+		Start       string
+		DurationS   float64
+		ExitCode    int
+		Results     string
+		Command     string
+		Tests       []string
+		Batch       int
+		File        string
+		RunsOn      []string
+		RunAttempt  int
+		Reused      bool
+		Outputs     []*NameValue
+	}
+	concrete.Job = r.Job
+	concrete.Workflow = r.Workflow
+	concrete.Kind = r.Kind
+	concrete.Stage = r.Stage
+	concrete.Backend = r.Backend
+	concrete.Shard = r.Shard
+	concrete.Shards = r.Shards
+	concrete.State = r.State
+	concrete.Result = r.Result
+	concrete.Reason = r.Reason
+	concrete.Gpus = r.Gpus
+	concrete.Devices = r.Devices
+	concrete.Host = r.Host
+	concrete.GpuModel = r.GpuModel
+	concrete.Substituted = r.Substituted
+	concrete.Needs = r.Needs
+	concrete.Required = r.Required
+	concrete.Start = r.Start
+	concrete.DurationS = r.DurationS
+	concrete.ExitCode = r.ExitCode
+	concrete.Results = r.Results
+	concrete.Command = r.Command
+	concrete.Tests = r.Tests
+	concrete.Batch = r.Batch
+	concrete.File = r.File
+	concrete.RunsOn = r.RunsOn
+	concrete.RunAttempt = r.RunAttempt
+	concrete.Reused = r.Reused
+	concrete.Outputs = r.Outputs
+	return json.Marshal(&concrete)
+}
+
+func (r *JobReport) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Job         string
+		Workflow    string
+		Kind        string
+		Stage       string
+		Backend     string
+		Shard       *int
+		Shards      int
+		State       string
+		Result      string
+		Reason      string
+		Gpus        int
+		Devices     []string
+		Host        string
+		GpuModel    string
+		Substituted string
+		Needs       []string
+		Required    bool
+		Start       string
+		DurationS   float64
+		ExitCode    int
+		Results     string
+		Command     string
+		Tests       []string
+		Batch       int
+		File        string
+		RunsOn      []string
+		RunAttempt  int
+		Reused      bool
+		Outputs     []*NameValue
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Job = concrete.Job
+	r.Workflow = concrete.Workflow
+	r.Kind = concrete.Kind
+	r.Stage = concrete.Stage
+	r.Backend = concrete.Backend
+	r.Shard = concrete.Shard
+	r.Shards = concrete.Shards
+	r.State = concrete.State
+	r.Result = concrete.Result
+	r.Reason = concrete.Reason
+	r.Gpus = concrete.Gpus
+	r.Devices = concrete.Devices
+	r.Host = concrete.Host
+	r.GpuModel = concrete.GpuModel
+	r.Substituted = concrete.Substituted
+	r.Needs = concrete.Needs
+	r.Required = concrete.Required
+	r.Start = concrete.Start
+	r.DurationS = concrete.DurationS
+	r.ExitCode = concrete.ExitCode
+	r.Results = concrete.Results
+	r.Command = concrete.Command
+	r.Tests = concrete.Tests
+	r.Batch = concrete.Batch
+	r.File = concrete.File
+	r.RunsOn = concrete.RunsOn
+	r.RunAttempt = concrete.RunAttempt
+	r.Reused = concrete.Reused
+	r.Outputs = concrete.Outputs
+	return nil
+}
+
+func (r Partition) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Index int
+		Size  int
+	}
+	concrete.Index = r.Index
+	concrete.Size = r.Size
+	return json.Marshal(&concrete)
+}
+
+func (r *Partition) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Index int
+		Size  int
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Index = concrete.Index
+	r.Size = concrete.Size
+	return nil
+}
+
+func (r EnvVar) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name  string
+		Value string
+	}
+	concrete.Name = r.Name
+	concrete.Value = r.Value
+	return json.Marshal(&concrete)
+}
+
+func (r *EnvVar) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name  string
+		Value string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Value = concrete.Value
+	return nil
+}
+
+func (r Cache) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Key     string
+		Path    string
+		Sharing string
+	}
+	concrete.Key = r.Key
+	concrete.Path = r.Path
+	concrete.Sharing = r.Sharing
+	return json.Marshal(&concrete)
+}
+
+func (r *Cache) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Key     string
+		Path    string
+		Sharing string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Key = concrete.Key
+	r.Path = concrete.Path
+	r.Sharing = concrete.Sharing
+	return nil
+}
+
+func (r GPU) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Kind       string
+		Devices    []string
+		VisibleEnv string
+		Visible    string
+	}
+	concrete.Kind = r.Kind
+	concrete.Devices = r.Devices
+	concrete.VisibleEnv = r.VisibleEnv
+	concrete.Visible = r.Visible
+	return json.Marshal(&concrete)
+}
+
+func (r *GPU) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Kind       string
+		Devices    []string
+		VisibleEnv string
+		Visible    string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Kind = concrete.Kind
+	r.Devices = concrete.Devices
+	r.VisibleEnv = concrete.VisibleEnv
+	r.Visible = concrete.Visible
+	return nil
+}
+
+func (r Ulimit) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name  string
+		Flag  string
+		Value string
+	}
+	concrete.Name = r.Name
+	concrete.Flag = r.Flag
+	concrete.Value = r.Value
+	return json.Marshal(&concrete)
+}
+
+func (r *Ulimit) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name  string
+		Flag  string
+		Value string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Flag = concrete.Flag
+	r.Value = concrete.Value
+	return nil
+}
+
+func (r DataMount) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name  string
+		Paths []string
+	}
+	concrete.Name = r.Name
+	concrete.Paths = r.Paths
+	return json.Marshal(&concrete)
+}
+
+func (r *DataMount) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name  string
+		Paths []string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Paths = concrete.Paths
+	return nil
+}
+
+func (r ResolveStep) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Dependency string
+		Ref        string
+		Origin     string
+		Fetch      string
+		Workdir    string
+		Argv       []string
+	}
+	concrete.Dependency = r.Dependency
+	concrete.Ref = r.Ref
+	concrete.Origin = r.Origin
+	concrete.Fetch = r.Fetch
+	concrete.Workdir = r.Workdir
+	concrete.Argv = r.Argv
+	return json.Marshal(&concrete)
+}
+
+func (r *ResolveStep) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Dependency string
+		Ref        string
+		Origin     string
+		Fetch      string
+		Workdir    string
+		Argv       []string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Dependency = concrete.Dependency
+	r.Ref = concrete.Ref
+	r.Origin = concrete.Origin
+	r.Fetch = concrete.Fetch
+	r.Workdir = concrete.Workdir
+	r.Argv = concrete.Argv
+	return nil
+}
+
+func (r Step) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name       string
+		Phase      string
+		Kind       string
+		Role       string
+		Workdir    string
+		Argv       []string
+		Env        []*EnvVar
+		Files      []*SourceFile
+		Privileged bool
+		Patch      *PatchStep
+	}
+	concrete.Name = r.Name
+	concrete.Phase = r.Phase
+	concrete.Kind = r.Kind
+	concrete.Role = r.Role
+	concrete.Workdir = r.Workdir
+	concrete.Argv = r.Argv
+	concrete.Env = r.Env
+	concrete.Files = r.Files
+	concrete.Privileged = r.Privileged
+	concrete.Patch = r.Patch
+	return json.Marshal(&concrete)
+}
+
+func (r *Step) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name       string
+		Phase      string
+		Kind       string
+		Role       string
+		Workdir    string
+		Argv       []string
+		Env        []*EnvVar
+		Files      []*SourceFile
+		Privileged bool
+		Patch      *PatchStep
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Phase = concrete.Phase
+	r.Kind = concrete.Kind
+	r.Role = concrete.Role
+	r.Workdir = concrete.Workdir
+	r.Argv = concrete.Argv
+	r.Env = concrete.Env
+	r.Files = concrete.Files
+	r.Privileged = concrete.Privileged
+	r.Patch = concrete.Patch
+	return nil
+}
+
+func (r ExpectedTest) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		File     string
+		TimeoutS *int
+	}
+	concrete.File = r.File
+	concrete.TimeoutS = r.TimeoutS
+	return json.Marshal(&concrete)
+}
+
+func (r *ExpectedTest) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		File     string
+		TimeoutS *int
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.File = concrete.File
+	r.TimeoutS = concrete.TimeoutS
+	return nil
+}
+
+func (r SkippedTest) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		File   string
+		Reason string
+	}
+	concrete.File = r.File
+	concrete.Reason = r.Reason
+	return json.Marshal(&concrete)
+}
+
+func (r *SkippedTest) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		File   string
+		Reason string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.File = concrete.File
+	r.Reason = concrete.Reason
+	return nil
+}
+
+func (r PlannedTest) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		File    string
+		EstTime float64
+		Labels  []string
+		Nightly bool
+	}
+	concrete.File = r.File
+	concrete.EstTime = r.EstTime
+	concrete.Labels = r.Labels
+	concrete.Nightly = r.Nightly
+	return json.Marshal(&concrete)
+}
+
+func (r *PlannedTest) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		File    string
+		EstTime float64
+		Labels  []string
+		Nightly bool
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.File = concrete.File
+	r.EstTime = concrete.EstTime
+	r.Labels = concrete.Labels
+	r.Nightly = concrete.Nightly
+	return nil
+}
+
+func (r CadenceCounts) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Shards      []*NameInt
+		MaxParallel []*NameInt
+	}
+	concrete.Shards = r.Shards
+	concrete.MaxParallel = r.MaxParallel
+	return json.Marshal(&concrete)
+}
+
+func (r *CadenceCounts) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Shards      []*NameInt
+		MaxParallel []*NameInt
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Shards = concrete.Shards
+	r.MaxParallel = concrete.MaxParallel
+	return nil
+}
+
+func (r NameValue) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name  string
+		Value string
+	}
+	concrete.Name = r.Name
+	concrete.Value = r.Value
+	return json.Marshal(&concrete)
+}
+
+func (r *NameValue) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name  string
+		Value string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Value = concrete.Value
+	return nil
+}
+
+func (r SourceFile) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Path string
+		Dest string
+	}
+	concrete.Path = r.Path
+	concrete.Dest = r.Dest
+	return json.Marshal(&concrete)
+}
+
+func (r *SourceFile) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Path string
+		Dest string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Path = concrete.Path
+	r.Dest = concrete.Dest
+	return nil
+}
+
+func (r PatchStep) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Ref          string
+		Patch        string
+		Check        []string
+		ReverseCheck []string
+		Apply        []string
+	}
+	concrete.Ref = r.Ref
+	concrete.Patch = r.Patch
+	concrete.Check = r.Check
+	concrete.ReverseCheck = r.ReverseCheck
+	concrete.Apply = r.Apply
+	return json.Marshal(&concrete)
+}
+
+func (r *PatchStep) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Ref          string
+		Patch        string
+		Check        []string
+		ReverseCheck []string
+		Apply        []string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Ref = concrete.Ref
+	r.Patch = concrete.Patch
+	r.Check = concrete.Check
+	r.ReverseCheck = concrete.ReverseCheck
+	r.Apply = concrete.Apply
+	return nil
+}
+
+func (r NameInt) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Name  string
+		Value int
+	}
+	concrete.Name = r.Name
+	concrete.Value = r.Value
+	return json.Marshal(&concrete)
+}
+
+func (r *NameInt) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Name  string
+		Value int
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Name = concrete.Name
+	r.Value = concrete.Value
 	return nil
 }
 
@@ -796,14 +1996,7 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var format string
-			if inputArgs["format"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["format"]), &format)
-				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg format", err))
-				}
-			}
-			return (*Graph).Plan(&parent, ctx, format)
+			return (*Graph).Plan(&parent, ctx)
 		case "Run":
 			var parent Graph
 			err = json.Unmarshal(parentJSON, &parent)

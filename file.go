@@ -52,22 +52,22 @@ func (f *FileRun) request(context.Context) (pipeline.Request, error) {
 	return usecase.DecodeRequest(f.Planned)
 }
 
-// Plan returns the file run's plan as JSON (`miles-ci file-plan --json`).
-func (f *FileRun) Plan(ctx context.Context) (string, error) {
+// Plan returns the file run's plan; its json is `miles-ci file-plan --json`.
+func (f *FileRun) Plan(ctx context.Context) (*FilePlan, error) {
 	req, err := f.request(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return jsonString(req.File)
+	return answerOf[FilePlan](req.File, notesOf(req.Notes))
 }
 
-// Spec returns the file run's container spec as JSON (`miles-ci file-run ... --dry-run --json`).
-func (f *FileRun) Spec(ctx context.Context) (string, error) {
+// Spec returns the file run's container spec; its json is `miles-ci file-run ... --dry-run --json`.
+func (f *FileRun) Spec(ctx context.Context) (*ContainerSpec, error) {
 	req, err := f.request(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return specJSON(req)
+	return specAnswer(req)
 }
 
 // Container returns the file run's container, ready to run.

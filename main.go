@@ -207,18 +207,20 @@ func jsonString(v any) (string, error) {
 	return string(out), err
 }
 
-// specJSON builds a request's spec as JSON.
-func specJSON(req pipeline.Request) (string, error) {
+// specAnswer builds a request's container spec, its notes as messages.
+func specAnswer(req pipeline.Request) (*ContainerSpec, error) {
 	spec, err := pipeline.Build(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return jsonString(spec)
+	return answerOf[ContainerSpec](spec, notesOf(req.Notes))
 }
 
-// printMessages prints a use case's messages on stderr, as annotations.
-// A function that prints them is +cache="session": a result the engine kept
-// from an earlier session would come back without its messages.
+// printMessages prints a use case's messages on stderr, as annotations: for
+// lint, a check that returns only its error. Every other function returns
+// its messages in its answer. A function that prints them is
+// +cache="session": a result the engine kept from an earlier session would
+// come back without its messages.
 func printMessages(msgs []usecase.Message) {
 	for _, m := range msgs {
 		fmt.Fprint(os.Stderr, ghoutput.Annotations(m.Level, m.Text))

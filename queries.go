@@ -11,30 +11,29 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 )
 
-// Stages returns the stage roster that applies to the source, as JSON.
+// Stages returns the stage roster that applies to the source.
 // It gives the backend, runners, shards, parallelism, needs and image of every
-// CI stage, read from its workflows and CI tables (`miles-ci stages --repo DIR
-// --json`).
+// CI stage, read from its workflows and CI tables; its json is `miles-ci
+// stages --repo DIR --json`.
 // A source that is not a Miles checkout (no tests/) gives the built-in roster
-// of rules §1 (`miles-ci stages --json`) and says so on stderr.
-// +cache="session"
-func (m *MilesCi) Stages(ctx context.Context) (string, error) {
-	return withExport(ctx, m.Source, func(dir string) (string, error) {
+// of rules §1 (`miles-ci stages --json`) and says so in its messages.
+func (m *MilesCi) Stages(ctx context.Context) (*Roster, error) {
+	return withExport(ctx, m.Source, func(dir string) (*Roster, error) {
 		roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: dir, Shown: "source", Given: usecase.Given{Repo: true}, OrBuiltIn: true})
-		printMessages(msgs)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		return jsonString(roster)
+		return answerOf[Roster](roster, msgs)
 	})
 }
 
-// Plan returns what one suite shard runs, as JSON.
-// It is what run_suite.py --list-only shows (`miles-ci plan --repo DIR ...
-// --json`); with --all, every shard of every stage of the roster, as a JSON
-// array (`miles-ci plan --all --json`).
+// Plan returns what one suite shard runs, as run_suite.py --list-only shows it.
+// Its plans are one shard's, its json `miles-ci plan --repo DIR ... --json`;
+// with --all, every shard of every stage of the roster, and its json the
+// JSON array of `miles-ci plan --all --json`.
 // With with-pr, the pull request decides cadence and labels
 // unless they are given, and with --all the stages its diff skips plan nothing.
+// The answer is kept for one session: with-pr reads the pull request anew in each.
 // +cache="session"
 func (m *MilesCi) Plan(
 	ctx context.Context,
@@ -69,42 +68,42 @@ func (m *MilesCi) Plan(
 	// run_suite.py --list-only, run in a Python 3.11 container).
 	// +optional
 	planner Planner,
-) (string, error) {
+) (*PlanAnswer, error) {
 	who := plannerOf(planner)
 	in := usecase.PlanRequest{Shown: "source", All: all, Planner: who, PartitionID: autoPartitionId, PartitionSize: autoPartitionSize,
 		Request: policy.PlanRequest{HW: policy.Backend(hw), Suite: suite, Cadence: policy.Cadence(cadence), Labels: labels, MatchAllLabels: matchAllLabels, ContinueOnError: continueOnError},
 		Given:   usecase.Given{Cadence: cadence != "", Labels: labels != nil}}
 	if err := in.Validate(); err != nil {
-		return "", err
+		return nil, err
 	}
 	var err error
 	if in.PR, err = m.pullRequestOf(ctx, all); err != nil {
-		return "", err
+		return nil, err
 	}
-	return withCheckout(ctx, m.Source, func(dir string) (string, error) {
+	return withCheckout(ctx, m.Source, func(dir string) (*PlanAnswer, error) {
 		in.Repo = dir
 		in.Checkout = func() (*usecase.Checkout, error) { return checkout(dir, m.Source) }
 		ans, err := usecase.Plan(ctx, in)
-		printMessages(ans.Messages)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		plans, err := ans.ReadPlans()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if all {
-			return jsonString(plans)
+			return answerOf[PlanAnswer](plans, ans.Messages)
 		}
-		return jsonString(plans[0])
+		return planAnswer(plans[0], ans.Messages)
 	})
 }
 
-// Policy resolves the run policy of the trigger facts, as JSON.
-// It gives cadence, labels, fast-fail and the skipped GPU stages (`miles-ci
-// policy --event E ... --json`). With
+// Policy resolves the run policy of the trigger facts.
+// It gives cadence, labels, fast-fail and the skipped GPU stages; its json is
+// `miles-ci policy --event E ... --json`. With
 // with-pr, the pull request is the trigger (event pull_request, its
 // labels and changed files) for every fact not given here.
+// The answer is kept for one session: with-pr reads the pull request anew in each.
 // +cache="session"
 func (m *MilesCi) Policy(
 	ctx context.Context,
@@ -127,20 +126,20 @@ func (m *MilesCi) Policy(
 	// python -m tests.ci.ci_policy, run in a Python 3.11 container).
 	// +optional
 	planner Planner,
-) (string, error) {
+) (*PolicyAnswer, error) {
 	req := usecase.PolicyRequest{
 		Trigger: policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: usecase.PRLabelsJSON(prLabels), CadenceOverride: string(cadenceOverride)},
 		Given:   usecase.Given{Event: event != "", PRLabels: prLabels != nil, Diff: changedFiles != nil, PR: m.Pr != 0}}
 	if err := req.Validate(usecase.Module); err != nil {
-		return "", err
+		return nil, err
 	}
 	who := plannerOf(planner)
 	// The PR's changed files are needed unless a diff file was given.
 	var err error
 	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
-		return "", err
+		return nil, err
 	}
-	return withCheckout(ctx, m.Source, func(dir string) (string, error) {
+	return withCheckout(ctx, m.Source, func(dir string) (*PolicyAnswer, error) {
 		if changedFiles != nil {
 			req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, changedFiles, dir+".changed-files") }
 		}
@@ -150,17 +149,15 @@ func (m *MilesCi) Policy(
 		// As `miles-ci policy` does: the checkout's tables, then on a pull
 		// request the GPU stages its diff skips.
 		tables, msgs, err := usecase.LoadTables(dir, "source")
-		printMessages(msgs)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		req.Repo, req.Tables = dir, tables
 		ans, err := usecase.Policy(req)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		printMessages(ans.Messages)
-		return jsonString(ans.JSON())
+		return answerOf[PolicyAnswer](ans.JSON(), append(msgs, ans.Messages...))
 	})
 }
 
@@ -185,4 +182,13 @@ func (m *MilesCi) pullRequestOf(ctx context.Context, files bool) (*github.PR, er
 		return nil, err
 	}
 	return github.DecodePR(s)
+}
+
+// planAnswer is one shard's plan: its plans that one, its json the plan's.
+func planAnswer(p *policy.Plan, msgs []usecase.Message) (*PlanAnswer, error) {
+	js, err := jsonString(p)
+	if err != nil {
+		return nil, err
+	}
+	return answerWith[PlanAnswer]([]*policy.Plan{p}, js, msgs, nil)
 }

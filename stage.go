@@ -3,8 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
+	"slices"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
@@ -111,22 +110,30 @@ type Stage struct {
 	Planned string
 }
 
-// Plan returns miles-ci's plan of every shard of the stage, as a JSON array.
-// Each entry is as `miles-ci plan --json` prints it.
-func (s *Stage) Plan(ctx context.Context) (string, error) {
+// Plan returns miles-ci's plan of every shard of the stage.
+// Its json is a JSON array of each shard's plan as `miles-ci plan --json`
+// prints it; its messages are what planning the shards found.
+func (s *Stage) Plan(ctx context.Context) (*PlanAnswer, error) {
 	p, err := usecase.DecodeStagePlan(s.Planned)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	plans, err := p.Plans()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return jsonString(plans)
+	var notes []string
+	for _, r := range p.Shards {
+		for _, n := range r.Notes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+	}
+	return answerOf[PlanAnswer](plans, notesOf(notes))
 }
 
 // Shard selects one shard of the stage (0 for an unsharded stage).
-// +cache="session"
 func (s *Stage) Shard(
 	ctx context.Context,
 	// 0-based shard index, below the stage's shard count.
@@ -137,9 +144,7 @@ func (s *Stage) Shard(
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range req.Notes {
-		fmt.Fprintln(os.Stderr, n)
-	}
+	sh.Messages = messagesOf(notesOf(req.Notes))
 	return sh, nil
 }
 
@@ -149,6 +154,8 @@ type Shard struct {
 	Stage *Stage
 	// The 0-based shard index ("id" is a name Dagger reserves).
 	Index int
+	// What planning the shard found: a label its checkout does not know, a plan read from the container.
+	Messages []*Message
 }
 
 // request is the shard's run request, from the stage's plan.
@@ -160,24 +167,27 @@ func (sh *Shard) request(context.Context) (pipeline.Request, error) {
 	return p.Shard(sh.Index)
 }
 
-// Plan returns miles-ci's plan of the shard as JSON (`miles-ci plan ... --json`).
-func (sh *Shard) Plan(ctx context.Context) (string, error) {
+// Plan returns miles-ci's plan of the shard; its json is `miles-ci plan ... --json`.
+func (sh *Shard) Plan(ctx context.Context) (*PlanAnswer, error) {
 	req, err := sh.request(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return jsonString(req.Plan)
+	if req.PlanUnavailable != "" {
+		return nil, errors.New(req.PlanUnavailable)
+	}
+	return planAnswer(req.Plan, notesOf(req.Notes))
 }
 
-// Spec returns the shard's container spec as JSON, without running anything.
-// It is `miles-ci run ... --dry-run --json`: image, env, secret names, caches,
-// steps.
-func (sh *Shard) Spec(ctx context.Context) (string, error) {
+// Spec returns the shard's container spec, without running anything.
+// It gives image, env, secret names, caches and steps; its json is
+// `miles-ci run ... --dry-run --json`.
+func (sh *Shard) Spec(ctx context.Context) (*ContainerSpec, error) {
 	req, err := sh.request(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return specJSON(req)
+	return specAnswer(req)
 }
 
 // Container returns the shard's container, ready to run.

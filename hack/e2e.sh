@@ -110,20 +110,20 @@ else
 	bad "--help"
 fi
 
-same "call stages" stages --json -- stages
-same "call stages of the source" stages --repo "$fixture" --json -- --source "$fixture" stages
+same "call stages" stages --json -- stages json
+same "call stages of the source" stages --repo "$fixture" --json -- --source "$fixture" stages json
 same "call plan on the constructor's source" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
-	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu json
 same "call plan cpu" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --json \
-	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu json
 same "call plan cuda partitioned" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 \
 	--cadence nightly --labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error --json \
 	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --cadence nightly \
-	--labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error
+	--labels run-ci-megatron --auto-partition-id 0 --auto-partition-size 2 --continue-on-error json
 same "call plan match-all-labels" plan --repo "$fixture" --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels --json \
-	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels
+	-- --source "$fixture" plan --hw cuda --suite stage-c-2-gpu-h200 --match-all-labels json
 same "call plan --all (every shard of the roster)" plan --repo "$fixture" --all --cadence nightly --json \
-	-- --source "$fixture" plan --all --cadence nightly
+	-- --source "$fixture" plan --all --cadence nightly json
 if [[ -f $fixture/diffs/mixed_tests.z ]]; then
 	cp "$fixture/diffs/mixed_tests.z" "$out/changed"
 else
@@ -131,9 +131,9 @@ else
 fi
 same "call policy pull_request" policy --event pull_request --repo "$fixture" \
 	--pr-labels-json '["run-ci-megatron"]' --changed-files "$out/changed" --json \
-	-- --source "$fixture" policy --event pull_request --pr-labels run-ci-megatron --changed-files "$out/changed"
+	-- --source "$fixture" policy --event pull_request --pr-labels run-ci-megatron --changed-files "$out/changed" json
 same "call policy schedule" policy --event schedule --repo "$fixture" --schedule "0 15 * * 6" --json \
-	-- --source "$fixture" policy --event schedule --schedule "0 15 * * 6"
+	-- --source "$fixture" policy --event schedule --schedule "0 15 * * 6" json
 
 # Bad input must surface as an error naming it.
 echo "=== RUN call plan error"
@@ -165,7 +165,15 @@ typo "call plan mistyped suite" "did you mean stage-a-cpu?" -- --source "$fixtur
 typo "call stage mistyped name" "did you mean stage-b-cpu?" -- --source "$fixture" stage --name stage-b-cpuu shard --id 0 plan
 typo "call ci --only mistyped stage" "did you mean stage-a-cpu?" -- --source "$fixture" --gpus none ci --event schedule --schedule "0 15 * * 0-5" --only stage-z plan
 same "call plan with a mistyped label (Miles' answer)" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --labels run-ci-megatorn --json \
-	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu --labels run-ci-megatorn
+	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu --labels run-ci-megatorn json
+echo "=== RUN call plan with a mistyped label: the warning in messages"
+if dagger call --source "$fixture" plan --hw cpu --suite stage-a-cpu --labels run-ci-megatorn messages text >"$out/got" 2>"$out/got.err" &&
+	grep -qF "run-ci-megatorn is not a label this checkout knows (tests/ci/labels.py), so it selects nothing; did you mean run-ci-megatron?" "$out/got"; then
+	ok "call plan with a mistyped label: the warning in messages"
+else
+	tail -n 10 "$out/got" "$out/got.err"
+	bad "call plan with a mistyped label: messages do not name run-ci-megatron"
+fi
 
 fi
 

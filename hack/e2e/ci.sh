@@ -53,7 +53,7 @@ cicheck $? "miles-ci ci: every shard of the PR graph passed on stand-ins ($(tail
 echo "=== RUN miles-ci ci: the module's graph is the CLI's"
 ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --dry-run --json
 cp "$out/ci.out" "$out/ci-dry.json"
-dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-ci-megatron --changed-files "$out/ci-changed" plan \
+dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-ci-megatron --changed-files "$out/ci-changed" plan json \
 	>"$out/ci-module.json" 2>"$out/ci.log" && cmp -s "$out/ci-dry.json" "$out/ci-module.json"
 cicheck $? "module: ci ... plan prints miles-ci ci --dry-run --json, byte for byte"
 dagger call --source "$fxg" --gpus none ci --event pull_request --pr-labels run-ci-megatron --changed-files "$out/ci-changed" --only cpu \

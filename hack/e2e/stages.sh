@@ -130,7 +130,7 @@ mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gp
 	json "$out/rocm/summary.json" "$(statuses "['pass']") and s['image'] == 'rocm/sgl-dev:miles-rocm720-mi35x'" &&
 	has "$out/rocm/run.log" "platform: rocm" "sglang head: $sglang_1234" "megatron head: $megatron_main" "megatron diff: none" \
 		"installed sglang: /sgl-workspace/sglang/python/sglang/__init__.py" "installed megatron: no" &&
-	mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec &&
+	mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec json &&
 	json "$out/last.out" "not any(st.get('workdir') == '/root/Megatron-LM' for st in s['steps'])"
 check $? "rocm: only ci-sglang-pr moves SGLang; Megatron-LM untouched and not installed ($((SECONDS - t0)) s)"
 
@@ -336,8 +336,8 @@ same "miles-ci run --dry-run --json = module spec, with the run facts of an Acti
 	GITHUB_ACTIONS=true GITHUB_RUN_ID=4242 GITHUB_RUN_ATTEMPT=2 GITHUB_WORKFLOW='PR "Test", e2e' \
 	run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --dry-run --json -- \
 	--source "$fx" --gpus none with-github-env --env GITHUB_RUN_ID=4242,GITHUB_RUN_ATTEMPT=2 --env '"GITHUB_WORKFLOW=PR ""Test"", e2e"' \
-	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 spec
+	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 spec json
 same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
-	--source "$fx" --gpus none with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec
+	--source "$fx" --gpus none with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec json
 set -e

@@ -19,6 +19,7 @@ var Layers = map[string]int{
 	"internal/hostexec":    0,
 	"internal/resultsdir":  0,
 	"internal/testfiles":   0,
+	"internal/typedjson":   0,
 	"internal/layering":    0,
 	"internal/dagger":      0,
 

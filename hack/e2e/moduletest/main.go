@@ -46,10 +46,12 @@ func (m *MilesCiTest) All(
 	return errors.Join(errs...)
 }
 
-// plan: a suite shard's plan is the CLI's, byte for byte, and names its files.
+// plan: a suite shard's plan is the CLI's, byte for byte, and its typed
+// fields name the same suite and files.
 func (m *MilesCiTest) plan(ctx context.Context, miles, _, want *dagger.Directory) error {
-	got, err := dag.MilesCi(dagger.MilesCiOpts{Source: miles}).
-		Plan(ctx, dagger.MilesCiPlanOpts{Hw: dagger.MilesCiBackendCpu, Suite: "stage-a-cpu"})
+	ans := dag.MilesCi(dagger.MilesCiOpts{Source: miles}).
+		Plan(dagger.MilesCiPlanOpts{Hw: dagger.MilesCiBackendCpu, Suite: "stage-a-cpu"})
+	got, err := ans.JSON(ctx)
 	if err != nil {
 		return err
 	}
@@ -57,27 +59,92 @@ func (m *MilesCiTest) plan(ctx context.Context, miles, _, want *dagger.Directory
 		return err
 	}
 	var p struct {
-		Suite   string            `json:"suite"`
-		Enabled []json.RawMessage `json:"enabled"`
+		Suite   string `json:"suite"`
+		Enabled []struct {
+			File string `json:"file"`
+		} `json:"enabled"`
 	}
 	if err := json.Unmarshal([]byte(got), &p); err != nil {
 		return fmt.Errorf("the plan is not JSON: %w", err)
 	}
-	if p.Suite != "stage-a-cpu" || len(p.Enabled) == 0 {
-		return fmt.Errorf("wanted a plan of stage-a-cpu with files, got suite %q with %d", p.Suite, len(p.Enabled))
+	var wantFiles []string
+	for _, e := range p.Enabled {
+		wantFiles = append(wantFiles, e.File)
+	}
+	plans, err := ans.Plans(ctx)
+	if err != nil {
+		return err
+	}
+	if len(plans) != 1 {
+		return fmt.Errorf("wanted one plan, got %d", len(plans))
+	}
+	suite, err := plans[0].Suite(ctx)
+	if err != nil {
+		return err
+	}
+	enabled, err := plans[0].Enabled(ctx)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, e := range enabled {
+		f, err := e.File(ctx)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	if suite != "stage-a-cpu" || len(files) == 0 || strings.Join(files, " ") != strings.Join(wantFiles, " ") {
+		return fmt.Errorf("wanted the typed plan of stage-a-cpu with files %q, got suite %q with %q", wantFiles, suite, files)
 	}
 	return nil
 }
 
-// ciPlan: the graph of a scheduled run is `miles-ci ci --dry-run --json`'s.
+// ciPlan: the graph of a scheduled run is `miles-ci ci --dry-run --json`'s,
+// and its typed jobs are the JSON's jobs, in order.
 func (m *MilesCiTest) ciPlan(ctx context.Context, miles, _, want *dagger.Directory) error {
-	got, err := dag.MilesCi(dagger.MilesCiOpts{Source: miles, Gpus: "none"}).
+	plan := dag.MilesCi(dagger.MilesCiOpts{Source: miles, Gpus: "none"}).
 		Ci(dagger.MilesCiCiOpts{Event: dagger.MilesCiEventSchedule, Schedule: "0 15 * * 6"}).
-		Plan(ctx)
+		Plan()
+	got, err := plan.JSON(ctx)
 	if err != nil {
 		return err
 	}
-	return same(ctx, want, "ci-plan.json", got)
+	if err := same(ctx, want, "ci-plan.json", got); err != nil {
+		return err
+	}
+	var r struct {
+		Jobs []struct {
+			Job   string `json:"job"`
+			State string `json:"state"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(got), &r); err != nil {
+		return fmt.Errorf("the graph is not JSON: %w", err)
+	}
+	jobs, err := plan.Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	var wantJobs, gotJobs []string
+	for _, j := range r.Jobs {
+		wantJobs = append(wantJobs, j.Job+"="+j.State)
+	}
+	for _, j := range jobs {
+		key, err := j.Job(ctx)
+		if err != nil {
+			return err
+		}
+		state, err := j.State(ctx)
+		if err != nil {
+			return err
+		}
+		gotJobs = append(gotJobs, key+"="+state)
+	}
+	if len(gotJobs) == 0 || strings.Join(gotJobs, " ") != strings.Join(wantJobs, " ") {
+		return fmt.Errorf("wanted the typed jobs %q, got %q", wantJobs, gotJobs)
+	}
+	return nil
 }
 
 // stageRun: a CPU shard runs and its results say which file failed; assert
