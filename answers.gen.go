@@ -420,6 +420,28 @@ type SkippedTest struct {
 	Reason string
 }
 
+// TriageFile is one file's verdict.
+type TriageFile struct {
+	// The answer's file.
+	File string
+	// The answer's stage.
+	Stage string
+	// The answer's backend.
+	Backend string
+	// The answer's verdict.
+	Verdict string
+	// The answer's final.
+	Final bool
+	// Next is the side the next attempt runs on ("" when Final).
+	Next string
+	// The answer's counts.
+	Counts *Counts
+	// Reason says why, in one sentence.
+	Reason string
+	// The answer's attempts.
+	Attempts []*TriageAttempt
+}
+
 // CadenceCounts are the shard counts and max-parallel of each cadence.
 type CadenceCounts struct {
 	// The answer's shards.
@@ -460,6 +482,38 @@ type PatchStep struct {
 	ReverseCheck []string
 	// Apply is `git apply PATCH`, run when Check passed.
 	Apply []string
+}
+
+// Counts are the attempts' outcomes per side.
+type Counts struct {
+	// The answer's head_pass.
+	HeadPass int
+	// The answer's head_fail.
+	HeadFail int
+	// The answer's base_pass.
+	BasePass int
+	// The answer's base_fail.
+	BaseFail int
+}
+
+// TriageAttempt is one attempt with what the front end writes and records.
+type TriageAttempt struct {
+	// The answer's side.
+	Side string
+	// N is the attempt's number on its side, from 1.
+	Attempt int
+	// The answer's outcome.
+	Outcome string
+	// DurationS is how long the attempt took, in seconds.
+	DurationS float64
+	// Log is the path of the attempt's run.log ("" when it has none).
+	RunLog string
+	// Reason says why it failed or could not run, in a few words.
+	Reason string
+	// Commit is the side's commit.
+	Commit string
+	// Dir is the attempt's results folder, relative to Out.
+	Dir string
 }
 
 // Message is a notice or a warning that came with an answer.

@@ -609,11 +609,19 @@ func (r *Roster) UnmarshalJSON(bs []byte) error {
 
 func (r TriageRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
-		ExitCode int
-		Verdicts string
-		Json     string
-		Results  *dagger.Directory
+		Session    string
+		HeadCommit string
+		BaseCommit string
+		Files      []*TriageFile
+		ExitCode   int
+		Verdicts   string
+		Json       string
+		Results    *dagger.Directory
 	}
+	concrete.Session = r.Session
+	concrete.HeadCommit = r.HeadCommit
+	concrete.BaseCommit = r.BaseCommit
+	concrete.Files = r.Files
 	concrete.ExitCode = r.ExitCode
 	concrete.Verdicts = r.Verdicts
 	concrete.Json = r.Json
@@ -623,15 +631,23 @@ func (r TriageRun) MarshalJSON() ([]byte, error) {
 
 func (r *TriageRun) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
-		ExitCode int
-		Verdicts string
-		Json     string
-		Results  *dagger.Directory
+		Session    string
+		HeadCommit string
+		BaseCommit string
+		Files      []*TriageFile
+		ExitCode   int
+		Verdicts   string
+		Json       string
+		Results    *dagger.Directory
 	}
 	err := json.Unmarshal(bs, &concrete)
 	if err != nil {
 		return err
 	}
+	r.Session = concrete.Session
+	r.HeadCommit = concrete.HeadCommit
+	r.BaseCommit = concrete.BaseCommit
+	r.Files = concrete.Files
 	r.ExitCode = concrete.ExitCode
 	r.Verdicts = concrete.Verdicts
 	r.Json = concrete.Json
@@ -1140,6 +1156,58 @@ func (r *RosterStage) UnmarshalJSON(bs []byte) error {
 	r.SkipGated = concrete.SkipGated
 	r.Job = concrete.Job
 	r.Source = concrete.Source
+	return nil
+}
+
+func (r TriageFile) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		File     string
+		Stage    string
+		Backend  string
+		Verdict  string
+		Final    bool
+		Next     string
+		Counts   *Counts
+		Reason   string
+		Attempts []*TriageAttempt
+	}
+	concrete.File = r.File
+	concrete.Stage = r.Stage
+	concrete.Backend = r.Backend
+	concrete.Verdict = r.Verdict
+	concrete.Final = r.Final
+	concrete.Next = r.Next
+	concrete.Counts = r.Counts
+	concrete.Reason = r.Reason
+	concrete.Attempts = r.Attempts
+	return json.Marshal(&concrete)
+}
+
+func (r *TriageFile) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		File     string
+		Stage    string
+		Backend  string
+		Verdict  string
+		Final    bool
+		Next     string
+		Counts   *Counts
+		Reason   string
+		Attempts []*TriageAttempt
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.File = concrete.File
+	r.Stage = concrete.Stage
+	r.Backend = concrete.Backend
+	r.Verdict = concrete.Verdict
+	r.Final = concrete.Final
+	r.Next = concrete.Next
+	r.Counts = concrete.Counts
+	r.Reason = concrete.Reason
+	r.Attempts = concrete.Attempts
 	return nil
 }
 
@@ -1720,6 +1788,86 @@ func (r *CadenceCounts) UnmarshalJSON(bs []byte) error {
 	}
 	r.Shards = concrete.Shards
 	r.MaxParallel = concrete.MaxParallel
+	return nil
+}
+
+func (r Counts) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		HeadPass int
+		HeadFail int
+		BasePass int
+		BaseFail int
+	}
+	concrete.HeadPass = r.HeadPass
+	concrete.HeadFail = r.HeadFail
+	concrete.BasePass = r.BasePass
+	concrete.BaseFail = r.BaseFail
+	return json.Marshal(&concrete)
+}
+
+func (r *Counts) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		HeadPass int
+		HeadFail int
+		BasePass int
+		BaseFail int
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.HeadPass = concrete.HeadPass
+	r.HeadFail = concrete.HeadFail
+	r.BasePass = concrete.BasePass
+	r.BaseFail = concrete.BaseFail
+	return nil
+}
+
+func (r TriageAttempt) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Side      string
+		Attempt   int
+		Outcome   string
+		DurationS float64
+		RunLog    string
+		Reason    string
+		Commit    string
+		Dir       string
+	}
+	concrete.Side = r.Side
+	concrete.Attempt = r.Attempt
+	concrete.Outcome = r.Outcome
+	concrete.DurationS = r.DurationS
+	concrete.RunLog = r.RunLog
+	concrete.Reason = r.Reason
+	concrete.Commit = r.Commit
+	concrete.Dir = r.Dir
+	return json.Marshal(&concrete)
+}
+
+func (r *TriageAttempt) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Side      string
+		Attempt   int
+		Outcome   string
+		DurationS float64
+		RunLog    string
+		Reason    string
+		Commit    string
+		Dir       string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Side = concrete.Side
+	r.Attempt = concrete.Attempt
+	r.Outcome = concrete.Outcome
+	r.DurationS = concrete.DurationS
+	r.RunLog = concrete.RunLog
+	r.Reason = concrete.Reason
+	r.Commit = concrete.Commit
+	r.Dir = concrete.Dir
 	return nil
 }
 

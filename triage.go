@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/resultsdir"
+	"github.com/radixark/miles-ci/internal/typedjson"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
@@ -103,14 +104,26 @@ func (m *MilesCi) Triage(
 			for _, f := range ans.ResultFiles(masker.Mask(ans.Markdown()), []byte(masker.Mask(string(js)))) {
 				results = results.WithNewFile(f.Name, f.Data)
 			}
-			code := ans.ExitStatus()
-			return &TriageRun{ExitCode: code, Verdicts: ghoutput.Plain(masker.Mask(ans.Text())), Json: masker.Mask(string(js)), Results: results}, nil
+			masked := masker.Mask(string(js))
+			run := &TriageRun{}
+			err = typedjson.Fill(run, []byte(masked), map[string]any{"ExitCode": ans.ExitStatus(),
+				"Verdicts": ghoutput.Plain(masker.Mask(ans.Text())), "Json": masked, "Results": results})
+			return run, err
 		})
 	})
 }
 
 // TriageRun is a finished triage.
+// Its session, commits and files are triage.json's fields, typed.
 type TriageRun struct {
+	// The triage's session, the name of its attempts' run ids.
+	Session string
+	// The head's commit.
+	HeadCommit string
+	// The merge base's commit.
+	BaseCommit string
+	// Each file's verdict, counts and attempts.
+	Files []*TriageFile
 	// 0, or 1 when a file is a regression, 125 when one is inconclusive.
 	ExitCode int
 	// The verdict table: each file's verdict and counts, each attempt's outcome, duration and run.log.

@@ -39,6 +39,9 @@ type Config struct {
 	// Header is the generated file's first comment, naming what writes it.
 	Header string
 	Roots  []Root
+	// Types are further Go structs to mirror, for a result object the
+	// module declares itself (and fills with Fill).
+	Types []reflect.Type
 	// Names renames a nested object type (default: its Go type's name).
 	Names map[reflect.Type]string
 	// Reserved are the type names the module declares itself.
@@ -116,6 +119,11 @@ func Generate(cfg Config) ([]byte, error) {
 			genField{name: JSONField, typ: "string", doc: "The answer as miles-ci's JSON, byte for byte what the command prints with --json."},
 			genField{name: "Messages", typ: "[]*" + MessageType, doc: "The answer's notices and warnings (the command writes them on stderr)."})
 		g.out = append(g.out, t)
+	}
+	for _, t := range cfg.Types {
+		if _, err := g.object(t); err != nil {
+			return nil, err
+		}
 	}
 	for len(g.queue) > 0 {
 		rt := g.queue[0]
