@@ -129,8 +129,8 @@ func (m *MilesCi) Policy(
 ) (*PolicyAnswer, error) {
 	req := usecase.PolicyRequest{
 		Trigger: policy.Trigger{Event: string(event), Schedule: schedule, PRLabelsJSON: usecase.PRLabelsJSON(prLabels), CadenceOverride: string(cadenceOverride)},
-		Given:   usecase.Given{Event: event != "", PRLabels: prLabels != nil, Diff: changedFiles != nil, PR: m.Pr != 0}}
-	if err := req.Validate(usecase.Module); err != nil {
+		Given:   usecase.Given{Event: event != "", PRLabels: prLabels != nil, Diff: changedFiles != nil, PR: m.Pr != 0}, Frontend: usecase.Module}
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	who := plannerOf(planner)

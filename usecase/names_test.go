@@ -39,7 +39,7 @@ func TestTyposFail(t *testing.T) {
 			return err
 		}, `--event: unknown event "pull_rqeuest"; did you mean pull_request?`},
 		{"policy --event", func() error {
-			return PolicyRequest{Trigger: policy.Trigger{Event: "schedul"}}.Validate(CLI)
+			return PolicyRequest{Trigger: policy.Trigger{Event: "schedul"}, Frontend: CLI}.Validate()
 		}, `--event: unknown event "schedul"; did you mean schedule?`},
 		{"plan --suite", func() error {
 			_, err := Plan(ctx, PlanRequest{Repo: repo, Request: policy.PlanRequest{HW: policy.CPU, Suite: "stage-a-cpuu"}})

@@ -39,17 +39,19 @@ type PolicyRequest struct {
 	// Registry is nil because of it: returned when the answer needs the
 	// registry, instead of reading it again.
 	RegistryErr error
+	// Frontend is the front end that asks: its messages spell its flags.
+	Frontend Frontend
 }
 
 // Validate checks the policy request's arguments before a pull request is
-// read (f names the front end's spelling in the message).
-func (req PolicyRequest) Validate(f Frontend) error {
+// read (Frontend spells the flags in the message).
+func (req PolicyRequest) Validate() error {
 	if req.Trigger.Event == "" && req.Trigger.CadenceOverride == "" && !req.Given.PR {
 		env := ""
-		if f.EnvFallback {
+		if req.Frontend.EnvFallback {
 			env = "set EVENT_NAME, or "
 		}
-		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, f.PR)
+		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, req.Frontend.PR)
 	}
 	return checkEvent("--event", req.Trigger.Event, policyEvents)
 }

@@ -52,7 +52,8 @@ func TestPolicyRequestValidate(t *testing.T) {
 		{"module", PolicyRequest{}, Module, "--event is required (or give --cadence-override or with-pr --number N)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := errText(tc.req.Validate(tc.front)); got != tc.want {
+			tc.req.Frontend = tc.front
+			if got := errText(tc.req.Validate()); got != tc.want {
 				t.Errorf("wanted %q, got %q", tc.want, got)
 			}
 		})

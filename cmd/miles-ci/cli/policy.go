@@ -51,8 +51,8 @@ func runPolicy(args []string, env Env) int {
 		return code
 	}
 	req := usecase.PolicyRequest{Repo: *repo, Trigger: tf.trigger(),
-		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Diff: fs.Given("changed-files"), PR: gh.active()}}
-	if err := req.Validate(usecase.CLI); err != nil {
+		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Diff: fs.Given("changed-files"), PR: gh.active()}, Frontend: usecase.CLI}
+	if err := req.Validate(); err != nil {
 		return fs.usageError("%v", err)
 	}
 	var tables *policy.Tables
