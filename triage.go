@@ -101,7 +101,11 @@ func (m *MilesCi) Triage(
 				return nil, err
 			}
 			results := dag.Directory().WithNewFile(resultsdir.Marker, resultsdir.MarkerText)
-			for _, f := range ans.ResultFiles(masker.Mask(ans.Markdown()), []byte(masker.Mask(string(js)))) {
+			files, err := ans.ResultFiles(masker.Mask(ans.Markdown()), []byte(masker.Mask(string(js))), masker)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
 				results = results.WithNewFile(f.Name, f.Data)
 			}
 			masked := masker.Mask(string(js))

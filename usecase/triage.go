@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/report/htmlpage"
 	"github.com/radixark/miles-ci/triage"
 )
 
@@ -280,19 +281,29 @@ func slug(file string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(file, ".py"), "/", "__")
 }
 
-// Files are the triage's results: each attempt's folder
-// (FILE_SLUG/SIDE-N/, as file-run --results writes it), triage.json and
-// step-summary.md.
-func (a TriageAnswer) ResultFiles(markdown string, json []byte) []pipeline.ResultFile {
+// ResultFiles are the triage's results: each attempt's folder
+// (FILE_SLUG/SIDE-N/, as file-run --results writes it), triage.json,
+// step-summary.md (both masked by the caller) and report.html, the
+// verdict table masked with m.
+func (a TriageAnswer) ResultFiles(markdown string, json []byte, m *report.Masker) ([]pipeline.ResultFile, error) {
 	var out []pipeline.ResultFile
+	page := htmlpage.Triage{Session: a.Session, Head: a.Head, Base: a.Base, Mask: m.Mask}
 	for _, f := range a.Files {
+		pf := htmlpage.TriageFile{File: f.File, Decision: f.Decision}
 		for _, at := range f.Attempts {
 			for _, rf := range at.Files {
 				out = append(out, pipeline.ResultFile{Name: at.Dir + "/" + rf.Name, Data: rf.Data})
 			}
+			pf.Attempts = append(pf.Attempts, htmlpage.TriageAttempt{Attempt: at.Attempt, Dir: at.Dir})
 		}
+		page.Files = append(page.Files, pf)
 	}
-	return append(out, pipeline.ResultFile{Name: "triage.json", Data: string(json)}, pipeline.ResultFile{Name: "step-summary.md", Data: markdown})
+	html, err := htmlpage.RenderTriage(page)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, pipeline.ResultFile{Name: "triage.json", Data: string(json)}, pipeline.ResultFile{Name: "step-summary.md", Data: markdown},
+		pipeline.ResultFile{Name: htmlpage.FileName, Data: string(html)}), nil
 }
 
 // FailedFiles are the failed test files of a run's results folder, in

@@ -68,8 +68,9 @@ for k, j in by.items():
         assert j.get("reused") and j["run_attempt"] == 1, (k, j)
 b = by["stage-b-2-gpu-h200"]
 assert b["state"] == "passed" and b["run_attempt"] == 2 and not b.get("reused"), b' "$out/rr/summary.json" "$failedshard" &&
-	[[ $(grep -c "stage-a-cpu.* running" "$out/rr.log") == 1 ]] && grep -q "reused (attempt 1)" "$out/rr.out" && grep -q "attempt 2 re-ran" "$out/rr.out"
-rrcheck $? "miles-ci ci --rerun-failed: $failedshard and stage-b-2-gpu-h200 ran as attempt 2; the passed shards reused, their files byte for byte ($(wc -l <"$out/rr.kept1") files)"
+	[[ $(grep -c "stage-a-cpu.* running" "$out/rr.log") == 1 ]] && grep -q "reused (attempt 1)" "$out/rr.out" && grep -q "attempt 2 re-ran" "$out/rr.out" &&
+	grep -q 'data-verdict="passed"' "$out/rr/report.html" && grep -q "reused (attempt 1)" "$out/rr/report.html"
+rrcheck $? "miles-ci ci --rerun-failed: $failedshard and stage-b-2-gpu-h200 ran as attempt 2; the passed shards reused, their files byte for byte ($(wc -l <"$out/rr.kept1") files); report.html is attempt 2's"
 
 echo "=== RUN miles-ci ci --rerun-failed: nothing to re-run, another event, another commit"
 cp -r "$out/rr" "$out/rr-again"
@@ -119,8 +120,9 @@ rc=$?
 	grep -q "^tests/fast/test_t_flaky.py  flaky  head 1 pass / 1 fail" "$out/rr.out" &&
 	grep -q "^tests/fast/test_t_ok.py  not-reproduced  head 3 pass / 0 fail" "$out/rr.out" &&
 	test -s "$out/tri/tests__fast__test_t_regress/base-3/run.log" && test -s "$out/tri/triage.json" &&
-	grep -q "recorded 15 triage attempt(s)" "$out/rr.log"
-rrcheck $? "miles-ci triage: the four verdicts on planted tests, each attempt's run.log, 15 attempts recorded"
+	grep -q "recorded 15 triage attempt(s)" "$out/rr.log" && grep -q '<table id="verdicts">' "$out/tri/report.html" &&
+	grep -q '<a href="tests__fast__test_t_regress/base-3/run.log">' "$out/tri/report.html"
+rrcheck $? "miles-ci triage: the four verdicts on planted tests, each attempt's run.log, 15 attempts recorded, the verdict table in report.html"
 bash "$engine" run "$out/miles-ci" history flaky --db "$out/tri.db" >"$out/rr.out" 2>"$out/rr.log"
 grep -q "tests/fast/test_t_flaky.py (CPU, stage-a-cpu).*: flaky (head 1 pass / 1 fail)" "$out/rr.out" && ! grep -q test_t_regress "$out/rr.out"
 rrcheck $? "miles-ci history flaky: the triage's flaky verdict, read back from its attempts"

@@ -1,7 +1,8 @@
 // Package htmlpage writes report.html, the one page a run's results folder
-// holds for a person to open (issue 32): the run, its job graph, each
-// shard's outcome and each failed file's last lines, with relative links
-// to the folder's run.log files. The page is self-contained (inline CSS,
+// holds for a person to open (issue 32): for a ci run the run, its job
+// graph, each shard's outcome and each failed file's last lines, for a
+// triage its verdict table (issue 33), with relative links to the
+// folder's run.log files. The page is self-contained (inline CSS,
 // no script, no font, image or link outside the page), so it opens from
 // a file with no network. Everything a test or the store wrote is escaped
 // by html/template, and masked with the run's masker before it is
@@ -15,6 +16,7 @@ import (
 
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/triage"
 )
 
 // FileName is the page's name in a results folder.
@@ -250,4 +252,87 @@ type triageRow struct {
 
 type attemptRow struct {
 	Name, Outcome, Class, Duration, Log, Reason string
+}
+
+// Triage is what a triage's page shows: one verdict per file.
+type Triage struct {
+	// Session names the triage; Head and Base are the two sides' commits.
+	Session, Head, Base string
+	Files               []TriageFile
+	// Mask masks the run's secret values (nil: none).
+	Mask func(string) string
+}
+
+// TriageFile is one file's verdict and its attempts.
+type TriageFile struct {
+	File     string
+	Decision triage.Decision
+	Attempts []TriageAttempt
+}
+
+// TriageAttempt is one attempt and its results folder (relative to the
+// triage's folder, "" when it has none).
+type TriageAttempt struct {
+	triage.Attempt
+	Dir string
+}
+
+// RenderTriage is a triage's report.html: the verdict table.
+func RenderTriage(t Triage) ([]byte, error) {
+	m := masker(t.Mask)
+	p := page{Title: "miles-ci triage " + m(t.Session)}
+	p.Verdict, p.Class = "no regression", "passed"
+	for _, f := range t.Files {
+		switch f.Decision.Verdict {
+		case triage.Regression:
+			p.Verdict, p.Class = "regression", "failed"
+		case triage.Inconclusive:
+			if p.Class != "failed" {
+				p.Verdict, p.Class = "inconclusive", "not-run"
+			}
+		}
+	}
+	p.Facts = [][2]string{{"head", m(t.Head)}, {"merge base", m(t.Base)}}
+	for _, f := range t.Files {
+		c := f.Decision.Counts
+		row := triageRow{File: m(report.Printable(f.File)), Verdict: string(f.Decision.Verdict), Class: verdictClass(f.Decision.Verdict), Why: m(f.Decision.Reason),
+			Head: fmt.Sprintf("%d pass / %d fail", c.HeadPass, c.HeadFail), Base: fmt.Sprintf("%d pass / %d fail", c.BasePass, c.BaseFail)}
+		if c.BasePass+c.BaseFail == 0 {
+			row.Base = "not run"
+		}
+		for _, a := range f.Attempts {
+			ar := attemptRow{Name: fmt.Sprintf("%s #%d", a.Side, a.N), Outcome: string(a.Outcome), Class: outcomeClass(a.Outcome),
+				Duration: fmt.Sprintf("%.1f s", a.DurationS), Reason: m(a.Reason)}
+			if a.Log != "" && a.Dir != "" {
+				ar.Log = logLink(m(a.Dir))
+			}
+			row.Attempts = append(row.Attempts, ar)
+		}
+		p.Triage = append(p.Triage, row)
+	}
+	return render(p, m)
+}
+
+// verdictClass is a verdict's colour: a regression is the change's fault.
+func verdictClass(v triage.Verdict) string {
+	switch v {
+	case triage.Regression:
+		return "failed"
+	case triage.PreExisting, triage.Flaky:
+		return "not-run"
+	case triage.NotReproduced:
+		return "passed"
+	}
+	return "cancelled"
+}
+
+// outcomeClass is an attempt's colour.
+func outcomeClass(o triage.Outcome) string {
+	switch o {
+	case triage.Pass:
+		return "passed"
+	case triage.Fail:
+		return "failed"
+	}
+	return "not-run"
 }

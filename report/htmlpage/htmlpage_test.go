@@ -8,6 +8,7 @@ import (
 
 	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/triage"
 )
 
 func shard(i int) *int { return &i }
@@ -143,5 +144,36 @@ func TestRenderCIOfADryRunAndACancelledFleet(t *testing.T) {
 		if !strings.Contains(page, w) {
 			t.Errorf("wanted %q in the page, got:\n%s", w, page)
 		}
+	}
+}
+
+func TestRenderTriage(t *testing.T) {
+	hostile := "</td><script>alert(1)</script>"
+	tr := Triage{Session: "s1", Head: "abc123", Base: "def456", Files: []TriageFile{
+		{File: "tests/fast/test_x.py", Decision: triage.Decision{Verdict: triage.Regression, Final: true, Counts: triage.Counts{HeadFail: 3, BasePass: 3}, Reason: "fails at the head every time and passes at the base"},
+			Attempts: []TriageAttempt{
+				{Attempt: triage.Attempt{Side: triage.Head, N: 1, Outcome: triage.Fail, DurationS: 41.2, Log: "/tmp/out/tests__fast__test_x/head-1/run.log", Reason: hostile}, Dir: "tests__fast__test_x/head-1"},
+				{Attempt: triage.Attempt{Side: triage.Base, N: 1, Outcome: triage.Pass, DurationS: 39.8, Log: "/tmp/out/tests__fast__test_x/base-1/run.log"}, Dir: "tests__fast__test_x/base-1"},
+			}},
+		{File: "tests/fast/test_y.py", Decision: triage.Decision{Verdict: triage.NotReproduced, Final: true, Counts: triage.Counts{HeadPass: 3}},
+			Attempts: []TriageAttempt{{Attempt: triage.Attempt{Side: triage.Head, N: 1, Outcome: triage.CannotRun, Reason: "the engine refused it"}}}},
+	}}
+	got, err := RenderTriage(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(got)
+	for _, w := range []string{`data-verdict="failed"`, `<table id="verdicts">`, "tests/fast/test_x.py", "regression", "0 pass / 3 fail", "3 pass / 0 fail",
+		"head #1", "41.2 s", `<a href="tests__fast__test_x/head-1/run.log">run.log</a>`, "not-reproduced", "not run", "the engine refused it",
+		"&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;", "def456"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("wanted %q in the page, got:\n%s", w, page)
+		}
+	}
+	if strings.Contains(page, hostile) {
+		t.Errorf("wanted the attempt's reason escaped, got:\n%s", page)
+	}
+	if x := external.FindString(page); x != "" {
+		t.Errorf("wanted no reference outside the page, got %q in:\n%s", x, page)
 	}
 }

@@ -155,7 +155,11 @@ func runTriage(args []string, env Env) int {
 		return fail(env, err)
 	}
 	md := m.Mask(ans.Markdown())
-	if err := writeResultsDepth(dest, head, ans.ResultFiles(md, []byte(m.Mask(string(js)))), 3); err != nil {
+	resultFiles, err := ans.ResultFiles(md, []byte(m.Mask(string(js))), m)
+	if err != nil {
+		return fail(env, err)
+	}
+	if err := writeResultsDepth(dest, head, resultFiles, 3); err != nil {
 		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
 		return report.ExitCannotRun
 	}

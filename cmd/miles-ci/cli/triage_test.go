@@ -109,6 +109,12 @@ func TestTriage(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(out, "tests__fast__test_chunked_gae", "head-2", "run.log")); err != nil || string(data) != "attempt 2\n" {
 		t.Errorf("wanted the attempt's run.log, got %q %v", data, err)
 	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	for _, want := range []string{`<table id="verdicts">`, "regression", "flaky", "not-reproduced", `<a href="tests__fast__test_chunked_gae/head-2/run.log">run.log</a>`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("wanted %q in report.html, got\n%s", want, page)
+		}
+	}
 	if !strings.Contains(stderr, "recorded 11 triage attempt(s) in "+db+" (event triage)") {
 		t.Errorf("wanted the 11 attempts recorded, got\n%s", stderr)
 	}
