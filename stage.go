@@ -261,6 +261,9 @@ func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) 
 		return nil, errors.New(masker.Mask(err.Error()))
 	}
 	res, err := pipeline.Test(ctx, p, spec, n, masker)
+	if err == nil {
+		res, err = usecase.WithPage(res, req, masker)
+	}
 	if err != nil {
 		return nil, errors.New(masker.Mask(err.Error()))
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -73,7 +74,33 @@ func PrepareAndTest(ctx context.Context, c pipeline.Container, req pipeline.Requ
 		return pipeline.Result{}, spec, err
 	}
 	res, err := pipeline.Test(ctx, p, spec, nonce, m)
+	if err != nil {
+		return res, spec, err
+	}
+	res, err = WithPage(res, req, m)
 	return res, spec, err
+}
+
+// WithPage adds a run's report.html to its results files
+// (htmlpage.RenderStage): the page of its one shard, for run, file-run,
+// each shard folder of a ci run and each triage attempt.
+func WithPage(res pipeline.Result, req pipeline.Request, m *report.Masker) (pipeline.Result, error) {
+	where := "--gpus " + req.GPUs.String()
+	if req.VisibleDevices != "" {
+		where += ", visible devices " + req.VisibleDevices
+	}
+	var log string
+	for _, f := range res.Files {
+		if f.Name == pipeline.RunLogFile {
+			log = f.Data
+		}
+	}
+	page, err := htmlpage.RenderStage(htmlpage.Stage{Summary: res.Summary, Log: log, Where: where, Mask: m.Mask})
+	if err != nil {
+		return res, err
+	}
+	res.Files = append(slices.Clone(res.Files), pipeline.ResultFile{Name: htmlpage.FileName, Data: string(page)})
+	return res, nil
 }
 
 // RunShard runs one shard and says how it ended: a failing file is a

@@ -62,7 +62,7 @@ cli() {
 # in any byte of it, of the call's output, or of the step summary file DIR.md.
 clean() {
 	local d=$1 f
-	for f in summary.json junit.xml run.log plan.txt status.log exit-code elapsed; do
+	for f in summary.json junit.xml run.log plan.txt status.log exit-code elapsed report.html; do
 		[[ -f $d/$f && ! -L $d/$f ]] || { echo "$d/$f: missing or not a regular file" >&2; return 1; }
 	done
 	[[ ! -e $d/stale.txt ]] || { echo "$d/stale.txt: a file of an earlier run is left" >&2; return 1; }

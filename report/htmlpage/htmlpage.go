@@ -1,8 +1,8 @@
 // Package htmlpage writes report.html, the one page a run's results folder
 // holds for a person to open (issue 32): for a ci run the run, its job
-// graph, each shard's outcome and each failed file's last lines, for a
-// triage its verdict table (issue 33), with relative links to the
-// folder's run.log files. The page is self-contained (inline CSS,
+// graph, each shard's outcome and each failed file's last lines; for a
+// run or file-run its one shard; for a triage its verdict table (issue
+// 33); with relative links to the folder's run.log files. The page is self-contained (inline CSS,
 // no script, no font, image or link outside the page), so it opens from
 // a file with no network. Everything a test or the store wrote is escaped
 // by html/template, and masked with the run's masker before it is
@@ -67,7 +67,11 @@ type page struct {
 	Graph    *svgGraph
 	Jobs     []jobRow
 	Failures []failureView
-	Triage   []triageRow
+	// FailedHead heads the failures ("Failed shards" when empty).
+	FailedHead string
+	Triage     []triageRow
+	Notes      []string
+	Tests      []testRow
 }
 
 type jobRow struct {
@@ -118,7 +122,7 @@ func RenderCI(c CI) ([]byte, error) {
 		failedDir[f.Dir] = true
 		v := failureView{Title: m(f.Title), Dir: m(f.Dir), Log: logLink(f.Dir), None: len(f.Files) == 0}
 		for _, ff := range f.Files {
-			v.Files = append(v.Files, fileView{File: m(report.Printable(ff.File)), Status: string(ff.Status), Tail: m(strings.Join(ff.Tail, "\n"))})
+			v.Files = append(v.Files, fileView{File: m(report.Printable(ff.File)), Status: string(ff.Status), Tail: m(joinLines(ff.Tail))})
 		}
 		p.Failures = append(p.Failures, v)
 	}
@@ -336,3 +340,6 @@ func outcomeClass(o triage.Outcome) string {
 	}
 	return "not-run"
 }
+
+// joinLines is a tail as the text of a <pre>.
+func joinLines(lines []string) string { return strings.Join(lines, "\n") }

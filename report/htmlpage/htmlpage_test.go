@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
 )
@@ -175,5 +176,48 @@ func TestRenderTriage(t *testing.T) {
 	}
 	if x := external.FindString(page); x != "" {
 		t.Errorf("wanted no reference outside the page, got %q in:\n%s", x, page)
+	}
+}
+
+func TestRenderStage(t *testing.T) {
+	log := "::group::tests/e2e/a.py  (1/2 est=5s attempt=1)\nTraceback:\n</pre><script>alert(1)</script>\nModuleNotFoundError: No module named 'torch'\n::endgroup::\n[1/2] tests/e2e/a.py  FAIL  elapsed=3s\n" +
+		"::group::tests/e2e/b.py  (2/2 est=5s attempt=1)\nok\n::endgroup::\n[2/2] tests/e2e/b.py  PASS  elapsed=2s\n"
+	failed := report.Summary{HW: "cuda", Suite: "stage-c-4-gpu-h200", Shard: &policy.Partition{ID: 1, Size: 4}, Cadence: "regular", Image: "radixark/miles:dev",
+		Verdict: report.Failed, ExitCode: 255, Tests: []report.TestResult{
+			{File: "tests/e2e/a.py", Status: report.Fail, Attempts: 1, ElapsedS: 3, EstTime: 5},
+			{File: "tests/e2e/b.py", Status: report.Pass, Attempts: 1, ElapsedS: 2}}}
+	passed := failed
+	passed.Verdict, passed.Passed, passed.ExitCode = report.Passed, true, 0
+	passed.Tests = []report.TestResult{failed.Tests[1]}
+	for _, tc := range []struct {
+		name          string
+		s             report.Summary
+		want, wantNot []string
+	}{
+		{"a failed shard", failed, []string{`data-verdict="failed"`, "stage-c-4-gpu-h200 shard 2/4", "failed (exit 255)", "--gpus 0,1",
+			"Traceback:\n&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\nModuleNotFoundError: No module named &#39;torch&#39;</pre>", `<a href="run.log">run.log</a>`,
+			`<table id="tests">`, "5 s"}, []string{"<script>", "\nok\n"}},
+		{"a passed shard", passed, []string{`data-verdict="passed"`, "passed (exit 0)", "tests/e2e/b.py"}, []string{`class="tail"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RenderStage(Stage{Summary: tc.s, Log: log, Where: "--gpus 0,1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(got)
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("wanted %q in the page, got:\n%s", w, page)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(page, w) {
+					t.Errorf("wanted no %q in the page, got:\n%s", w, page)
+				}
+			}
+			if x := external.FindString(page); x != "" {
+				t.Errorf("wanted no reference outside the page, got %q", x)
+			}
+		})
 	}
 }

@@ -54,15 +54,22 @@ svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg l
 {{- end}}
 </table>
 {{- end}}
+{{- with .Notes}}
+<ul id="notes">
+{{- range .}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
 {{- if .Reuse}}
 <p>{{.Reuse}}</p>
 {{- end}}
 {{- if .Failures}}
-<h2>Failed shards</h2>
+<h2>{{or .FailedHead "Failed shards"}}</h2>
 {{- range .Failures}}
 <section class="failure">
 <h3>{{.Title}}</h3>
-<p>folder <code>{{.Dir}}</code>, its log: <a href="{{.Log}}">{{.Log}}</a></p>
+<p>{{if .Dir}}folder <code>{{.Dir}}</code>, {{end}}its log: <a href="{{.Log}}">{{.Log}}</a></p>
 {{- if .None}}
 <p>No file failed; the run was inconsistent (its summary.json says how).</p>
 {{- end}}
@@ -84,6 +91,15 @@ svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg l
 <tr><td>{{.Name}}</td><td class="{{.Class}}">{{.Outcome}}</td><td>{{.Duration}}</td><td>{{if .Log}}<a href="{{.Log}}">run.log</a>{{end}}</td><td>{{.Reason}}</td></tr>
 {{- end}}
 </table></td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- with .Tests}}
+<h2>Test files</h2>
+<table id="tests">
+<tr><th>file</th><th>status</th><th>attempts</th><th>time</th><th>est_time</th></tr>
+{{- range .}}
+<tr><td><code>{{.File}}</code></td><td class="{{.Class}}">{{.Status}}</td><td>{{.Attempts}}</td><td>{{.Elapsed}}</td><td>{{.EstTime}}</td></tr>
 {{- end}}
 </table>
 {{- end}}

@@ -347,6 +347,9 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, "interrupted (SIGINT or SIGTERM): miles-ci stopped the run; nothing of it was read"))
 		return ExitInterrupted
 	}
+	if err == nil {
+		res, err = usecase.WithPage(res, req, m)
+	}
 	if err != nil {
 		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
 		pointAtEngineLog(env, logPath)

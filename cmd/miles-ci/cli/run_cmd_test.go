@@ -246,8 +246,12 @@ func TestRunResults(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(results, resultsdir.Marker)); string(data) != resultsdir.MarkerText {
 		t.Errorf("wanted the results folder marked as miles-ci's, got %q", data)
 	}
-	if !slices.Equal(names, []string{"artifacts", "summary.json"}) {
+	if !slices.Equal(names, []string{"artifacts", "report.html", "summary.json"}) {
 		t.Errorf("wanted the folder replaced whole (no stale.txt), got %v", names)
+	}
+	if page, _ := os.ReadFile(filepath.Join(results, "report.html")); strings.Contains(string(page), secret) ||
+		!strings.Contains(string(page), "inconsistent: printed ***") || !strings.Contains(string(page), "stage-b-2-gpu-h200") {
+		t.Errorf("wanted report.html of the shard with the secret masked, got\n%s", page)
 	}
 	if data, _ := os.ReadFile(filepath.Join(results, "summary.json")); string(data) != "{***}" {
 		t.Errorf("wanted summary.json masked, got %q", data)
