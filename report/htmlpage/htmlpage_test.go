@@ -46,6 +46,25 @@ func passedRun() CI {
 // with a scheme or a // host, a url(), a <link>, or a script.
 var external = regexp.MustCompile(`(?i)(src|href)\s*=\s*"?\s*([a-z][a-z0-9+.-]*:|//)|url\(|<link|<script|@import`)
 
+// checkPage wants every want in page, no wantNot, and no reference
+// outside the page.
+func checkPage(t *testing.T, page string, want, wantNot []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("wanted %q in the page, got:\n%s", w, page)
+		}
+	}
+	for _, w := range wantNot {
+		if strings.Contains(page, w) {
+			t.Errorf("wanted no %q in the page, got:\n%s", w, page)
+		}
+	}
+	if x := external.FindString(page); x != "" {
+		t.Errorf("wanted no reference outside the page, got %q in:\n%s", x, page)
+	}
+}
+
 func TestRenderCI(t *testing.T) {
 	hostile := "</pre><script>alert(1)</script>"
 	for _, tc := range []struct {
@@ -108,19 +127,7 @@ func TestRenderCI(t *testing.T) {
 				t.Fatal(err)
 			}
 			page := string(got)
-			for _, w := range tc.want {
-				if !strings.Contains(page, w) {
-					t.Errorf("wanted %q in the page, got:\n%s", w, page)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(page, w) {
-					t.Errorf("wanted no %q in the page, got:\n%s", w, page)
-				}
-			}
-			if x := external.FindString(page); x != "" {
-				t.Errorf("wanted no reference outside the page, got %q in:\n%s", x, page)
-			}
+			checkPage(t, page, tc.want, tc.wantNot)
 			if !strings.Contains(page, `data-verdict="`+tc.wantClass+`"`) {
 				t.Errorf("wanted the verdict %q, got:\n%s", tc.wantClass, page)
 			}
@@ -204,20 +211,7 @@ func TestRenderStage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			page := string(got)
-			for _, w := range tc.want {
-				if !strings.Contains(page, w) {
-					t.Errorf("wanted %q in the page, got:\n%s", w, page)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(page, w) {
-					t.Errorf("wanted no %q in the page, got:\n%s", w, page)
-				}
-			}
-			if x := external.FindString(page); x != "" {
-				t.Errorf("wanted no reference outside the page, got %q", x)
-			}
+			checkPage(t, string(got), tc.want, tc.wantNot)
 		})
 	}
 }
