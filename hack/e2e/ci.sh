@@ -67,12 +67,17 @@ cicheck $? "module: ci ... run runs the CPU shards of the graph and exports thei
 
 echo "=== RUN miles-ci ci: a failing stage-a-cpu shard and bypass-fastfail"
 printf '\n\ndef test_broken():\n    assert False, "e2e-tail-marker </pre><script>document.title = 1</script>"\n' >>"$fxg/tests/fast/test_a1.py"
-ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200 --results "$out/ci-fail"
-((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == skipped ]] && grep -q "cross-stage fast-fail" "$out/ci.out"
-cicheck $? "miles-ci ci: a failing stage-a-cpu shard skips the GPU stage (exit 1)"
+# No --results: the run keeps its results in a new folder under ./miles-ci-results/ and names it.
+mkdir -p "$out/ci-cwd" && pushd "$out/ci-cwd" >/dev/null &&
+	ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --only stage-a-cpu stage-b-2-gpu-h200 && popd >/dev/null
+failres=$(sed -n 's/^miles-ci: the results go to //p' "$out/ci.log" | head -n 1)
+[[ $failres == miles-ci-results/pull_request-* ]] && failres=$out/ci-cwd/$failres
+((rc == 1)) && [[ $(cistate "pr-test/stage-b-2-gpu-h200") == skipped ]] && grep -q "cross-stage fast-fail" "$out/ci.out" &&
+	test -s "$failres/summary.json" -a -s "$failres/report.html" && grep -q "^results: " "$out/ci.out"
+cicheck $? "miles-ci ci: a failing stage-a-cpu shard skips the GPU stage (exit 1); with no --results the run kept them in $failres"
 
 echo "=== RUN miles-ci ci: report.html in a headless browser"
-page=$out/ci-fail/report.html
+page=$failres/report.html
 if chromium=$(bash hack/chromium.sh </dev/null); then
 	# No network: every host name fails to resolve, and the page names none (no src, href or
 	# url() with a scheme or //, no <link>, no script).
@@ -83,7 +88,7 @@ if chromium=$(bash hack/chromium.sh </dev/null); then
 	((crc == 0)) && grep -q 'id="miles-ci-report" data-verdict="failed"' "$out/ci-dom.html" &&
 		grep -q 'e2e-tail-marker &lt;/pre&gt;&lt;script&gt;document.title = 1&lt;/script&gt;' "$out/ci-dom.html" &&
 		! grep -q '<script' "$out/ci-dom.html" && log=$(grep -o 'its log: <a href="stage-a-cpu/[0-9]-of-4/run.log"' "$out/ci-dom.html" | cut -d'"' -f2) &&
-		test -s "$out/ci-fail/$log" && ! grep -qiE '(src|href)="?([a-z][a-z0-9+.-]*:|//)|url\(|<link|@import' "$page"
+		test -s "$failres/$log" && ! grep -qiE '(src|href)="?([a-z][a-z0-9+.-]*:|//)|url\(|<link|@import' "$page"
 	r=$?
 	((r == 0)) || { tail -n 5 "$out/ci-chromium.log"; grep -c . "$out/ci-dom.html"; }
 	cicheck $r "report.html: Chromium loads it offline, the failed shard's tail is in the page as text, its run.log ($log) linked (chromium exit $crc)"
