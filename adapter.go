@@ -6,8 +6,8 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/internal/dagger"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // session is what a module call hands to its containers: the constructor's
@@ -20,21 +20,21 @@ type session struct {
 }
 
 // newSession attaches the constructor's inputs to the engine adapter by their
-// IDs; absent secrets and folders are left out, and pipeline.HandedSecrets
+// IDs; absent secrets and folders are left out, and stagerun.HandedSecrets
 // leaves out every secret of a fork PR's run (fork). Close it when done.
 func (m *MilesCi) newSession(ctx context.Context, fork bool) (*session, error) {
 	given := map[string]*dagger.Secret{
-		pipeline.SecretWandb: m.WandbApiKey,
-		pipeline.SecretNeon:  m.NeonDatabaseUrl,
-		pipeline.SecretHF:    m.HfToken,
+		stagerun.SecretWandb: m.WandbApiKey,
+		stagerun.SecretNeon:  m.NeonDatabaseUrl,
+		stagerun.SecretHF:    m.HfToken,
 	}
-	// pipeline decides what a fork's run is handed (nothing).
-	s := &session{secrets: pipeline.HandedSecrets(fork, func(name string) (*dagger.Secret, bool) { return given[name], given[name] != nil })}
+	// stagerun decides what a fork's run is handed (nothing).
+	s := &session{secrets: stagerun.HandedSecrets(fork, func(name string) (*dagger.Secret, bool) { return given[name], given[name] != nil })}
 	source, err := m.Source.ID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	in := engine.Handles{Source: string(source), Secrets: map[string]string{}, Data: map[pipeline.DataName]string{}}
+	in := engine.Handles{Source: string(source), Secrets: map[string]string{}, Data: map[stagerun.DataName]string{}}
 	for name, secret := range s.secrets {
 		id, err := secret.ID(ctx)
 		if err != nil {
@@ -42,7 +42,7 @@ func (m *MilesCi) newSession(ctx context.Context, fork bool) (*session, error) {
 		}
 		in.Secrets[name] = string(id)
 	}
-	for name, dir := range map[pipeline.DataName]*dagger.Directory{pipeline.Models: m.Models, pipeline.Datasets: m.Datasets} {
+	for name, dir := range map[stagerun.DataName]*dagger.Directory{stagerun.Models: m.Models, stagerun.Datasets: m.Datasets} {
 		if dir == nil {
 			continue
 		}
@@ -76,11 +76,11 @@ func (s *session) masker(ctx context.Context) (*report.Masker, error) {
 }
 
 // container is an empty container of the session.
-func (s *session) container() pipeline.Container { return s.eng.Container() }
+func (s *session) container() stagerun.Container { return s.eng.Container() }
 
 // export returns a container of the session through the module's own
 // bindings, to hand it back to the caller.
-func (s *session) export(ctx context.Context, c pipeline.Container) (*dagger.Container, error) {
+func (s *session) export(ctx context.Context, c stagerun.Container) (*dagger.Container, error) {
 	id, err := engine.ContainerID(ctx, c)
 	if err != nil {
 		return nil, err

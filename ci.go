@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
@@ -92,7 +92,7 @@ func (r *Release) Ci(
 	if err != nil {
 		return nil, err
 	}
-	g.Event, g.ReleaseLock = graph.EventRelease, r.Lock
+	g.Event, g.ReleaseLock = cirun.EventRelease, r.Lock
 	return g, nil
 }
 
@@ -128,7 +128,7 @@ type Graph struct {
 // request is the graph's use-case request, its checkout exported to dir.
 func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, error) {
 	m := g.Ci
-	host, err := graph.ParseHost(m.Gpus, func() ([]graph.Detected, error) {
+	host, err := cirun.ParseHost(m.Gpus, func() ([]cirun.Detected, error) {
 		return nil, errors.New("the module cannot read the host's GPUs")
 	})
 	if err != nil {
@@ -246,7 +246,7 @@ func (g *Graph) Run(
 		runner := &usecase.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
 		start := time.Now()
 		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
-		req.Notify = func(j graph.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
+		req.Notify = func(j cirun.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
 		ans, err := usecase.CI(ctx, req)
 		if err != nil {
 			return nil, errors.New(masker.Mask(err.Error()))
@@ -272,7 +272,7 @@ func (g *Graph) Run(
 
 // graphRun is a finished run's answer, its text and messages masked with
 // mask (nil: none).
-func graphRun(rep *graph.Report, text string, results *dagger.Directory, msgs []usecase.Message, mask func(string) string) *GraphRun {
+func graphRun(rep *cirun.Report, text string, results *dagger.Directory, msgs []usecase.Message, mask func(string) string) *GraphRun {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}

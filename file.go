@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/radixark/miles-ci/internal/dagger"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -48,7 +48,7 @@ type FileRun struct {
 }
 
 // request is the file run's request, as File planned it.
-func (f *FileRun) request(context.Context) (pipeline.Request, error) {
+func (f *FileRun) request(context.Context) (stagerun.Request, error) {
 	return usecase.DecodeRequest(f.Planned)
 }
 

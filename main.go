@@ -4,7 +4,7 @@
 //
 // This file is a thin adapter: it turns typed Dagger arguments into the same
 // requests the miles-ci command builds (usecase), and renders their
-// container spec (package pipeline) on the engine through the adapter both
+// container spec (package stagerun) on the engine through the adapter both
 // front ends share (cmd/miles-ci/engine; adapter.go hands it its inputs).
 package main
 
@@ -21,7 +21,7 @@ import (
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -208,8 +208,8 @@ func jsonString(v any) (string, error) {
 }
 
 // specAnswer builds a request's container spec, its notes as messages.
-func specAnswer(req pipeline.Request) (*ContainerSpec, error) {
-	spec, err := pipeline.Build(req)
+func specAnswer(req stagerun.Request) (*ContainerSpec, error) {
+	spec, err := stagerun.Build(req)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/resultsdir"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -159,10 +159,10 @@ type Shard struct {
 }
 
 // request is the shard's run request, from the stage's plan.
-func (sh *Shard) request(context.Context) (pipeline.Request, error) {
+func (sh *Shard) request(context.Context) (stagerun.Request, error) {
 	p, err := usecase.DecodeStagePlan(sh.Stage.Planned)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	return p.Shard(sh.Index)
 }
@@ -228,13 +228,13 @@ func (sh *Shard) Test(
 }
 
 // container prepares a request's container.
-func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.Container, error) {
+func (m *MilesCi) container(ctx context.Context, req stagerun.Request) (*dagger.Container, error) {
 	s, err := m.newSession(ctx, req.Fork)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	p, _, err := pipeline.Prepare(ctx, s.container(), req, nonce(""))
+	p, _, err := stagerun.Prepare(ctx, s.container(), req, nonce(""))
 	if err != nil {
 		return nil, err
 	}
@@ -242,9 +242,9 @@ func (m *MilesCi) container(ctx context.Context, req pipeline.Request) (*dagger.
 }
 
 // test prepares and runs a request. The results folder is built here from
-// what pipeline.Test read (regular files of fixed names, masked), never a
+// what stagerun.Test read (regular files of fixed names, masked), never a
 // folder of the container.
-func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) (*TestRun, error) {
+func (m *MilesCi) test(ctx context.Context, req stagerun.Request, runID string) (*TestRun, error) {
 	s, err := m.newSession(ctx, req.Fork)
 	if err != nil {
 		return nil, err
@@ -256,11 +256,11 @@ func (m *MilesCi) test(ctx context.Context, req pipeline.Request, runID string) 
 		return nil, err
 	}
 	n := nonce(runID)
-	p, spec, err := pipeline.Prepare(ctx, s.container(), req, n)
+	p, spec, err := stagerun.Prepare(ctx, s.container(), req, n)
 	if err != nil {
 		return nil, errors.New(masker.Mask(err.Error()))
 	}
-	res, err := pipeline.Test(ctx, p, spec, n, masker)
+	res, err := stagerun.Test(ctx, p, spec, n, masker)
 	if err == nil {
 		res, err = usecase.WithPage(res, req, masker)
 	}

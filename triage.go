@@ -12,8 +12,8 @@ import (
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/internal/typedjson"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/triage"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -146,14 +146,14 @@ type moduleTriage struct {
 	m        *report.Masker
 }
 
-func (t moduleTriage) Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error) {
-	return pipeline.Resolve(ctx, t.head.container(), req, nonce)
+func (t moduleTriage) Resolve(ctx context.Context, req stagerun.Request, nonce string) (stagerun.Request, error) {
+	return stagerun.Resolve(ctx, t.head.container(), req, nonce)
 }
 
-func (t moduleTriage) Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error) {
+func (t moduleTriage) Run(ctx context.Context, repo string, req stagerun.Request, nonce string) (stagerun.Result, error) {
 	s, ok := t.sessions[repo]
 	if !ok {
-		return pipeline.Result{}, fmt.Errorf("no checkout at %s", repo)
+		return stagerun.Result{}, fmt.Errorf("no checkout at %s", repo)
 	}
 	res, _, err := usecase.PrepareAndTest(ctx, s.container(), req, nonce, t.m)
 	return res, err

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 )
 
 // CIMarkdown is the run's step summary: the Mermaid graph coloured by
 // outcome, then one row per job (a reason quotes the container: plain text).
-func CIMarkdown(rep *graph.Report, g *graph.Graph, reuse string) string {
+func CIMarkdown(rep *cirun.Report, g *cirun.Graph, reuse string) string {
 	var b strings.Builder
 	b.WriteString("## miles-ci ci\n\n```mermaid\n" + rep.Mermaid(g) + "```\n\n| job | state | GPUs | reason |\n|---|---|---|---|\n")
 	for _, j := range rep.Jobs {

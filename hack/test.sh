@@ -49,8 +49,8 @@ fi
 if command -v shellcheck >/dev/null; then
 	# Not hack/engine/build-{dagger,gosdk}.sh and hack/images/build-images.sh: each hashes
 	# its own text into its build stamp, so an edit rebuilds the engine or the images.
-	echo "== shellcheck pipeline/scripts/*.sh (the container scripts), .ci/run and hack/"
-	mapfile -t scripts < <(find pipeline/scripts hack -name '*.sh' ! -path hack/engine/build-dagger.sh \
+	echo "== shellcheck stagerun/scripts/*.sh (the container scripts), .ci/run and hack/"
+	mapfile -t scripts < <(find stagerun/scripts hack -name '*.sh' ! -path hack/engine/build-dagger.sh \
 		! -path hack/engine/build-gosdk.sh ! -path hack/images/build-images.sh | sort)
 	shellcheck .ci/run "${scripts[@]}"
 else

@@ -23,7 +23,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 )
 
 // HostFile is the whole-host lock beside the device files.
@@ -63,9 +63,9 @@ const maxHolder = 512
 // exclusive, host.lock shared (exclusive when devs are all of h's
 // devices). ok false: another process holds some, which held names with
 // who holds them.
-func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph.Held, ok bool, err error) {
+func (l *Lock) TryLease(h cirun.Host, devs []string) (release func(), held cirun.Held, ok bool, err error) {
 	if err := l.makeDir(); err != nil {
-		return nil, graph.Held{}, false, err
+		return nil, cirun.Held{}, false, err
 	}
 	sorted := slices.Clone(devs)
 	slices.SortFunc(sorted, func(a, b string) int {
@@ -88,7 +88,7 @@ func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph
 	}
 	hf, hostTaken, err := l.lock(HostFile, hostMode)
 	if err != nil {
-		return nil, graph.Held{}, false, err
+		return nil, cirun.Held{}, false, err
 	}
 	if hostTaken {
 		files = append(files, hf)
@@ -97,7 +97,7 @@ func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph
 		f, taken, err := l.lock(DeviceFile(d), syscall.LOCK_EX)
 		if err != nil {
 			release()
-			return nil, graph.Held{}, false, err
+			return nil, cirun.Held{}, false, err
 		}
 		if !taken {
 			held.Devices = append(held.Devices, d)
@@ -110,9 +110,9 @@ func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph
 	}
 	switch {
 	case !hostTaken && len(held.Devices) == 0 && whole:
-		held = graph.Held{Devices: devs, By: "a shared lease of " + HostFile + " (a runner's job on part of the host)"}
+		held = cirun.Held{Devices: devs, By: "a shared lease of " + HostFile + " (a runner's job on part of the host)"}
 	case !hostTaken && len(held.Devices) == 0:
-		held = graph.Held{Devices: devs, By: l.holder(HostFile, "a lease of the whole host")}
+		held = cirun.Held{Devices: devs, By: l.holder(HostFile, "a lease of the whole host")}
 	}
 	if len(held.Devices) > 0 {
 		release()
@@ -126,7 +126,7 @@ func (l *Lock) TryLease(h graph.Host, devs []string) (release func(), held graph
 			f.WriteAt([]byte(rec), 0)
 		}
 	}
-	return release, graph.Held{}, true, nil
+	return release, cirun.Held{}, true, nil
 }
 
 func (l *Lock) now() time.Time {

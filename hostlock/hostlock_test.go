@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 )
 
-func host(t *testing.T, s string) graph.Host {
+func host(t *testing.T, s string) cirun.Host {
 	t.Helper()
-	h, err := graph.ParseHost(s, nil)
+	h, err := cirun.ParseHost(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestTwoLeasesNeverShareADevice(t *testing.T) {
 		t.Fatalf("wanted the first lease, got ok=%v %v", ok, err)
 	}
 	_, held, ok, err := b.TryLease(h, []string{"1", "2"})
-	want := graph.Held{Devices: []string{"1"}, By: "pid " + strconv.Itoa(os.Getpid()) + " (miles-ci ci --gpus none:h200:0-3) since 13:45:01"}
+	want := cirun.Held{Devices: []string{"1"}, By: "pid " + strconv.Itoa(os.Getpid()) + " (miles-ci ci --gpus none:h200:0-3) since 13:45:01"}
 	if err != nil || ok || strings.Join(held.Devices, ",") != "1" || held.By != want.By {
 		t.Fatalf("wanted device 1 held by %q, got ok=%v %+v %v", want.By, ok, held, err)
 	}

@@ -60,7 +60,7 @@ const ShmBytes = 32 << 30
 
 // BackendProfile is one backend's row of the backend profile table: the
 // facts of the rules that differ by backend, as data, so that the registry,
-// the image and dependency jobs, the stage container (pipeline.Build), the
+// the image and dependency jobs, the stage container (stagerun.Build), the
 // use cases and the workflow generator read one row instead of each
 // branching on cpu, cuda and rocm. A field's zero value is what a backend
 // without that feature has (no GPU, no retry, no secrets).
@@ -68,7 +68,7 @@ const ShmBytes = 32 << 30
 // To add a backend: add its Backend constant (registration.go) and its row
 // to backendProfiles, with the values of the rules it follows; give it a
 // field in BackendSuites (the JSON shape of the suites table); write its
-// container steps and add them to pipeline's containerSteps; if its stage
+// container steps and add them to stagerun's containerSteps; if its stage
 // jobs live in a PR workflow of their own, add that workflow to the
 // generator's list (workflows/generate.go); pin the row in
 // TestBackendProfiles. What stays code is what the rules name one backend

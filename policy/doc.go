@@ -23,7 +23,7 @@
 // What differs between cpu, cuda and rocm is one table, BackendProfile
 // (backend.go): per backend, its image family, GPU kind, visible-devices
 // variable, secrets, retry arguments, timeouts, mounts and limits, which
-// deps, pipeline, report, usecase and the workflow generator read instead of
+// deps, stagerun, report, usecase and the workflow generator read instead of
 // branching on the backend's name. Backends lists them in the rules' order.
 //
 // # Entry points

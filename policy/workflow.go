@@ -863,7 +863,7 @@ func evalWord(word string, c Cadence, jobTotal int) (any, error) {
 	})
 }
 
-// The YAML accessors (internal/yamlnode), shared with graph's reader.
+// The YAML accessors (internal/yamlnode), shared with cirun's reader.
 var (
 	deref   = yamlnode.Deref
 	get     = yamlnode.Get

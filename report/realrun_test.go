@@ -23,7 +23,7 @@ func readFixture(t *testing.T, name string) string {
 }
 
 // statusLog is what the run step keeps in status.log: the lines of run.log
-// that start like a status line (pipeline's run script greps them so).
+// that start like a status line (stagerun's run script greps them so).
 func statusLog(runLog string) string {
 	start := regexp.MustCompile(`^\[[0-9]+/[0-9]+\] `)
 	var keep []string

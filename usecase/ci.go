@@ -13,12 +13,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // CIRequest is what `miles-ci ci` and the module's ci are given: the
@@ -59,20 +59,20 @@ type CIRequest struct {
 	// Host, MaxParallel, Only and Skip are the scheduler's options; Hosts,
 	// when set, a fleet (--hosts) in place of Host, and Substitutes the
 	// models a stage may run on instead of its own (rules §14).
-	Host        graph.Host
-	Hosts       []graph.Host
-	Substitutes []graph.Substitute
+	Host        cirun.Host
+	Hosts       []cirun.Host
+	Substitutes []cirun.Substitute
 	MaxParallel int
 	Only, Skip  []string
 	// Leaser is the host lock a real run leases each shard's devices in
 	// (nil: none), and Retry ticks while a shard waits for devices
 	// another process holds.
-	Leaser graph.Leaser
+	Leaser cirun.Leaser
 	Retry  <-chan time.Time
 	// Shards runs one shard for real; nil is a dry run (no engine).
 	Shards ShardRunner
-	// Notify is told every job state change (graph.Options.Notify).
-	Notify func(graph.JobReport)
+	// Notify is told every job state change (cirun.Options.Notify).
+	Notify func(cirun.JobReport)
 	// Now is the clock of a real run.
 	Now func() time.Time
 
@@ -85,10 +85,10 @@ type CIRequest struct {
 	Previous *PreviousRun
 }
 
-// ShardRunner runs a stage shard's request (pipeline.Prepare and Test on an
+// ShardRunner runs a stage shard's request (stagerun.Prepare and Test on an
 // engine) and builds a PR image.
 type ShardRunner interface {
-	RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome
+	RunShard(ctx context.Context, req stagerun.Request, u *cirun.Unit) cirun.Outcome
 	BuildImage(ctx context.Context, tag string) (image string, err error)
 }
 
@@ -101,8 +101,8 @@ type ShardPlan struct {
 
 // CIAnswer is the graph and its run.
 type CIAnswer struct {
-	Graph    *graph.Graph
-	Report   *graph.Report
+	Graph    *cirun.Graph
+	Report   *cirun.Report
 	Messages []Message
 	// NothingToRerun says that the earlier attempt of a re-run had nothing
 	// to re-run: Report is that attempt's, unchanged, and nothing ran.
@@ -134,18 +134,18 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	g, err := graph.Build(graph.Request{Event: ev, Workflows: wfs, Roster: tables.Roster})
+	g, err := cirun.Build(cirun.Request{Event: ev, Workflows: wfs, Roster: tables.Roster})
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	opt := graph.Options{Host: req.Host, Hosts: req.Hosts, Substitutes: req.Substitutes, StageModel: tables.GPUModel,
+	opt := cirun.Options{Host: req.Host, Hosts: req.Hosts, Substitutes: req.Substitutes, StageModel: tables.GPUModel,
 		Leaser: req.Leaser, Retry: req.Retry, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
 		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil}
 	planner := PlannerMilesCI
 	if req.Checkout != nil {
 		planner = PlannerCheckout
 	}
-	facts := graph.FactsOf(ev, req.Commit, string(planner))
+	facts := cirun.FactsOf(ev, req.Commit, string(planner))
 	facts.RunID = req.RunID
 	if req.Shards != nil {
 		opt.Attempt = 1
@@ -161,7 +161,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: LabelWarnings(tables, ev.Labels, prLabelsFrom)}
 	msgs = append(msgs, hostNotices(req)...)
-	rep := graph.Schedule(ctx, g, x, opt)
+	rep := cirun.Schedule(ctx, g, x, opt)
 	if req.Shards != nil {
 		rep.Run = &facts
 	}
@@ -174,7 +174,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 }
 
 // FromFork says whether the event is a pull request from a fork (given, or
-// the PR read): such a run is handed no secrets (pipeline.HandedSecrets).
+// the PR read): such a run is handed no secrets (stagerun.HandedSecrets).
 func (r CIRequest) FromFork() bool { return r.Fork || (r.PR != nil && r.PR.Fork) }
 
 // readOnce reads the diff once for the whole run: the policy jobs of the
@@ -192,10 +192,10 @@ func readOnce(read func() ([]byte, string, error)) func() ([]byte, string, error
 }
 
 // ciEvent turns the request's trigger facts into the graph's event.
-func ciEvent(req CIRequest) (graph.Event, error) {
+func ciEvent(req CIRequest) (cirun.Event, error) {
 	f := TriggerFacts{Event: req.Event, PRLabelsJSON: req.PRLabelsJSON, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork, Action: req.Action}.FromPR(req.PR, req.Given)
 	req.PRLabelsJSON = f.PRLabelsJSON
-	ev := graph.Event{Name: f.Event, Action: f.Action, Schedule: req.Schedule, PRBody: f.PRBody, PRNumber: f.PRNumber, Fork: f.Fork,
+	ev := cirun.Event{Name: f.Event, Action: f.Action, Schedule: req.Schedule, PRBody: f.PRBody, PRNumber: f.PRNumber, Fork: f.Fork,
 		Inputs: map[string]string{}}
 	for k, v := range map[string]string{"ci_image_tag": req.ImageTag, "ci_sglang_pr": req.SGLangInput, "ci_megatron_pr": req.MegatronInput} {
 		if v != "" {
@@ -203,35 +203,35 @@ func ciEvent(req CIRequest) (graph.Event, error) {
 		}
 	}
 	switch ev.Name {
-	case graph.EventPullRequest:
+	case cirun.EventPullRequest:
 		if req.PRLabelsJSON != "" {
 			labels, err := prLabels(req.PRLabelsJSON)
 			if err != nil {
-				return graph.Event{}, err
+				return cirun.Event{}, err
 			}
 			ev.Labels = labels
 		}
-	case graph.EventSchedule:
+	case cirun.EventSchedule:
 		if req.Schedule == "" {
-			return graph.Event{}, errors.New("a schedule event needs its cron; give --schedule, e.g. '0 15 * * 0-5'")
+			return cirun.Event{}, errors.New("a schedule event needs its cron; give --schedule, e.g. '0 15 * * 0-5'")
 		}
-	case graph.EventDispatch:
-	case graph.EventRelease:
+	case cirun.EventDispatch:
+	case cirun.EventRelease:
 		if req.Release == nil {
-			return graph.Event{}, errors.New("a release run needs the release branch's lockfile; give --release-lock release-lock.json")
+			return cirun.Event{}, errors.New("a release run needs the release branch's lockfile; give --release-lock release-lock.json")
 		}
 		ev.ReleaseOutputs = map[string]string{"branch_name": req.Release.ReleaseBranch, "ci_image_tag": req.Release.CIImageTag}
 		ev.Inputs["branch_name"] = req.Release.ReleaseBranch
 	case "":
-		return graph.Event{}, errors.New("give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N")
+		return cirun.Event{}, errors.New("give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N")
 	default:
 		if err := checkEvent("--event", ev.Name, ciEvents); err != nil {
-			return graph.Event{}, err
+			return cirun.Event{}, err
 		}
-		return graph.Event{}, fmt.Errorf("unsupported event %q; use pull_request, schedule, workflow_dispatch or release", ev.Name)
+		return cirun.Event{}, fmt.Errorf("unsupported event %q; use pull_request, schedule, workflow_dispatch or release", ev.Name)
 	}
-	if req.Release != nil && ev.Name != graph.EventRelease {
-		return graph.Event{}, errors.New("--release-lock goes with --event release")
+	if req.Release != nil && ev.Name != cirun.EventRelease {
+		return cirun.Event{}, errors.New("--release-lock goes with --event release")
 	}
 	return ev, nil
 }
@@ -246,7 +246,7 @@ func prLabels(js string) ([]string, error) {
 }
 
 // ciWorkflows are the files the graph reads.
-var ciWorkflows = append(slices.Clone(graph.PRWorkflows), graph.ReleaseWorkflow)
+var ciWorkflows = append(slices.Clone(cirun.PRWorkflows), cirun.ReleaseWorkflow)
 
 // maxCIWorkflows bounds the workflow files one graph reads.
 const maxCIWorkflows = 32
@@ -255,8 +255,8 @@ const maxCIWorkflows = 32
 // and the local workflows their jobs call (the B200 pool's planner and batch
 // workflows), as the tables read them (one read of each file); a missing
 // file is absent from the map.
-func readWorkflows(tables *policy.Tables) (map[string]*graph.Workflow, error) {
-	out := map[string]*graph.Workflow{}
+func readWorkflows(tables *policy.Tables) (map[string]*cirun.Workflow, error) {
+	out := map[string]*cirun.Workflow{}
 	queue := slices.Clone(ciWorkflows)
 	seen := map[string]bool{}
 	for i := 0; i < len(queue) && len(seen) < maxCIWorkflows; i++ {
@@ -272,7 +272,7 @@ func readWorkflows(tables *policy.Tables) (map[string]*graph.Workflow, error) {
 		if f.Data == nil {
 			continue
 		}
-		wf, err := graph.ParseWorkflowDoc(rel, f.Doc, f.Invalid)
+		wf, err := cirun.ParseWorkflowDoc(rel, f.Doc, f.Invalid)
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +292,7 @@ func readWorkflows(tables *policy.Tables) (map[string]*graph.Workflow, error) {
 type ciExecutor struct {
 	req    CIRequest
 	tables *policy.Tables
-	event  graph.Event
+	event  cirun.Event
 
 	// mu guards the messages, the registry, read once, the stages, each
 	// planned once, and the images.
@@ -306,24 +306,24 @@ type ciExecutor struct {
 	images map[string]deps.Image
 }
 
-func (x *ciExecutor) Run(ctx context.Context, u *graph.Unit) graph.Outcome {
+func (x *ciExecutor) Run(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	switch u.Node.Kind {
-	case graph.KindPolicy:
+	case cirun.KindPolicy:
 		return x.policy(ctx, u)
-	case graph.KindImage:
+	case cirun.KindImage:
 		return x.image(u)
-	case graph.KindDeps:
+	case cirun.KindDeps:
 		return x.deps()
-	case graph.KindPRImage:
+	case cirun.KindPRImage:
 		return x.prImage(ctx)
-	case graph.KindStage:
+	case cirun.KindStage:
 		return x.shard(ctx, u)
-	case graph.KindPoolPlan:
+	case cirun.KindPoolPlan:
 		return x.poolPlan(u)
-	case graph.KindPoolRun:
+	case cirun.KindPoolRun:
 		return x.poolFile(ctx, u)
 	}
-	return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: "miles-ci does not run this job"}
+	return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: "miles-ci does not run this job"}
 }
 
 // tell keeps a message for the answer, once: the units that say it run at
@@ -336,25 +336,25 @@ func (x *ciExecutor) tell(m Message) {
 	}
 }
 
-func failed(err error) graph.Outcome {
-	return graph.Outcome{Result: graph.ResultFailure, Reason: err.Error(), ExitCode: 1}
+func failed(err error) cirun.Outcome {
+	return cirun.Outcome{Result: cirun.ResultFailure, Reason: err.Error(), ExitCode: 1}
 }
 
 // policy is resolve-ci-policy: the use case Policy (or the checkout's own
 // ci_policy), with a called workflow's cadence input as CADENCE_OVERRIDE.
-func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
+func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	ev := x.event
 	name := ev.Name
-	if name == graph.EventRelease {
-		name = graph.EventDispatch // a called workflow sees its caller's event
+	if name == cirun.EventRelease {
+		name = cirun.EventDispatch // a called workflow sees its caller's event
 	}
 	trig := policy.Trigger{Event: name, Schedule: ev.Schedule, CadenceOverride: u.Input("cadence")}
-	if name == graph.EventPullRequest {
+	if name == cirun.EventPullRequest {
 		trig.PRLabelsJSON = labelsJSON(ev.Labels)
 	}
 	preq := PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff,
 		Given: Given{Event: true, PRLabels: true, Diff: x.req.Given.Diff}}
-	if name == graph.EventPullRequest {
+	if name == cirun.EventPullRequest {
 		preq.PR = x.req.PR
 	}
 	out := map[string]string{}
@@ -375,7 +375,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
 		for _, kv := range cp.Lines {
 			out[kv.Key] = kv.Value
 		}
-		return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason(), Detail: cp.Outputs}
+		return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: reason(), Detail: cp.Outputs}
 	}
 	ans, err := Policy(preq)
 	if err != nil {
@@ -387,7 +387,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *graph.Unit) graph.Outcome {
 	for _, kv := range ans.Outputs.StepOutputs() {
 		out[kv.Key] = kv.Value
 	}
-	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason(), Detail: ans.Outputs}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: reason(), Detail: ans.Outputs}
 }
 
 func labelsJSON(labels []string) string {
@@ -415,7 +415,7 @@ func workflowBackend(file string) policy.Backend {
 // image is resolve-ci-image (rules §6): a called workflow's image_tag, the
 // dispatch input, this PR's own image when its build job made one, the PR
 // body's ci-image-tag, then the default.
-func (x *ciExecutor) image(u *graph.Unit) graph.Outcome {
+func (x *ciExecutor) image(u *cirun.Unit) cirun.Outcome {
 	ev := x.event
 	in := deps.ImageInputs{Backend: workflowBackend(u.Node.Run.File), CalledTag: u.Input("image_tag"), InputTag: ev.Inputs["ci_image_tag"]}
 	if in.Backend == policy.CUDA || in.Backend == policy.CPU {
@@ -436,28 +436,28 @@ func (x *ciExecutor) image(u *graph.Unit) graph.Outcome {
 	}
 	x.images[img.Image] = img
 	x.mu.Unlock()
-	return graph.Outcome{Result: graph.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img}
 }
 
 // deps is resolve-ci-deps: the ROCm image keeps its baked dependencies
 // unless a dispatch input or a PR-body directive names one (rules §7).
-func (x *ciExecutor) deps() graph.Outcome {
+func (x *ciExecutor) deps() cirun.Outcome {
 	ev := x.event
 	d, err := deps.Resolve(deps.Inputs{Backend: policy.ROCM, PRBody: ev.PRBody, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"]})
 	if err != nil {
 		return failed(err)
 	}
 	skip := strconv.FormatBool(!d.Install)
-	return graph.Outcome{Result: graph.ResultSuccess, Outputs: map[string]string{"skip_dependency_install": skip}, Reason: "skip_dependency_install=" + skip, Detail: d}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: map[string]string{"skip_dependency_install": skip}, Reason: "skip_dependency_install=" + skip, Detail: d}
 }
 
 // prImage is the PR image job (rules §12.3): a same-repository pull request
 // whose image build inputs changed builds radixark/miles:pr-N from the
 // checkout's Dockerfile; anything else keeps the released image.
-func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
+func (x *ciExecutor) prImage(ctx context.Context) cirun.Outcome {
 	ev := x.event
 	var changed []string
-	if ev.Name == graph.EventPullRequest {
+	if ev.Name == cirun.EventPullRequest {
 		paths, why := x.changedPaths()
 		if why != "" {
 			x.tell(warning("PR image: " + why + "; treating the image build inputs as unchanged"))
@@ -468,16 +468,16 @@ func (x *ciExecutor) prImage(ctx context.Context) graph.Outcome {
 	if err != nil {
 		return failed(err)
 	}
-	d := deps.DecidePRImage(ev.Name == graph.EventPullRequest, ev.Fork, ev.PRNumber, changed, in)
+	d := deps.DecidePRImage(ev.Name == cirun.EventPullRequest, ev.Fork, ev.PRNumber, changed, in)
 	out := map[string]string{"built": strconv.FormatBool(d.Build), "tag_available": strconv.FormatBool(d.Build)}
 	if !d.Build || x.req.Shards == nil {
-		return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: d.Reason, Detail: d, DryRun: x.req.Shards == nil && d.Build}
+		return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: d.Reason, Detail: d, DryRun: x.req.Shards == nil && d.Build}
 	}
 	img, err := x.req.Shards.BuildImage(ctx, d.Tag)
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, Reason: "building " + d.Tag + ": " + err.Error(), ExitCode: 1}
+		return cirun.Outcome{Result: cirun.ResultFailure, Reason: "building " + d.Tag + ": " + err.Error(), ExitCode: 1}
 	}
-	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: "built " + img, Detail: d}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: "built " + img, Detail: d}
 }
 
 // imageBuildInputs are the checkout's image build inputs: the INPUT_GLOBS
@@ -542,11 +542,11 @@ func (x *ciExecutor) registry() (*policy.Registry, error) {
 // run_suite.py command, read once, names the stage, cadence, labels and
 // shard; the stage is planned once for all its shards (x.stage), and the
 // shard's request goes to the runner as it is.
-func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
-	cannot := func(reason string) graph.Outcome {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: reason}
+func (x *ciExecutor) shard(ctx context.Context, u *cirun.Unit) cirun.Outcome {
+	cannot := func(reason string) cirun.Outcome {
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: reason}
 	}
-	args, err := graph.ParseRunSuite(u.Command)
+	args, err := cirun.ParseRunSuite(u.Command)
 	if err != nil {
 		return cannot(fmt.Sprintf("job %s: %v", u.Node.ID, err))
 	}
@@ -567,7 +567,7 @@ func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
 		sp.Plan = ps.checkout[id]
 	}
 	if x.req.Shards == nil {
-		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: sp}
+		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: sp}
 	}
 	if req, err = x.onDevices(req, u); err != nil {
 		return cannot(err.Error())
@@ -579,7 +579,7 @@ func (x *ciExecutor) shard(ctx context.Context, u *graph.Unit) graph.Outcome {
 // and with --planner checkout each shard's plan by the checkout's own code.
 type plannedStage struct {
 	once     sync.Once
-	reqs     []pipeline.Request
+	reqs     []stagerun.Request
 	checkout []*policy.Plan
 	err      error
 }
@@ -592,7 +592,7 @@ type stageKey struct {
 
 // stage plans the stage of a shard unit once, on the tables and registry the
 // run read once: every shard's request, as the stage run path builds it.
-func (x *ciExecutor) stage(ctx context.Context, u *graph.Unit, args graph.RunSuiteArgs) *plannedStage {
+func (x *ciExecutor) stage(ctx context.Context, u *cirun.Unit, args cirun.RunSuiteArgs) *plannedStage {
 	key := stageKey{suite: args.Suite, cadence: args.Cadence, labels: strings.Join(args.Labels, "\x00"), image: u.With["container_image"], matchAll: args.MatchAllLabels}
 	x.mu.Lock()
 	if x.stages == nil {
@@ -608,7 +608,7 @@ func (x *ciExecutor) stage(ctx context.Context, u *graph.Unit, args graph.RunSui
 	return ps
 }
 
-func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *graph.Unit, args graph.RunSuiteArgs) {
+func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, args cirun.RunSuiteArgs) {
 	if _, err := x.registry(); x.req.Checkout == nil && x.req.Shards == nil {
 		if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 			ps.err = errors.New(err.Error() + " (give --planner checkout)")
@@ -662,14 +662,14 @@ func (p PoolPlanned) Lines() []string {
 // poolPlan is the pool's planner job (b200_plan.py, rules §11.8): its
 // command line, evaluated from the workflow, planned by policy.PlanPool; the
 // outputs are the matrix and has_tests it writes to $GITHUB_OUTPUT.
-func (x *ciExecutor) poolPlan(u *graph.Unit) graph.Outcome {
-	preq, err := graph.ParsePoolPlan(u.Command)
+func (x *ciExecutor) poolPlan(u *cirun.Unit) cirun.Outcome {
+	preq, err := cirun.ParsePoolPlan(u.Command)
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
 	}
 	reg, err := x.registry()
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
 	plannings.Add(1) // the pool's stage, planned once: its file units build on this plan
 	plan, err := policy.PlanPool(reg, preq)
@@ -678,7 +678,7 @@ func (x *ciExecutor) poolPlan(u *graph.Unit) graph.Outcome {
 	}
 	out := map[string]string{"matrix": plan.Matrix(), "has_tests": strconv.FormatBool(plan.HasTests())}
 	reason := fmt.Sprintf("suites [%s], cadence %s: %d file(s) in %d batch(es); has_tests=%s", strings.Join(plan.Suites, " "), plan.Cadence, len(plan.Jobs), len(plan.Batches), out["has_tests"])
-	return graph.Outcome{Result: graph.ResultSuccess, Outputs: out, Reason: reason, Detail: PoolPlanned{Plan: plan}}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: reason, Detail: PoolPlanned{Plan: plan}}
 }
 
 // PoolFile is what a dry run's pool unit would run: one file's
@@ -699,29 +699,29 @@ func (p PoolFile) Lines() []string { return []string{"$ " + p.Command, p.File} }
 
 // poolFile plans (and in a real run runs) one file of a pool batch, as
 // run --stage stage-c-b200 --batch N runs each of its files.
-func (x *ciExecutor) poolFile(ctx context.Context, u *graph.Unit) graph.Outcome {
-	args, err := graph.ParseRunSuite(u.Command)
+func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome {
+	args, err := cirun.ParseRunSuite(u.Command)
 	if err == nil && args.TestFile != policy.ShellQuote(u.File) {
 		err = fmt.Errorf("its command runs --test-file %q, not the planned %s: %q", args.TestFile, u.File, u.Command)
 	}
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
 	}
 	if x.req.Shards == nil {
-		return graph.Outcome{Result: graph.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
+		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
 	}
 	in := x.stageInputs(u, args)
 	in.GPUs, in.VisibleDevices = x.devices(u)
 	req, err := poolFileRequest(in, x.tables, func(string) (*policy.Registry, error) { return x.registry() }, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, Reason: err.Error()}
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
 	return x.req.Shards.RunShard(ctx, req, u)
 }
 
 // stageInputs are a stage's stage-run inputs: its command's cadence and
 // labels and the image the image job resolved.
-func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs {
+func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) Inputs {
 	ev := x.event
 	in := Inputs{Repo: x.req.Repo, Stage: args.Suite, Cadence: args.Cadence, Labels: args.Labels, MatchAllLabels: args.MatchAllLabels,
 		PRBody: ev.PRBody, Fork: ev.Fork, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"],
@@ -741,13 +741,13 @@ func (x *ciExecutor) stageInputs(u *graph.Unit, args graph.RunSuiteArgs) Inputs 
 
 // onDevices puts a shard's request on the devices its unit was given (on a
 // stand-in host, none).
-func (x *ciExecutor) onDevices(req pipeline.Request, u *graph.Unit) (pipeline.Request, error) {
+func (x *ciExecutor) onDevices(req stagerun.Request, u *cirun.Unit) (stagerun.Request, error) {
 	gpus, visible := x.devices(u)
 	return withDevices(req, gpus, visible)
 }
 
 // devices are a unit's --gpus and visible devices.
-func (x *ciExecutor) devices(u *graph.Unit) (gpus, visible string) {
+func (x *ciExecutor) devices(u *cirun.Unit) (gpus, visible string) {
 	if u.GPUs > 0 && len(u.Devices) > 0 {
 		visible = strings.Join(u.Devices, ",")
 	}
@@ -770,7 +770,7 @@ func (x *ciExecutor) imageOf(ref string) *deps.Image {
 }
 
 // hostOf is the host a unit was placed on.
-func (x *ciExecutor) hostOf(u *graph.Unit) graph.Host {
+func (x *ciExecutor) hostOf(u *cirun.Unit) cirun.Host {
 	for _, h := range x.req.Hosts {
 		if h.Name == u.Host {
 			return h
@@ -784,7 +784,7 @@ func (x *ciExecutor) hostOf(u *graph.Unit) graph.Host {
 func hostNotices(req CIRequest) []Message {
 	hosts := req.Hosts
 	if len(hosts) == 0 {
-		hosts = []graph.Host{req.Host}
+		hosts = []cirun.Host{req.Host}
 	}
 	var bare []string
 	for _, h := range hosts {
@@ -835,7 +835,7 @@ func (p ShardPlan) Lines() []string {
 // plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
 // needs no device, and a laptop should see the graph. A real run there
 // still needs --gpus none, so no GPU stage runs on a stand-in unasked.
-func CIHost(gpus string, given, dryRun bool, detected func() ([]graph.Detected, error)) (graph.Host, []Message, error) {
+func CIHost(gpus string, given, dryRun bool, detected func() ([]cirun.Detected, error)) (cirun.Host, []Message, error) {
 	if !given && dryRun {
 		found, err := detected()
 		if err != nil || len(found) == 0 {
@@ -843,9 +843,9 @@ func CIHost(gpus string, given, dryRun bool, detected func() ([]graph.Detected, 
 			if err != nil {
 				why = "this host's GPUs cannot be counted (" + err.Error() + ")"
 			}
-			return graph.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
+			return cirun.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
 		}
 	}
-	h, err := graph.ParseHost(gpus, detected)
+	h, err := cirun.ParseHost(gpus, detected)
 	return h, nil, err
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
@@ -34,7 +34,7 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				req := c.req
-				req.Repo, req.Host = filepath.Join("..", "testdata", c.dir), graph.Host{StandIn: true}
+				req.Repo, req.Host = filepath.Join("..", "testdata", c.dir), cirun.Host{StandIn: true}
 				if real {
 					req.Shards = passShards{}
 				}
@@ -64,14 +64,14 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 				}
 				stages, units := map[string]bool{}, 0
 				for _, j := range ans.Report.Jobs {
-					ran := j.State == graph.WouldRun || j.State == graph.Passed
+					ran := j.State == cirun.WouldRun || j.State == cirun.Passed
 					switch {
-					case j.Kind == graph.KindStage && ran:
+					case j.Kind == cirun.KindStage && ran:
 						stages[j.Stage] = true
 						units++
-					case j.Kind == graph.KindPoolPlan && ran:
+					case j.Kind == cirun.KindPoolPlan && ran:
 						stages[j.Key] = true
-					case j.Kind == graph.KindPoolRun && ran:
+					case j.Kind == cirun.KindPoolRun && ran:
 						units++
 					}
 				}

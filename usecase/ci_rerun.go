@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // PreviousRun is a finished graph run read back from its results folder,
@@ -22,7 +22,7 @@ type PreviousRun struct {
 	// Dir is the results folder it was read from.
 	Dir string
 	// Report is its summary.json.
-	Report *graph.Report
+	Report *cirun.Report
 }
 
 // ReadPreviousRun reads the results folder of a miles-ci ci run: its
@@ -30,11 +30,11 @@ type PreviousRun struct {
 // has run (EngineShards.keep).
 func ReadPreviousRun(dir string) (*PreviousRun, error) {
 	name := filepath.Join(dir, "summary.json")
-	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: graph.MaxReportSize})
+	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: cirun.MaxReportSize})
 	if err != nil {
 		return nil, fmt.Errorf("--rerun-failed: %w; give the results folder miles-ci ci --results wrote", err)
 	}
-	rep, err := graph.ParseReport(name, data)
+	rep, err := cirun.ParseReport(name, data)
 	if err != nil {
 		return nil, fmt.Errorf("--rerun-failed: %w", err)
 	}
@@ -56,7 +56,7 @@ func (p *PreviousRun) NothingToRerun() bool { return len(p.Report.ToRerun()) == 
 // rerunOptions checks that the run is the same run as prev (commit, event,
 // trigger facts, planner) and gives the scheduler what it keeps: the
 // earlier attempt's passed units, and this attempt's number.
-func rerunOptions(prev *PreviousRun, facts *graph.RunFacts) (map[string]graph.Previous, int, error) {
+func rerunOptions(prev *PreviousRun, facts *cirun.RunFacts) (map[string]cirun.Previous, int, error) {
 	was := prev.Report.Run
 	if facts.Commit == "" || was.Commit == "" {
 		return nil, 0, fmt.Errorf("%w: --rerun-failed %s: no commit to compare (this checkout's %q, the run's %q): a re-run repeats one commit, so it needs a git checkout (or --head-sha)", ErrNotSameRun, prev.Dir, facts.Commit, was.Commit)
@@ -65,14 +65,14 @@ func rerunOptions(prev *PreviousRun, facts *graph.RunFacts) (map[string]graph.Pr
 	if d := was.Differences(*facts); len(d) > 0 {
 		return nil, 0, fmt.Errorf("%w: --rerun-failed %s differs from this run, so nothing of it can be kept: %s; give the same checkout and facts, or run miles-ci ci without --rerun-failed for a new run", ErrNotSameRun, prev.Dir, strings.Join(d, "; "))
 	}
-	kept := prev.Report.Kept(func(j graph.JobReport) any {
+	kept := prev.Report.Kept(func(j cirun.JobReport) any {
 		if j.Command == "" && j.Tests == nil {
 			return nil
 		}
 		return keptShard{command: j.Command, tests: j.Tests}
 	})
 	for _, j := range prev.Report.Jobs {
-		if j.Kind == graph.KindPRImage && j.Outputs["built"] == "true" {
+		if j.Kind == cirun.KindPRImage && j.Outputs["built"] == "true" {
 			// A built PR image lives in the engine session that built it:
 			// this attempt builds it again (the engine's cache makes that
 			// a lookup) so its CUDA shards start from it.
@@ -84,7 +84,7 @@ func rerunOptions(prev *PreviousRun, facts *graph.RunFacts) (map[string]graph.Pr
 
 // nothingToRerun is the answer when every job of the earlier attempt passed
 // or was skipped as CI skips it: the run stands, as it was.
-func nothingToRerun(prev *PreviousRun, ev graph.Event) CIAnswer {
+func nothingToRerun(prev *PreviousRun, ev cirun.Event) CIAnswer {
 	rep := prev.Report
 	rep.Event = ev
 	return CIAnswer{Report: rep, NothingToRerun: true, Messages: []Message{notice(fmt.Sprintf(
@@ -118,10 +118,10 @@ const (
 
 // keep adds the results of the shards a re-run reused, read from the
 // earlier run's folder, so the new folder holds them byte for byte.
-func (e *EngineShards) keep(prev *PreviousRun, rep *graph.Report) error {
+func (e *EngineShards) keep(prev *PreviousRun, rep *cirun.Report) error {
 	total := int64(0)
 	for _, j := range rep.Jobs {
-		if !j.Reused || j.Stage == "" || (j.Kind != graph.KindStage && j.Kind != graph.KindPoolRun) {
+		if !j.Reused || j.Stage == "" || (j.Kind != cirun.KindStage && j.Kind != cirun.KindPoolRun) {
 			continue
 		}
 		dir, src := j.ResultsDir(), j.ResultsDir()
@@ -145,7 +145,7 @@ func (e *EngineShards) keep(prev *PreviousRun, rep *graph.Report) error {
 
 // legacyResultsDir is where a run before the one shard number kept a
 // shard: STAGE/ID with the 0-based id (0 for an unsharded stage).
-func legacyResultsDir(j graph.JobReport) string {
+func legacyResultsDir(j cirun.JobReport) string {
 	shard := 0
 	if j.Shard != nil {
 		shard = *j.Shard
@@ -155,8 +155,8 @@ func legacyResultsDir(j graph.JobReport) string {
 
 // readKept reads every file below dir (regular files only, bounded), by
 // its slash path relative to dir.
-func readKept(dir string, total *int64) ([]pipeline.ResultFile, error) {
-	var out []pipeline.ResultFile
+func readKept(dir string, total *int64) ([]stagerun.ResultFile, error) {
+	var out []stagerun.ResultFile
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func readKept(dir string, total *int64) ([]pipeline.ResultFile, error) {
 			return fmt.Errorf("the kept results are over %d bytes", maxKeptTotal)
 		}
 		rel, _ := filepath.Rel(dir, p)
-		out = append(out, pipeline.ResultFile{Name: path.Clean(filepath.ToSlash(rel)), Data: string(data)})
+		out = append(out, stagerun.ResultFile{Name: path.Clean(filepath.ToSlash(rel)), Data: string(data)})
 		return nil
 	})
 	if errors.Is(err, os.ErrNotExist) {

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/radixark/miles-ci/graph"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // attemptShards runs every shard as EngineShards does, with a run that
@@ -23,8 +23,8 @@ func attemptShards(attempt int, fail map[string]bool) (*EngineShards, *[]string)
 	m, _ := report.NewMasker(nil)
 	var mu sync.Mutex
 	ran := []string{}
-	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m,
-		Run: func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	e := &EngineShards{Container: func() stagerun.Container { return imageFake{} }, Masker: m,
+		Run: func(_ context.Context, _ stagerun.Container, req stagerun.Request, _ string, _ *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 			name := req.Stage.Name
 			if req.Plan != nil && req.Plan.Partition != nil {
 				name += fmt.Sprintf("/%d", req.Plan.Partition.ID)
@@ -36,16 +36,16 @@ func attemptShards(attempt int, fail map[string]bool) (*EngineShards, *[]string)
 			if fail[name] {
 				sum = report.Summary{Suite: req.Stage.Name, Verdict: report.Failed, Tests: []report.TestResult{{File: "tests/x.py", Status: report.Fail}}}
 			}
-			return pipeline.Result{Summary: sum, Files: []pipeline.ResultFile{
+			return stagerun.Result{Summary: sum, Files: []stagerun.ResultFile{
 				{Name: "run.log", Data: fmt.Sprintf("%s ran in attempt %d\n", name, attempt)},
 				{Name: "artifacts/out.txt", Data: "kept\x00bytes"},
-			}}, pipeline.Spec{}, nil
+			}}, stagerun.Spec{}, nil
 		}}
 	return e, &ran
 }
 
 // writeFolder writes a run's results files as the CLI does.
-func writeFolder(t *testing.T, dir string, files []pipeline.ResultFile) {
+func writeFolder(t *testing.T, dir string, files []stagerun.ResultFile) {
 	t.Helper()
 	os.RemoveAll(dir)
 	for _, f := range files {
@@ -67,7 +67,7 @@ func TestCIRerunFailed(t *testing.T) {
 func testCIRerunFailed(t *testing.T, legacy bool) {
 	repo := ciTree(t)
 	results := filepath.Join(t.TempDir(), "results")
-	base := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: graph.Host{StandIn: true},
+	base := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: cirun.Host{StandIn: true},
 		Only: []string{"stage-a-cpu", "stage-b-cpu", "stage-c-2-gpu-h200"}, Commit: "c0ffee", RunID: "run-1"}
 	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/1": true})
 	req := base
@@ -118,7 +118,7 @@ func testCIRerunFailed(t *testing.T, legacy bool) {
 		if j.Stage == "stage-b-cpu" || j.Stage == "stage-a-cpu" && *j.Shard != 1 {
 			want = "reused (attempt 1)"
 		}
-		if j.Kind == graph.KindStage && j.State == graph.Passed && j.AttemptText() != want {
+		if j.Kind == cirun.KindStage && j.State == cirun.Passed && j.AttemptText() != want {
 			t.Errorf("%s: wanted %q, got %q", j.Title(), want, j.AttemptText())
 		}
 	}
@@ -160,7 +160,7 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 	repo := ciTree(t)
 	results := filepath.Join(t.TempDir(), "results")
 	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/0": true})
-	req := CIRequest{Repo: repo, Event: "pull_request", Host: graph.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "1", Shards: first}
+	req := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "1", Shards: first}
 	ans, err := CI(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

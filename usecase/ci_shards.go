@@ -12,68 +12,68 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/report/htmlpage"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // EngineShards is the ShardRunner of a real graph run, for both front ends:
-// each shard goes through the stage-run path (pipeline.Prepare, then
-// pipeline.Test) on one engine session, and its results are kept for the
+// each shard goes through the stage-run path (stagerun.Prepare, then
+// stagerun.Test) on one engine session, and its results are kept for the
 // run's results folder (Results).
 type EngineShards struct {
 	// Container is an empty container of the session (its secrets and
 	// data folders).
-	Container func() pipeline.Container
+	Container func() stagerun.Container
 	// On, for a fleet, gives an empty container of a host's session by the
 	// host's name, connecting on first use; an error is the host down
 	// (rules §14: its shards go to another host of their kind).
-	On func(ctx context.Context, host string) (func() pipeline.Container, error)
+	On func(ctx context.Context, host string) (func() stagerun.Container, error)
 	// Fleet are the hosts' names in the order given: with no Container,
 	// the PR image is built on the first of them that answers.
 	Fleet []string
-	// Nonce makes every shard of the run run anew (pipeline.Test).
+	// Nonce makes every shard of the run run anew (stagerun.Test).
 	Nonce string
 	// Masker masks the session's secret values in all a run hands back.
 	Masker *report.Masker
 	// CacheRegistry is --cache-registry: every shard shares its prepared
-	// dependency layers through it (pipeline.Request.CacheRegistry).
+	// dependency layers through it (stagerun.Request.CacheRegistry).
 	CacheRegistry string
-	// Run prepares and runs one shard; nil is pipeline.Prepare then
-	// pipeline.Test (tests replace it).
-	Run func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
+	// Run prepares and runs one shard; nil is stagerun.Prepare then
+	// stagerun.Test (tests replace it).
+	Run func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
 
 	mu   sync.Mutex
 	done []ciShard
 	// built are the PR images built, by host and image name.
-	built map[string]map[string]pipeline.Container
+	built map[string]map[string]stagerun.Container
 }
 
 // ciShard is one finished shard's results.
 type ciShard struct {
 	dir      string
-	files    []pipeline.ResultFile
+	files    []stagerun.ResultFile
 	summary  report.Summary
 	layerKey string
 	// kept marks a shard an earlier attempt ran, whose files a re-run
 	// keeps byte for byte (not recorded again, no layers prepared).
 	kept   bool
-	layers pipeline.LayerSource
+	layers stagerun.LayerSource
 }
 
 // PrepareAndTest prepares and runs one request's container
-// (pipeline.Prepare, then pipeline.Test): EngineShards.Run's default, and
+// (stagerun.Prepare, then stagerun.Test): EngineShards.Run's default, and
 // each attempt of a triage.
-func PrepareAndTest(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
-	p, spec, err := pipeline.Prepare(ctx, c, req, nonce)
+func PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+	p, spec, err := stagerun.Prepare(ctx, c, req, nonce)
 	if err != nil {
-		return pipeline.Result{}, spec, err
+		return stagerun.Result{}, spec, err
 	}
-	res, err := pipeline.Test(ctx, p, spec, nonce, m)
+	res, err := stagerun.Test(ctx, p, spec, nonce, m)
 	if err != nil {
 		return res, spec, err
 	}
@@ -84,14 +84,14 @@ func PrepareAndTest(ctx context.Context, c pipeline.Container, req pipeline.Requ
 // WithPage adds a run's report.html to its results files
 // (htmlpage.RenderStage): the page of its one shard, for run, file-run,
 // each shard folder of a ci run and each triage attempt.
-func WithPage(res pipeline.Result, req pipeline.Request, m *report.Masker) (pipeline.Result, error) {
+func WithPage(res stagerun.Result, req stagerun.Request, m *report.Masker) (stagerun.Result, error) {
 	where := "--gpus " + req.GPUs.String()
 	if req.VisibleDevices != "" {
 		where += ", visible devices " + req.VisibleDevices
 	}
 	var log string
 	for _, f := range res.Files {
-		if f.Name == pipeline.RunLogFile {
+		if f.Name == stagerun.RunLogFile {
 			log = f.Data
 		}
 	}
@@ -99,41 +99,41 @@ func WithPage(res pipeline.Result, req pipeline.Request, m *report.Masker) (pipe
 	if err != nil {
 		return res, err
 	}
-	res.Files = append(slices.Clone(res.Files), pipeline.ResultFile{Name: htmlpage.FileName, Data: string(page)})
+	res.Files = append(slices.Clone(res.Files), stagerun.ResultFile{Name: htmlpage.FileName, Data: string(page)})
 	return res, nil
 }
 
 // RunShard runs one shard and says how it ended: a failing file is a
 // failure naming the first such file; a shard that could not run (the
 // engine or the checkout refused it) is CannotRun.
-func (e *EngineShards) RunShard(ctx context.Context, req pipeline.Request, u *graph.Unit) graph.Outcome {
+func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *cirun.Unit) cirun.Outcome {
 	run := e.Run
 	if run == nil {
 		run = PrepareAndTest
 	}
 	c, err := e.container(ctx, u.Host)
 	if err != nil && ctx.Err() != nil {
-		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while connecting to its host"}
+		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while connecting to its host"}
 	}
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+		return cirun.Outcome{Result: cirun.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
 	}
 	req.CacheRegistry = e.CacheRegistry
 	res, spec, err := run(ctx, c, req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
-		return graph.Outcome{Result: graph.ResultCancelled, Reason: "cancelled while running"}
+		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while running"}
 	}
 	if err != nil {
-		return graph.Outcome{Result: graph.ResultFailure, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
 	}
 	sum := res.Summary
 	e.mu.Lock()
 	dir := u.ResultsDir()
 	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec), layers: res.Layers.Source})
 	e.mu.Unlock()
-	out := graph.Outcome{Result: graph.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
+	out := cirun.Outcome{Result: cirun.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
 	if !sum.Passed {
-		out.Result, out.Reason = graph.ResultFailure, firstFailure(sum)
+		out.Result, out.Reason = cirun.ResultFailure, firstFailure(sum)
 	}
 	return out
 }
@@ -167,9 +167,9 @@ func (e *EngineShards) BuildImage(ctx context.Context, tag string) (string, erro
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.built == nil {
-		e.built = map[string]map[string]pipeline.Container{}
+		e.built = map[string]map[string]stagerun.Container{}
 	}
-	e.built[""] = map[string]pipeline.Container{image: c}
+	e.built[""] = map[string]stagerun.Container{image: c}
 	return image + " from " + deps.PRImageDockerfile, nil
 }
 
@@ -177,7 +177,7 @@ func (e *EngineShards) BuildImage(ctx context.Context, tag string) (string, erro
 // for "") that starts from a built PR image where a shard names one: a
 // fleet's other hosts build it from the checkout's Dockerfile on their
 // own engine, content-cached, on first use.
-func (e *EngineShards) container(ctx context.Context, host string) (pipeline.Container, error) {
+func (e *EngineShards) container(ctx context.Context, host string) (stagerun.Container, error) {
 	empty := e.Container
 	if e.On != nil && (host != "" || empty == nil) {
 		var err error
@@ -192,7 +192,7 @@ func (e *EngineShards) container(ctx context.Context, host string) (pipeline.Con
 	}
 	mine, ok := e.built[host]
 	if !ok {
-		mine = map[string]pipeline.Container{}
+		mine = map[string]stagerun.Container{}
 		for image := range e.built[""] {
 			mine[image] = empty().FromCheckoutDockerfile(deps.PRImageDockerfile)
 		}
@@ -204,11 +204,11 @@ func (e *EngineShards) container(ctx context.Context, host string) (pipeline.Con
 // builtImages is a container whose From gives the images built in this
 // run by name.
 type builtImages struct {
-	pipeline.Container
-	built map[string]pipeline.Container
+	stagerun.Container
+	built map[string]stagerun.Container
 }
 
-func (b builtImages) From(image string) pipeline.Container {
+func (b builtImages) From(image string) stagerun.Container {
 	if c, ok := b.built[image]; ok {
 		return c
 	}
@@ -228,19 +228,19 @@ func firstFailure(s report.Summary) string {
 // layerKey names a shard's prepared layers up to its dependency phase: the
 // image, static environment, caches and every step before the source. Two
 // shards with one key share the layers (the engine's cache builds them once).
-func layerKey(s pipeline.Spec) string {
-	var steps []pipeline.Step
+func layerKey(s stagerun.Spec) string {
+	var steps []stagerun.Step
 	for _, st := range s.Steps {
-		if st.Phase == pipeline.PhaseSource || st.Phase == pipeline.PhaseRun {
+		if st.Phase == stagerun.PhaseSource || st.Phase == stagerun.PhaseRun {
 			continue
 		}
 		steps = append(steps, st)
 	}
 	data, _ := json.Marshal(struct {
 		Image  string
-		Env    []pipeline.EnvVar
-		Caches []pipeline.Cache
-		Steps  []pipeline.Step
+		Env    []stagerun.EnvVar
+		Caches []stagerun.Cache
+		Steps  []stagerun.Step
 	}{s.Image, s.Env, s.Caches, steps})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:6])
@@ -249,11 +249,11 @@ func layerKey(s pipeline.Spec) string {
 // CIResults is what a graph run hands back besides its report: the files
 // of its results folder, its step summary and the layer-reuse line.
 type CIResults struct {
-	// Files are DIR/STAGE/2-of-4/... of every shard that ran (graph.Unit.ResultsDir), summary.json
+	// Files are DIR/STAGE/2-of-4/... of every shard that ran (cirun.Unit.ResultsDir), summary.json
 	// (every job), junit.xml (every shard), step-summary.md and
 	// report.html (the page for a person, htmlpage.RenderCI); the names
 	// are miles-ci's own, at most three levels deep.
-	Files []pipeline.ResultFile
+	Files []stagerun.ResultFile
 	// StepSummary is the run's step summary (Markdown).
 	StepSummary string
 	// Reuse says how many shards shared their dependency layers ("" when
@@ -264,7 +264,7 @@ type CIResults struct {
 }
 
 // Results are the run's results, for the report the graph run gave.
-func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, error) {
+func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, error) {
 	e.mu.Lock()
 	done := append([]ciShard{}, e.done...)
 	e.mu.Unlock()
@@ -274,7 +274,7 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 	var sums []report.Summary
 	for _, d := range done {
 		for _, f := range d.files {
-			r.Files = append(r.Files, pipeline.ResultFile{Name: d.dir + "/" + f.Name, Data: f.Data})
+			r.Files = append(r.Files, stagerun.ResultFile{Name: d.dir + "/" + f.Name, Data: f.Data})
 		}
 		sums = append(sums, d.summary)
 	}
@@ -287,9 +287,9 @@ func (e *EngineShards) Results(rep *graph.Report, g *graph.Graph) (CIResults, er
 	if err != nil {
 		return CIResults{}, err
 	}
-	r.Files = append(r.Files, pipeline.ResultFile{Name: "summary.json", Data: e.Masker.Mask(string(js))},
-		pipeline.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
-		pipeline.ResultFile{Name: "step-summary.md", Data: r.StepSummary}, page)
+	r.Files = append(r.Files, stagerun.ResultFile{Name: "summary.json", Data: e.Masker.Mask(string(js))},
+		stagerun.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
+		stagerun.ResultFile{Name: "step-summary.md", Data: r.StepSummary}, page)
 	return r, nil
 }
 
@@ -313,7 +313,7 @@ type ShardFailure struct {
 
 // shardFailure is a failed job's failure, from its summary (nil when its
 // folder has none) and its run.log.
-func shardFailure(j graph.JobReport, dir string, sum *report.Summary, log string) ShardFailure {
+func shardFailure(j cirun.JobReport, dir string, sum *report.Summary, log string) ShardFailure {
 	f := ShardFailure{Title: j.Title(), Dir: dir}
 	if sum != nil {
 		for _, t := range sum.Tests {
@@ -331,7 +331,7 @@ func shardFailure(j graph.JobReport, dir string, sum *report.Summary, log string
 }
 
 // shardFailures lists the failed shards that left results, in graph order.
-func shardFailures(rep *graph.Report, done []ciShard) []ShardFailure {
+func shardFailures(rep *cirun.Report, done []ciShard) []ShardFailure {
 	byDir := map[string]ciShard{}
 	for _, d := range done {
 		byDir[d.dir] = d
@@ -339,12 +339,12 @@ func shardFailures(rep *graph.Report, done []ciShard) []ShardFailure {
 	var out []ShardFailure
 	for _, j := range rep.Jobs {
 		d, ok := byDir[j.Results]
-		if j.State != graph.Failed || j.Results == "" || !ok {
+		if j.State != cirun.Failed || j.Results == "" || !ok {
 			continue
 		}
 		log := ""
 		for _, rf := range d.files {
-			if rf.Name == pipeline.RunLogFile {
+			if rf.Name == stagerun.RunLogFile {
 				log = rf.Data
 			}
 		}
@@ -354,13 +354,13 @@ func shardFailures(rep *graph.Report, done []ciShard) []ShardFailure {
 }
 
 // Page is a ci run's report.html (htmlpage.RenderCI), masked with m.
-func Page(rep *graph.Report, reuse string, fails []ShardFailure, m *report.Masker) (pipeline.ResultFile, error) {
+func Page(rep *cirun.Report, reuse string, fails []ShardFailure, m *report.Masker) (stagerun.ResultFile, error) {
 	var pf []htmlpage.Failure
 	for _, f := range fails {
 		pf = append(pf, htmlpage.Failure{Title: f.Title, Dir: f.Dir, Files: f.Files})
 	}
 	page, err := htmlpage.RenderCI(htmlpage.CI{Report: rep, Reuse: reuse, Failures: pf, Mask: m.Mask})
-	return pipeline.ResultFile{Name: htmlpage.FileName, Data: string(page)}, err
+	return stagerun.ResultFile{Name: htmlpage.FileName, Data: string(page)}, err
 }
 
 // Summaries are the finished shards' summaries, by results folder
@@ -398,9 +398,9 @@ func layerReuse(done []ciShard) string {
 	pulled, built := 0, 0
 	for _, d := range done {
 		switch d.layers {
-		case pipeline.LayersPulled:
+		case stagerun.LayersPulled:
 			pulled++
-		case pipeline.LayersBuilt:
+		case stagerun.LayersBuilt:
 			built++
 		}
 	}

@@ -9,40 +9,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/graph"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // imageFake is a container that only says where it came from; the other
-// methods of pipeline.Container are not reached by these tests.
+// methods of stagerun.Container are not reached by these tests.
 type imageFake struct {
-	pipeline.Container
+	stagerun.Container
 	from     string
 	buildErr error
 }
 
-func (f imageFake) From(image string) pipeline.Container { return imageFake{from: "pulled " + image} }
-func (f imageFake) FromCheckoutDockerfile(dockerfile string) pipeline.Container {
+func (f imageFake) From(image string) stagerun.Container { return imageFake{from: "pulled " + image} }
+func (f imageFake) FromCheckoutDockerfile(dockerfile string) stagerun.Container {
 	return imageFake{from: "built " + dockerfile, buildErr: f.buildErr}
 }
-func (f imageFake) Stat(context.Context, string) (pipeline.FileInfo, error) {
-	return pipeline.FileInfo{Type: pipeline.FileDirectory}, f.buildErr
+func (f imageFake) Stat(context.Context, string) (stagerun.FileInfo, error) {
+	return stagerun.FileInfo{Type: stagerun.FileDirectory}, f.buildErr
 }
 
 func TestEngineShardsRunCUDAShardsOnTheBuiltPRImage(t *testing.T) {
 	m, _ := report.NewMasker(nil)
 	var from []string
-	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m,
-		Run: func(_ context.Context, c pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	e := &EngineShards{Container: func() stagerun.Container { return imageFake{} }, Masker: m,
+		Run: func(_ context.Context, c stagerun.Container, req stagerun.Request, _ string, _ *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 			from = append(from, c.From(req.Image.Image).(imageFake).from)
-			return pipeline.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}}, pipeline.Spec{}, nil
+			return stagerun.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}}, stagerun.Spec{}, nil
 		}}
-	u := &graph.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}}
+	u := &cirun.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}}
 	run := func(image string) {
-		if o := e.RunShard(context.Background(), pipeline.Request{Image: deps.Image{Image: image}}, u); o.Result != graph.ResultSuccess {
+		if o := e.RunShard(context.Background(), stagerun.Request{Image: deps.Image{Image: image}}, u); o.Result != cirun.ResultSuccess {
 			t.Fatalf("wanted the shard to pass, got %+v", o)
 		}
 	}
@@ -61,7 +61,7 @@ func TestEngineShardsRunCUDAShardsOnTheBuiltPRImage(t *testing.T) {
 
 func TestEngineShardsFailsTheImageJobOnABrokenDockerfile(t *testing.T) {
 	m, _ := report.NewMasker(map[string]string{"WANDB_API_KEY": "secret-value-123"})
-	e := &EngineShards{Container: func() pipeline.Container {
+	e := &EngineShards{Container: func() stagerun.Container {
 		return imageFake{buildErr: errors.New("RUN step: secret-value-123 not found")}
 	}, Masker: m}
 	_, err := e.BuildImage(context.Background(), "pr-7")
@@ -73,8 +73,8 @@ func TestEngineShardsFailsTheImageJobOnABrokenDockerfile(t *testing.T) {
 // passShards passes every shard.
 type passShards struct{}
 
-func (passShards) RunShard(context.Context, pipeline.Request, *graph.Unit) graph.Outcome {
-	return graph.Outcome{Result: graph.ResultSuccess}
+func (passShards) RunShard(context.Context, stagerun.Request, *cirun.Unit) cirun.Outcome {
+	return cirun.Outcome{Result: cirun.ResultSuccess}
 }
 func (passShards) BuildImage(context.Context, string) (string, error) { return "", nil }
 
@@ -84,7 +84,7 @@ func (passShards) BuildImage(context.Context, string) (string, error) { return "
 func TestCIReadsTheDiffOnce(t *testing.T) {
 	repo := ciTree(t)
 	var calls atomic.Int32
-	req := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: graph.Host{StandIn: true}, Shards: passShards{},
+	req := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: cirun.Host{StandIn: true}, Shards: passShards{},
 		Given: Given{Diff: true}, ReadDiff: func() ([]byte, string, error) {
 			calls.Add(1)
 			time.Sleep(10 * time.Millisecond)

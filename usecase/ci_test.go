@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/testfiles"
 )
 
@@ -48,8 +48,8 @@ func ciTree(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "miles")
 	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), dir)
-	testfiles.Write(t, dir, graph.ReleaseWorkflow, releaseCut)
-	for _, wf := range graph.PRWorkflows {
+	testfiles.Write(t, dir, cirun.ReleaseWorkflow, releaseCut)
+	for _, wf := range cirun.PRWorkflows {
 		text := readTree(t, dir, wf)
 		testfiles.Write(t, dir, wf, strings.Replace(text, "  workflow_dispatch:\n", "  workflow_dispatch:\n  workflow_call:\n    inputs:\n      cadence:\n        default: release\n      image_tag:\n        default: ''\n", 1))
 	}
@@ -85,18 +85,18 @@ func TestCIEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.req.Repo, tt.req.Host = repo, graph.Host{StandIn: true}
+			tt.req.Repo, tt.req.Host = repo, cirun.Host{StandIn: true}
 			ans, err := CI(context.Background(), tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			runs, skipped := 0, 0
 			for _, j := range ans.Report.Jobs {
-				if j.Kind == graph.KindStage {
+				if j.Kind == cirun.KindStage {
 					switch j.State {
-					case graph.WouldRun:
+					case cirun.WouldRun:
 						runs++
-					case graph.Skipped:
+					case cirun.Skipped:
 						skipped++
 					}
 				}
@@ -133,19 +133,19 @@ func TestCIPool(t *testing.T) {
 		// want are "BATCH FILE SUITE GPUS RUNS_ON" of each pool unit; job
 		// is the pool job's state.
 		want []string
-		job  graph.State
+		job  cirun.State
 	}{
 		{name: "pull request, megatron on Blackwell", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-ci-megatron","run-on-blackwell"]`},
 			want: []string{
 				"1 tests/e2e/megatron/test_b200_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
 				"1 tests/e2e/megatron/test_portable_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
 				"1 tests/e2e/megatron/test_portable_four.py stage-c-4-gpu-b200 2 [b200 2gpu]",
-			}, job: graph.WouldRun},
+			}, job: cirun.WouldRun},
 		{name: "pull request, short on Blackwell: only the 4-GPU suite", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-on-blackwell","run-ci-short"]`},
 			want: []string{
 				"1 tests/e2e/short/test_b200_two.py stage-c-4-gpu-b200 2 [b200 2gpu]",
 				"1 tests/e2e/short/test_b200_one.py stage-c-4-gpu-b200 1 [b200 1gpu]",
-			}, job: graph.WouldRun},
+			}, job: cirun.WouldRun},
 		{name: "weekly cron: two batches", req: CIRequest{Event: "schedule", Schedule: "0 15 * * 6"},
 			want: []string{
 				"1 tests/e2e/long/test_b200_huge.py stage-c-8-gpu-b200 8 [b200 8gpu]",
@@ -153,18 +153,18 @@ func TestCIPool(t *testing.T) {
 				"2 tests/e2e/megatron/test_b200_eight.py stage-c-8-gpu-b200 8 [b200 8gpu]",
 				"2 tests/e2e/short/test_b200_two.py stage-c-4-gpu-b200 2 [b200 2gpu]",
 				"2 tests/e2e/short/test_b200_one.py stage-c-4-gpu-b200 1 [b200 1gpu]",
-			}, job: graph.WouldRun},
-		{name: "pull request with no label: both B200 suites skipped", req: CIRequest{Event: "pull_request", PRLabelsJSON: `[]`}, job: graph.Skipped},
+			}, job: cirun.WouldRun},
+		{name: "pull request with no label: both B200 suites skipped", req: CIRequest{Event: "pull_request", PRLabelsJSON: `[]`}, job: cirun.Skipped},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.req.Repo, tt.req.Host = repo, graph.Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
+			tt.req.Repo, tt.req.Host = repo, cirun.Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
 			ans, err := CI(context.Background(), tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			var job graph.State
+			var job cirun.State
 			for _, j := range ans.Report.Jobs {
 				if j.Batch > 0 {
 					got = append(got, fmt.Sprintf("%d %s %s %d %v", j.Batch, j.File, j.Stage, j.GPUs, j.RunsOn))
@@ -182,7 +182,7 @@ func TestCIPool(t *testing.T) {
 			if job != tt.job {
 				t.Errorf("stage-c-b200: wanted %q, got %q", tt.job, job)
 			}
-			if code := ans.Report.ExitStatus(); code != graph.ExitPassed {
+			if code := ans.Report.ExitStatus(); code != cirun.ExitPassed {
 				t.Errorf("wanted exit 0, got %d\n%s", code, ans.Report.Text())
 			}
 		})

@@ -8,8 +8,8 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // containerPlanned is the request of a stage shard whose checkout miles-ci
@@ -17,7 +17,7 @@ import (
 // stage, cadence, labels and partition as usual, no offline plan, and the
 // container's own run_suite.py --list-only as the plan the results report
 // on, with one note saying so and why.
-func containerPlanned(st policy.Stage, shards int, cadence policy.Cadence, labels []string, matchAll bool, id int, ahead *policy.AheadError) pipeline.Request {
+func containerPlanned(st policy.Stage, shards int, cadence policy.Cadence, labels []string, matchAll bool, id int, ahead *policy.AheadError) stagerun.Request {
 	r := planRequest(st, shards, cadence, labels, matchAll, id)
 	plan := &policy.Plan{HW: r.HW, Suite: r.Suite, Cadence: r.Cadence, Partition: r.Partition,
 		IncludeLabels: []string{}, Enabled: []policy.PlannedTest{}, Skipped: []policy.SkippedTest{}}
@@ -26,7 +26,7 @@ func containerPlanned(st policy.Stage, shards int, cadence policy.Cadence, label
 		where += ":" + strconv.Itoa(ahead.Line)
 	}
 	why := "miles-ci's offline plan was not available (" + where + ": " + ahead.Error() + ")"
-	return pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: matchAll, PlanUnavailable: why,
+	return stagerun.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: matchAll, PlanUnavailable: why,
 		Notes: []string{why + "; the container's own run_suite.py --list-only is the plan"}}
 }
 

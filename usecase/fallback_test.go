@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/internal/testfiles"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestStageOfCheckoutAheadOfMilesCI: a stage run of a checkout miles-ci
@@ -34,7 +34,7 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 	if req.Plan == nil || req.Plan.Partition == nil || req.Plan.Partition.ID != 1 || req.Plan.Partition.Size != 3 || len(req.Plan.Enabled) != 0 {
 		t.Errorf("wanted a plan naming shard 1 of 3 and no files, got %+v", req.Plan)
 	}
-	spec, err := pipeline.Build(req)
+	spec, err := stagerun.Build(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 	}
 	var plan []string
 	for _, s := range spec.Steps {
-		if s.Role == pipeline.RolePlan {
+		if s.Role == stagerun.RolePlan {
 			plan = s.Argv
 		}
 	}

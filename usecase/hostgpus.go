@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +36,7 @@ var (
 // node (what a container needs to reach them). The first vendor that lists a
 // GPU gives the host's devices. A host with none, or whose tools fail, is an
 // error naming each tool tried and what it said; the caller adds the way
-// around it (graph.ParseHost: give the devices, or none).
+// around it (cirun.ParseHost: give the devices, or none).
 func DetectGPUs(ctx context.Context) ([]hostgpu.Device, error) {
 	return detectGPUs(ctx, "/dev")
 }
@@ -155,15 +155,15 @@ func present(ok bool) string {
 
 // DetectedGPUs are DetectGPUs' devices as the graph schedules them: each id
 // with its model (a host whose GPU names no known model has its kinds
-// unchecked, graph.ParseHost).
-func DetectedGPUs(ctx context.Context) ([]graph.Detected, error) {
+// unchecked, cirun.ParseHost).
+func DetectedGPUs(ctx context.Context) ([]cirun.Detected, error) {
 	devs, err := DetectGPUs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]graph.Detected, 0, len(devs))
+	out := make([]cirun.Detected, 0, len(devs))
 	for _, d := range devs {
-		out = append(out, graph.Detected{ID: d.ID, Model: d.Model})
+		out = append(out, cirun.Detected{ID: d.ID, Model: d.Model})
 	}
 	return out, nil
 }

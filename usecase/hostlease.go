@@ -6,18 +6,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // HostLock is the host lock of this machine (rules §14.3) in dir
-// (hostlock.DefaultDir when ""), as a run's graph.Leaser: it leases the
+// (hostlock.DefaultDir when ""), as a run's cirun.Leaser: it leases the
 // devices of the hosts whose engine runs here (the local engine, or a
 // unix:// socket), and none of a remote host, whose GPUs another
 // machine's processes share.
-func HostLock(dir string, args []string) graph.Leaser {
+func HostLock(dir string, args []string) cirun.Leaser {
 	if dir == "" {
 		dir = hostlock.DefaultDir()
 	}
@@ -35,9 +35,9 @@ func who(args []string) string {
 
 type localLeaser struct{ l *hostlock.Lock }
 
-func (x localLeaser) TryLease(h graph.Host, devs []string) (func(), graph.Held, bool, error) {
+func (x localLeaser) TryLease(h cirun.Host, devs []string) (func(), cirun.Held, bool, error) {
 	if h.Engine != "" && !strings.HasPrefix(h.Engine, "unix://") {
-		return func() {}, graph.Held{}, true, nil
+		return func() {}, cirun.Held{}, true, nil
 	}
 	return x.l.TryLease(h, devs)
 }
@@ -49,7 +49,7 @@ const LeaseRetry = time.Second
 // Lease holds devs of host h in the lock until release, as `run` holds its
 // shard's GPUs: it waits while another process holds some, telling
 // waiting who (on each change), until ctx ends.
-func Lease(ctx context.Context, l graph.Leaser, h graph.Host, devs []string, waiting func(graph.Held)) (release func(), err error) {
+func Lease(ctx context.Context, l cirun.Leaser, h cirun.Host, devs []string, waiting func(cirun.Held)) (release func(), err error) {
 	last := ""
 	tick := time.NewTicker(LeaseRetry)
 	defer tick.Stop()
@@ -75,20 +75,20 @@ func Lease(ctx context.Context, l graph.Leaser, h graph.Host, devs []string, wai
 
 // ReadHosts reads a --hosts file (rules §14): its hosts, with this
 // machine's GPUs (detect) where a local host gives gpus: all.
-func ReadHosts(path string, detect func() ([]graph.Detected, error)) ([]graph.Host, error) {
+func ReadHosts(path string, detect func() ([]cirun.Detected, error)) ([]cirun.Host, error) {
 	data, err := fsinput.ReadFile(path, fsinput.HostsFile)
 	if err != nil {
 		return nil, fmt.Errorf("--hosts: %w", err)
 	}
-	return graph.ParseHosts(path, data, detect)
+	return cirun.ParseHosts(path, data, detect)
 }
 
 // ParseSubstitutes reads --substitute values; a model substituted twice is
 // an error.
-func ParseSubstitutes(values []string) ([]graph.Substitute, error) {
-	var out []graph.Substitute
+func ParseSubstitutes(values []string) ([]cirun.Substitute, error) {
+	var out []cirun.Substitute
 	for _, v := range values {
-		s, err := graph.ParseSubstitute(v)
+		s, err := cirun.ParseSubstitute(v)
 		if err != nil {
 			return nil, err
 		}
@@ -106,8 +106,8 @@ func ParseSubstitutes(values []string) ([]graph.Substitute, error) {
 // (rules §14.3), and the host as far as it is known: its visible devices
 // where given, else the ids its --gpus lists, else (all) every device the
 // host shows; none with --gpus none and no visible devices.
-func RunDevices(req pipeline.Request, detect func() ([]graph.Detected, error)) (graph.Host, []string) {
-	var h graph.Host
+func RunDevices(req stagerun.Request, detect func() ([]cirun.Detected, error)) (cirun.Host, []string) {
+	var h cirun.Host
 	if found, err := detect(); err == nil {
 		for _, d := range found {
 			h.Devices = append(h.Devices, d.ID)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/radixark/miles-ci/graph"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestEngineShardsCountLayerPullsAndBuilds: every shard's request carries
@@ -15,17 +15,17 @@ import (
 // from it and built.
 func TestEngineShardsCountLayerPullsAndBuilds(t *testing.T) {
 	m, _ := report.NewMasker(nil)
-	sources := []pipeline.LayerSource{pipeline.LayersBuilt, pipeline.LayersPulled, pipeline.LayersPulled}
+	sources := []stagerun.LayerSource{stagerun.LayersBuilt, stagerun.LayersPulled, stagerun.LayersPulled}
 	var registries []string
-	e := &EngineShards{Container: func() pipeline.Container { return imageFake{} }, Masker: m, CacheRegistry: "127.0.0.1:5000/miles-ci/layers",
-		Run: func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	e := &EngineShards{Container: func() stagerun.Container { return imageFake{} }, Masker: m, CacheRegistry: "127.0.0.1:5000/miles-ci/layers",
+		Run: func(_ context.Context, _ stagerun.Container, req stagerun.Request, _ string, _ *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 			registries = append(registries, req.CacheRegistry)
-			res := pipeline.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}, Layers: pipeline.Layers{Source: sources[len(registries)-1]}}
-			return res, pipeline.Spec{Image: "radixark/miles:dev"}, nil
+			res := stagerun.Result{Summary: report.Summary{Verdict: report.Passed, Passed: true}, Layers: stagerun.Layers{Source: sources[len(registries)-1]}}
+			return res, stagerun.Spec{Image: "radixark/miles:dev"}, nil
 		}}
 	for i := range sources {
-		u := &graph.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}, Shard: i}
-		if o := e.RunShard(context.Background(), pipeline.Request{}, u); o.Result != graph.ResultSuccess {
+		u := &cirun.Unit{Stage: &policy.Stage{Name: "stage-b-2-gpu-h200"}, Shard: i}
+		if o := e.RunShard(context.Background(), stagerun.Request{}, u); o.Result != cirun.ResultSuccess {
 			t.Fatalf("wanted shard %d to pass, got %+v", i, o)
 		}
 	}
@@ -34,7 +34,7 @@ func TestEngineShardsCountLayerPullsAndBuilds(t *testing.T) {
 			t.Errorf("wanted every shard's request to carry the cache registry, got %q", registries)
 		}
 	}
-	res, err := e.Results(&graph.Report{}, &graph.Graph{})
+	res, err := e.Results(&cirun.Report{}, &cirun.Graph{})
 	if err != nil {
 		t.Fatal(err)
 	}

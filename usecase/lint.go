@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -17,7 +17,7 @@ type LintAnswer struct {
 	Tables []policy.Origin `json:"tables"`
 	// NotModelled are the workflow jobs miles-ci does not run (ci names them
 	// too); they are reported, not counted as drift.
-	NotModelled []graph.Gap `json:"not_modelled"`
+	NotModelled []cirun.Gap `json:"not_modelled"`
 	Messages    []Message   `json:"-"`
 	// summary is the last line of the text: what agrees, or how many drifts.
 	summary string
@@ -76,9 +76,9 @@ func Lint(repo, shown string) (LintAnswer, error) {
 	if err != nil {
 		return ans, err
 	}
-	ans.NotModelled = graph.Gaps(wfs, tables.Roster)
+	ans.NotModelled = cirun.Gaps(wfs, tables.Roster)
 	if ans.NotModelled == nil {
-		ans.NotModelled = []graph.Gap{}
+		ans.NotModelled = []cirun.Gap{}
 	}
 	if ans.OK() {
 		ans.summary = fmt.Sprintf("no drift: %d suites, %d stages, %d labels, %d registrations agree",

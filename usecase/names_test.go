@@ -3,7 +3,7 @@ package usecase
 import (
 	"context"
 	"errors"
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"strings"
 	"testing"
 
@@ -152,7 +152,7 @@ func messagesContain(msgs []Message, text string) bool {
 // TestCIHostDryRunStandIns: a dry run without --gpus on a host with no GPU
 // plans for stand-ins and says so; given --gpus, or a real run, it does not.
 func TestCIHostDryRunStandIns(t *testing.T) {
-	none := func() ([]graph.Detected, error) { return nil, nil }
+	none := func() ([]cirun.Detected, error) { return nil, nil }
 	h, msgs, err := CIHost("", false, true, none)
 	if err != nil || !h.StandIn || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "plans every GPU shard for stand-ins, as --gpus none") {
 		t.Errorf("wanted stand-ins with a notice, got %+v %v %v", h, msgs, err)
@@ -163,8 +163,8 @@ func TestCIHostDryRunStandIns(t *testing.T) {
 	if _, _, err := CIHost("all", true, true, none); err == nil {
 		t.Error("wanted --gpus all on a host with no GPU to fail, as asked")
 	}
-	h, msgs, err = CIHost("", false, true, func() ([]graph.Detected, error) {
-		return []graph.Detected{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
+	h, msgs, err = CIHost("", false, true, func() ([]cirun.Detected, error) {
+		return []cirun.Detected{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
 	})
 	if err != nil || h.StandIn || len(msgs) != 0 {
 		t.Errorf("wanted the host's 4 GPUs, got %+v %v %v", h, msgs, err)

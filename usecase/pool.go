@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // PoolInputs are what `plan --pool` is given: one b200_plan.py invocation
@@ -102,7 +102,7 @@ func poolSuitesOf(t *policy.Tables, stage string) []string {
 // count (the first N devices unless --gpus names others), one after the
 // other. The cadence and labels select the pool's files as the job's
 // planner does.
-func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
+func PoolBatch(in Inputs, n int) ([]stagerun.Request, policy.PoolBatch, error) {
 	in, err := withPR(in)
 	if err != nil {
 		return nil, policy.PoolBatch{}, err
@@ -137,7 +137,7 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 	if err != nil {
 		return nil, policy.PoolBatch{}, err
 	}
-	var reqs []pipeline.Request
+	var reqs []stagerun.Request
 	for _, j := range batch.Jobs {
 		req, err := poolFileRequest(in, tables, func(string) (*policy.Registry, error) { return reg, nil }, j)
 		if err != nil {
@@ -151,7 +151,7 @@ func PoolBatch(in Inputs, n int) ([]pipeline.Request, policy.PoolBatch, error) {
 // poolFileRequest is the run of one pool job: its file alone, as File plans
 // it, in its container with its own GPU count (the first N devices unless
 // --gpus or the visible devices say otherwise).
-func poolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (pipeline.Request, error) {
+func poolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (stagerun.Request, error) {
 	one := in
 	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
 	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0
@@ -160,11 +160,11 @@ func poolFileRequest(in Inputs, tables *policy.Tables, registry func(root string
 		one.GPUs = firstDevices(j.NumGPUs)
 	}
 	if err := checkFileInputs(one); err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	req, err := fileOf(one, tables, registry)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	// The job runs where the pool put it, as the batch workflow passes its
 	// runs_on, num_gpus and --suite: a test dispatched from a Hopper home

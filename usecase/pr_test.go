@@ -10,8 +10,8 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/github/githubtest"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 var (
@@ -76,7 +76,7 @@ func TestStageFromPR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, err := pipeline.Build(req)
+			spec, err := stagerun.Build(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestStageFromPR(t *testing.T) {
 	}
 }
 
-func runEnv(spec pipeline.Spec, name string) string {
+func runEnv(spec stagerun.Spec, name string) string {
 	for _, e := range spec.RunEnv {
 		if e.Name == name {
 			return e.Value
@@ -117,7 +117,7 @@ func TestFileFromPR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := pipeline.Build(req)
+	spec, err := stagerun.Build(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/report"
@@ -37,7 +37,7 @@ type ReportAnswer struct {
 	// nil for a ci run's folder.
 	Summary *report.Summary
 	// CI is a ci run's summary.json (every job), nil for a stage run's.
-	CI *graph.Report
+	CI *cirun.Report
 	// Markdown is the step summary; Text the lines for a person.
 	Markdown, Text string
 }
@@ -59,7 +59,7 @@ func Report(r ReportRequest) (ReportAnswer, error) {
 	}
 	if data, ok := ciSummary(r.Results); ok {
 		name := filepath.Join(r.Results, "summary.json")
-		rep, err := graph.ParseReport(name, data)
+		rep, err := cirun.ParseReport(name, data)
 		if err != nil {
 			return ReportAnswer{}, err
 		}
@@ -98,7 +98,7 @@ func pageLine(dir string) string {
 
 // ciSummary is dir's summary.json when it is a ci run's (it lists jobs).
 func ciSummary(dir string) ([]byte, bool) {
-	data, err := fsinput.ReadFile(filepath.Join(dir, "summary.json"), fsinput.Kind{Name: "a summary.json", Max: graph.MaxReportSize})
+	data, err := fsinput.ReadFile(filepath.Join(dir, "summary.json"), fsinput.Kind{Name: "a summary.json", Max: cirun.MaxReportSize})
 	return data, err == nil && bytes.Contains(data, []byte(`"jobs"`))
 }
 
@@ -108,20 +108,20 @@ func ciSummary(dir string) ([]byte, bool) {
 func ciReport(prev *PreviousRun) (ReportAnswer, error) {
 	rep := prev.Report
 	if rep.Run != nil {
-		rep.Event = graph.Event{Name: rep.Run.Event, Schedule: rep.Run.Schedule}
+		rep.Event = cirun.Event{Name: rep.Run.Event, Schedule: rep.Run.Schedule}
 	}
 	var fails []ShardFailure
 	for _, j := range rep.Jobs {
 		dir := j.ResultsDir()
-		if j.State != graph.Failed || dir == "" {
+		if j.State != cirun.Failed || dir == "" {
 			continue
 		}
 		shard := filepath.Join(prev.Dir, filepath.FromSlash(dir))
 		s, _ := report.ReadResults(shard)
-		log, _ := fsinput.ReadFile(filepath.Join(shard, pipeline.RunLogFile), fsinput.Kind{Name: "a run.log", Max: pipeline.MaxLogBytes + 4096})
+		log, _ := fsinput.ReadFile(filepath.Join(shard, stagerun.RunLogFile), fsinput.Kind{Name: "a run.log", Max: stagerun.MaxLogBytes + 4096})
 		fails = append(fails, shardFailure(j, dir, s, string(log)))
 	}
-	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, pipeline.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: graph.MaxReportSize})
+	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, stagerun.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: cirun.MaxReportSize})
 	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails) + pageLine(prev.Dir)}, nil
 }
 
@@ -138,7 +138,7 @@ func FailuresText(results string, fs []ShardFailure) string {
 		for _, l := range f.Tail {
 			b.WriteString("    | " + l + "\n")
 		}
-		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), pipeline.RunLogFile))
+		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), stagerun.RunLogFile))
 	}
 	return b.String()
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // ImageRequest is what `image` is given: the workflow's backend and the
@@ -250,11 +250,11 @@ func (r *BranchCutRequest) Validate() error {
 
 // BranchCut writes the release-lock.json of a branch cut: the dependency
 // branch heads resolved now (on c), the image tag.
-func BranchCut(ctx context.Context, c pipeline.Container, r BranchCutRequest, nonce string) (string, error) {
+func BranchCut(ctx context.Context, c stagerun.Container, r BranchCutRequest, nonce string) (string, error) {
 	if err := r.Validate(); err != nil {
 		return "", err
 	}
-	commits, err := pipeline.ResolveBranches(ctx, c, r.SGLangRef, r.MegatronRef, nonce)
+	commits, err := stagerun.ResolveBranches(ctx, c, r.SGLangRef, r.MegatronRef, nonce)
 	if err != nil {
 		return "", err
 	}

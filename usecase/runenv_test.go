@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestGitHubFromEnv checks the facts come from the environment of an
@@ -17,7 +17,7 @@ func TestGitHubFromEnv(t *testing.T) {
 	}
 	getenv := func(k string) string { return vars[k] }
 	local, err := GitHubFromEnv(getenv)
-	if err != nil || local != (pipeline.GitHubRun{}) {
+	if err != nil || local != (stagerun.GitHubRun{}) {
 		t.Errorf("wanted no facts outside Actions, got %+v, %v", local, err)
 	}
 	vars["GITHUB_ACTIONS"] = "true"
@@ -25,7 +25,7 @@ func TestGitHubFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []pipeline.EnvVar{{Name: "GITHUB_REF", Value: "refs/pull/42/merge"}, {Name: "GITHUB_EVENT_NAME", Value: "pull_request"},
+	want := []stagerun.EnvVar{{Name: "GITHUB_REF", Value: "refs/pull/42/merge"}, {Name: "GITHUB_EVENT_NAME", Value: "pull_request"},
 		{Name: "GITHUB_RUN_ID", Value: "16273849506"}, {Name: "GITHUB_RUN_ATTEMPT", Value: "1"}}
 	if !slices.Equal(g.Env(), want) {
 		t.Errorf("wanted %v, got %v", want, g.Env())

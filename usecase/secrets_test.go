@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestForkGetsNoSecrets holds "a fork gets no secrets" to its one place:
@@ -14,8 +14,8 @@ import (
 // in internal/layering holds the front ends to only passing the fact.)
 func TestForkGetsNoSecrets(t *testing.T) {
 	pr, forkPR := fetch(t, 2874, true), fetch(t, 2901, true)
-	stage := func(in Inputs) func(*testing.T) pipeline.Request {
-		return func(t *testing.T) pipeline.Request {
+	stage := func(in Inputs) func(*testing.T) stagerun.Request {
+		return func(t *testing.T) stagerun.Request {
 			in.Repo = milesRepo
 			req, err := Stage(in)
 			if err != nil {
@@ -24,8 +24,8 @@ func TestForkGetsNoSecrets(t *testing.T) {
 			return req
 		}
 	}
-	file := func(in Inputs) func(*testing.T) pipeline.Request {
-		return func(t *testing.T) pipeline.Request {
+	file := func(in Inputs) func(*testing.T) stagerun.Request {
+		return func(t *testing.T) stagerun.Request {
 			in.Repo, in.File = milesRepo, "tests/e2e/megatron/test_glm4_9b.py"
 			req, err := File(in)
 			if err != nil {
@@ -36,7 +36,7 @@ func TestForkGetsNoSecrets(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		request func(*testing.T) pipeline.Request
+		request func(*testing.T) stagerun.Request
 		fork    bool
 		secrets []string // the spec's; every run is handed all three otherwise
 	}{
@@ -45,8 +45,8 @@ func TestForkGetsNoSecrets(t *testing.T) {
 		{name: "file run, --fork", request: file(Inputs{Fork: true}), fork: true},
 		{name: "file run, a fork's PR", request: file(Inputs{PR: forkPR}), fork: true},
 		{name: "stage run, a same-repo PR", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), PR: pr}),
-			secrets: []string{pipeline.SecretWandb, pipeline.SecretNeon}},
-		{name: "CPU stage run", request: stage(Inputs{Stage: "stage-b-cpu"}), secrets: []string{pipeline.SecretHF}},
+			secrets: []string{stagerun.SecretWandb, stagerun.SecretNeon}},
+		{name: "CPU stage run", request: stage(Inputs{Stage: "stage-b-cpu"}), secrets: []string{stagerun.SecretHF}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestForkGetsNoSecrets(t *testing.T) {
 			if req.Fork != tt.fork {
 				t.Fatalf("wanted fork %t, got %t", tt.fork, req.Fork)
 			}
-			spec, err := pipeline.Build(req)
+			spec, err := stagerun.Build(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,11 +90,11 @@ func TestForkGetsNoSecrets(t *testing.T) {
 	}
 }
 
-// handed is what pipeline.HandedSecrets gives a session when the caller has
+// handed is what stagerun.HandedSecrets gives a session when the caller has
 // every secret; for a fork no value may even be looked up.
 func handed(t *testing.T, fork bool) map[string]string {
 	t.Helper()
-	return pipeline.HandedSecrets(fork, func(name string) (string, bool) {
+	return stagerun.HandedSecrets(fork, func(name string) (string, bool) {
 		if fork {
 			t.Errorf("%s was read for a fork's run", name)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // plannings counts the stage plannings of this process (planStage and
@@ -26,7 +26,7 @@ type StagePlan struct {
 	// Count is the stage's shard count under the run's cadence (0 or 1: unsharded).
 	Count int `json:"count"`
 	// Shards are the requests of every shard, in order (one when unsharded).
-	Shards []pipeline.Request `json:"-"`
+	Shards []stagerun.Request `json:"-"`
 	// Wire is Shards as Encode writes them.
 	Wire []wireRequest `json:"shards"`
 }
@@ -52,9 +52,9 @@ func PlanStage(in Inputs) (StagePlan, error) {
 
 // Shard is the request of shard id, checked against the stage's shard count
 // as Stage checks it.
-func (p StagePlan) Shard(id int) (pipeline.Request, error) {
+func (p StagePlan) Shard(id int) (stagerun.Request, error) {
 	if err := CheckShard(p.Stage, p.Count, &id); err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	return p.Shards[id], nil
 }
@@ -96,7 +96,7 @@ func DecodeStagePlan(s string) (StagePlan, error) {
 
 // PlanFile builds the request of a single-file run (File), as a string for an
 // object's field; DecodeRequest reads it back.
-func PlanFile(in Inputs) (pipeline.Request, string, error) {
+func PlanFile(in Inputs) (stagerun.Request, string, error) {
 	req, err := File(in)
 	if err != nil {
 		return req, "", err
@@ -106,7 +106,7 @@ func PlanFile(in Inputs) (pipeline.Request, string, error) {
 }
 
 // DecodeRequest reads a request that PlanFile encoded.
-func DecodeRequest(s string) (pipeline.Request, error) {
+func DecodeRequest(s string) (stagerun.Request, error) {
 	var w wireRequest
 	err := decodeJSON(s, &w)
 	return w.request(), err
@@ -116,7 +116,7 @@ func DecodeRequest(s string) (pipeline.Request, error) {
 // the fields miles-ci's --json output leaves out (tagged "-"), so that the
 // request read back is the one built (TestPlanStageIsStage holds the two equal).
 type wireRequest struct {
-	Request pipeline.Request `json:"request"`
+	Request stagerun.Request `json:"request"`
 	// Implicit is, for each enabled test of the plan, whether it is
 	// registered by convention (policy.PlannedTest.Implicit).
 	Implicit       []bool         `json:"implicit"`
@@ -125,7 +125,7 @@ type wireRequest struct {
 	Unmodeled      []policy.Drift `json:"unmodeled"`
 }
 
-func toWire(r pipeline.Request) wireRequest {
+func toWire(r stagerun.Request) wireRequest {
 	w := wireRequest{Request: r, Unmodeled: r.Steps.Unmodeled}
 	if p := r.Plan; p != nil {
 		w.BypassFastfail, w.Warnings = p.BypassFastfail, p.Warnings
@@ -136,7 +136,7 @@ func toWire(r pipeline.Request) wireRequest {
 	return w
 }
 
-func (w wireRequest) request() pipeline.Request {
+func (w wireRequest) request() stagerun.Request {
 	r := w.Request
 	r.Steps.Unmodeled = w.Unmodeled
 	if p := r.Plan; p != nil {

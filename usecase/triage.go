@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/radixark/miles-ci/graph"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/report/htmlpage"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/triage"
 )
 
@@ -50,17 +50,17 @@ type TriageRequest struct {
 }
 
 // FromFork says whether the head is a pull request from a fork (given, or
-// the PR read): its attempts are handed no secrets (pipeline.HandedSecrets).
+// the PR read): its attempts are handed no secrets (stagerun.HandedSecrets).
 func (r TriageRequest) FromFork() bool { return r.Head.Fork || (r.Head.PR != nil && r.Head.PR.Fork) }
 
 // TriageRunner runs a triage's attempts on an engine.
 type TriageRunner interface {
 	// Resolve resolves the moving dependency refs of a request to commits
-	// (pipeline.Resolve), once for the whole triage.
-	Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error)
+	// (stagerun.Resolve), once for the whole triage.
+	Resolve(ctx context.Context, req stagerun.Request, nonce string) (stagerun.Request, error)
 	// Run runs a single-file request on the checkout at repo (the head's
 	// or the base's), as file-run does.
-	Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error)
+	Run(ctx context.Context, repo string, req stagerun.Request, nonce string) (stagerun.Result, error)
 }
 
 // MaxTriageAttempts bounds --attempts.
@@ -95,7 +95,7 @@ type TriageAttempt struct {
 	// Summary and Files are the attempt's results (nil and none when it
 	// could not run).
 	Summary *report.Summary       `json:"-"`
-	Files   []pipeline.ResultFile `json:"-"`
+	Files   []stagerun.ResultFile `json:"-"`
 }
 
 // TriageFile is one file's verdict.
@@ -186,7 +186,7 @@ func (t *triageRun) file(ctx context.Context, file string) TriageFile {
 			base.Image = head.Image
 		}
 	}
-	limit := time.Duration(pipeline.StageTimeoutMinutes(head.Stage.Backend)) * time.Minute
+	limit := time.Duration(stagerun.StageTimeoutMinutes(head.Stage.Backend)) * time.Minute
 	var used time.Duration
 	for {
 		d := triage.Decide(attemptsOf(out.Attempts), r.Attempts)
@@ -253,7 +253,7 @@ func (t *triageRun) file(ctx context.Context, file string) TriageFile {
 		if err == nil {
 			sum := res.Summary
 			a.Summary, a.Files = &sum, res.Files
-			if slices.ContainsFunc(res.Files, func(f pipeline.ResultFile) bool { return f.Name == "run.log" }) {
+			if slices.ContainsFunc(res.Files, func(f stagerun.ResultFile) bool { return f.Name == "run.log" }) {
 				a.Log = filepath.Join(r.Out, filepath.FromSlash(a.Dir), "run.log")
 			}
 		}
@@ -285,14 +285,14 @@ func slug(file string) string {
 // (FILE_SLUG/SIDE-N/, as file-run --results writes it), triage.json,
 // step-summary.md (both masked by the caller) and report.html, the
 // verdict table masked with m.
-func (a TriageAnswer) ResultFiles(markdown string, json []byte, m *report.Masker) ([]pipeline.ResultFile, error) {
-	var out []pipeline.ResultFile
+func (a TriageAnswer) ResultFiles(markdown string, json []byte, m *report.Masker) ([]stagerun.ResultFile, error) {
+	var out []stagerun.ResultFile
 	page := htmlpage.Triage{Session: a.Session, Head: a.Head, Base: a.Base, Mask: m.Mask}
 	for _, f := range a.Files {
 		pf := htmlpage.TriageFile{File: f.File, Decision: f.Decision}
 		for _, at := range f.Attempts {
 			for _, rf := range at.Files {
-				out = append(out, pipeline.ResultFile{Name: at.Dir + "/" + rf.Name, Data: rf.Data})
+				out = append(out, stagerun.ResultFile{Name: at.Dir + "/" + rf.Name, Data: rf.Data})
 			}
 			pf.Attempts = append(pf.Attempts, htmlpage.TriageAttempt{Attempt: at.Attempt, Dir: at.Dir})
 		}
@@ -302,8 +302,8 @@ func (a TriageAnswer) ResultFiles(markdown string, json []byte, m *report.Masker
 	if err != nil {
 		return nil, err
 	}
-	return append(out, pipeline.ResultFile{Name: "triage.json", Data: string(json)}, pipeline.ResultFile{Name: "step-summary.md", Data: markdown},
-		pipeline.ResultFile{Name: htmlpage.FileName, Data: string(html)}), nil
+	return append(out, stagerun.ResultFile{Name: "triage.json", Data: string(json)}, stagerun.ResultFile{Name: "step-summary.md", Data: markdown},
+		stagerun.ResultFile{Name: htmlpage.FileName, Data: string(html)}), nil
 }
 
 // FailedFiles are the failed test files of a run's results folder, in
@@ -313,7 +313,7 @@ func FailedFiles(dir string) ([]string, error) {
 	var sums []*report.Summary
 	if prev, err := ReadPreviousRun(dir); err == nil {
 		for _, j := range prev.Report.Jobs {
-			if j.State != graph.Failed || j.Stage == "" {
+			if j.State != cirun.Failed || j.Stage == "" {
 				continue
 			}
 			shard := 0

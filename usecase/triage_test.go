@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/testfiles"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/triage"
 )
 
@@ -23,17 +23,17 @@ type plantedRunner struct {
 	base    string
 	mu      sync.Mutex
 	runs    []string
-	commits []pipeline.Commits
+	commits []stagerun.Commits
 	cost    time.Duration
 	clock   *fakeClock
 }
 
-func (p *plantedRunner) Resolve(_ context.Context, req pipeline.Request, _ string) (pipeline.Request, error) {
-	req.Commits = pipeline.Commits{SGLang: strings.Repeat("a", 40), Megatron: strings.Repeat("b", 40)}
+func (p *plantedRunner) Resolve(_ context.Context, req stagerun.Request, _ string) (stagerun.Request, error) {
+	req.Commits = stagerun.Commits{SGLang: strings.Repeat("a", 40), Megatron: strings.Repeat("b", 40)}
 	return req, nil
 }
 
-func (p *plantedRunner) Run(_ context.Context, repo string, req pipeline.Request, _ string) (pipeline.Result, error) {
+func (p *plantedRunner) Run(_ context.Context, repo string, req stagerun.Request, _ string) (stagerun.Result, error) {
 	side := "head"
 	if repo == p.base {
 		side = "base"
@@ -60,7 +60,7 @@ func (p *plantedRunner) Run(_ context.Context, repo string, req pipeline.Request
 	if fail {
 		sum = report.Summary{Verdict: report.Failed, Tests: []report.TestResult{{File: file, Status: report.Fail}}}
 	}
-	return pipeline.Result{Summary: sum, Files: []pipeline.ResultFile{{Name: "run.log", Data: side}}}, nil
+	return stagerun.Result{Summary: sum, Files: []stagerun.ResultFile{{Name: "run.log", Data: side}}}, nil
 }
 
 type fakeClock struct {

@@ -1,8 +1,8 @@
 package usecase
 
 import (
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/graph"
 )
 
 // TriggerFacts are what triggered a run, as the caller gave them: the event,
@@ -27,7 +27,7 @@ func (f TriggerFacts) FromPR(pr *github.PR, given Given) TriggerFacts {
 		return f
 	}
 	if !given.Event {
-		f.Event = graph.EventPullRequest
+		f.Event = cirun.EventPullRequest
 	}
 	if !given.PRLabels {
 		f.PRLabelsJSON = pr.LabelsJSON()

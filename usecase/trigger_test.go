@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -46,14 +46,14 @@ func TestEveryCommandFillsFromPROneWay(t *testing.T) {
 	pr := &github.PR{Number: 7, State: "open", Labels: []string{"run-ci-megatron"}}
 	repo := filepath.Join("..", "testdata", "miles")
 	trig := PRTrigger(policy.Trigger{Event: "push", PRLabelsJSON: `["from-env"]`}, pr, Given{})
-	ev, err := ciEvent(CIRequest{Repo: repo, Event: "push", PRLabelsJSON: `["from-env"]`, PR: pr, Host: graph.Host{StandIn: true}})
+	ev, err := ciEvent(CIRequest{Repo: repo, Event: "push", PRLabelsJSON: `["from-env"]`, PR: pr, Host: cirun.Host{StandIn: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if trig.Event != ev.Name || trig.PRLabelsJSON != labelsJSON(ev.Labels) {
 		t.Errorf("wanted policy and ci to read the PR alike, got %s %s and %s %v", trig.Event, trig.PRLabelsJSON, ev.Name, ev.Labels)
 	}
-	if _, err := CI(context.Background(), CIRequest{Repo: repo, PR: pr, Host: graph.Host{StandIn: true}}); err != nil {
+	if _, err := CI(context.Background(), CIRequest{Repo: repo, PR: pr, Host: cirun.Host{StandIn: true}}); err != nil {
 		t.Errorf("wanted a ci dry run of the PR, got %v", err)
 	}
 }

@@ -3,7 +3,7 @@
 // one request type per command, validated here, then one call. They are the
 // questions (Plan, Policy, Explain, Stages, Image, Deps, Lint, Verify), one
 // shard's run (Stage, File: what a front end is given turned into a
-// pipeline.Request, and every roster lookup of a run), and the whole graph
+// stagerun.Request, and every roster lookup of a run), and the whole graph
 // (CI, with EngineShards running its shards). The runtime history's use
 // cases are usecase/runhistory, which only the command imports.
 package usecase
@@ -15,8 +15,8 @@ import (
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // Inputs are the facts of one run, as flags or function arguments give them.
@@ -54,7 +54,7 @@ type Inputs struct {
 	Fork bool
 	// GitHub is the facts of the GitHub Actions run (GitHubFromArgs,
 	// GitHubFromEnv); empty for a local run.
-	GitHub pipeline.GitHubRun
+	GitHub stagerun.GitHubRun
 	// Release is the lockfile of a release run (cadence release, its refs and image).
 	Release *deps.Lock
 
@@ -244,7 +244,7 @@ func CheckShard(st policy.Stage, shards int, shard *int) error {
 }
 
 // Stage builds the request of one stage shard.
-func Stage(in Inputs) (pipeline.Request, error) {
+func Stage(in Inputs) (stagerun.Request, error) {
 	_, reqs, err := planStage(in, func(st policy.Stage, shards int) ([]int, error) {
 		if err := CheckShard(st, shards, in.Shard); err != nil {
 			return nil, err
@@ -255,7 +255,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 		return []int{0}, nil
 	})
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	return reqs[0], nil
 }
@@ -263,7 +263,7 @@ func Stage(in Inputs) (pipeline.Request, error) {
 // planStage plans a stage once: it reads the checkout's tables and registry
 // and builds the request of each shard ids picks (from the stage and its
 // shard count). Stage picks one shard, PlanStage every one.
-func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) (int, []pipeline.Request, error) {
+func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
 	in, err := withPR(in)
 	if err != nil {
 		return 0, nil, err
@@ -277,7 +277,7 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 
 // planStageOf is planStage on tables already read, with the registry
 // registry loads (a ci run reads both once for all its stages).
-func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []pipeline.Request, error) {
+func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
 	plannings.Add(1)
 	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
@@ -301,7 +301,7 @@ func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Regi
 	if err != nil && !errors.As(err, &ahead) {
 		return 0, nil, err
 	}
-	var reqs []pipeline.Request
+	var reqs []stagerun.Request
 	for _, id := range picked {
 		req, err := shardRequest(in, tables, reg, ahead, st, shards, cadence, labels, id)
 		if err != nil {
@@ -318,7 +318,7 @@ func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Regi
 // shardRequest is the request of shard id of a stage planned by planStage;
 // with ahead (a checkout ahead of miles-ci, reg then nil) the container's own
 // --list-only plans it.
-func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead *policy.AheadError, st policy.Stage, shards int, cadence policy.Cadence, labels []string, id int) (pipeline.Request, error) {
+func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead *policy.AheadError, st policy.Stage, shards int, cadence policy.Cadence, labels []string, id int) (stagerun.Request, error) {
 	if ahead != nil {
 		req := containerPlanned(st, shards, cadence, labels, in.MatchAllLabels, id, ahead)
 		req.Steps, req.TimeoutMinutes = tables.RunSteps, in.TimeoutMinutes
@@ -326,13 +326,13 @@ func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead 
 	}
 	plan, err := policy.BuildPlan(reg, planRequest(st, shards, cadence, labels, in.MatchAllLabels, id))
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps, TimeoutMinutes: in.TimeoutMinutes}
+	req := stagerun.Request{Stage: st, Plan: plan, Labels: labels, MatchAllLabels: in.MatchAllLabels, Steps: tables.RunSteps, TimeoutMinutes: in.TimeoutMinutes}
 	if in.PR != nil {
 		note, err := skippedOnPR(reg, in.PR, st)
 		if err != nil {
-			return pipeline.Request{}, err
+			return stagerun.Request{}, err
 		}
 		if note != "" {
 			req.Notes = append(req.Notes, note)
@@ -342,18 +342,18 @@ func shardRequest(in Inputs, tables *policy.Tables, reg *policy.Registry, ahead 
 }
 
 // File builds the request of a single-file run (rules §10).
-func File(in Inputs) (pipeline.Request, error) {
+func File(in Inputs) (stagerun.Request, error) {
 	plannings.Add(1)
 	if err := checkFileInputs(in); err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	in, err := withPR(in)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	tables, err := Tables(in)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	return fileOf(in, tables, tables.LoadRegistry)
 }
@@ -371,23 +371,23 @@ func checkFileInputs(in Inputs) error {
 
 // fileOf is File on tables already read, with the registry registry loads
 // (a ci run's pool jobs read both once for all their files).
-func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error)) (pipeline.Request, error) {
+func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error)) (stagerun.Request, error) {
 	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, Image: in.Image, PRBody: in.PRBody, Tables: tables}, registry)
 	var notes []string
 	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 		// A checkout ahead of miles-ci still runs a file: its own file_run plans it.
 		if fp, notes, err = checkoutFilePlan(in, ahead); err != nil {
-			return pipeline.Request{}, err
+			return stagerun.Request{}, err
 		}
 	}
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	st, err := fileStage(tables, fp)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
-	req := pipeline.Request{Stage: st, File: &fp, Notes: notes, Steps: tables.RunSteps}
+	req := stagerun.Request{Stage: st, File: &fp, Notes: notes, Steps: tables.RunSteps}
 	if fp.ContainerImage != "" {
 		req.Image = deps.Image{Image: fp.ContainerImage, Tag: tagOf(fp.ContainerImage), Source: fp.ImageSource}
 	}
@@ -398,20 +398,20 @@ func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*polic
 func tagOf(image string) string { return image[strings.LastIndex(image, ":")+1:] }
 
 // finish adds the image, dependency and runtime decisions to a request.
-func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Request, error) {
+func finish(in Inputs, req stagerun.Request, hw policy.Backend) (stagerun.Request, error) {
 	req, err := withDevices(req, in.GPUs, in.VisibleDevices)
 	if err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	req.Models, req.Datasets = in.Models, in.Datasets
 	req.HeadSHA, req.PRNumber, req.Fork = in.HeadSHA, in.PRNumber, in.Fork
 	if err := in.GitHub.Check(); err != nil {
-		return pipeline.Request{}, fmt.Errorf("GitHub run facts: %w", err)
+		return stagerun.Request{}, fmt.Errorf("GitHub run facts: %w", err)
 	}
 	req.GitHub = in.GitHub
 	if in.CacheRegistry != "" {
-		if err := pipeline.CheckCacheRegistry(in.CacheRegistry); err != nil {
-			return pipeline.Request{}, err
+		if err := stagerun.CheckCacheRegistry(in.CacheRegistry); err != nil {
+			return stagerun.Request{}, err
 		}
 		req.CacheRegistry = in.CacheRegistry
 	}
@@ -420,7 +420,7 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 	switch {
 	case in.Release != nil:
 		if in.PRBody != "" || in.SGLangInput != "" || in.MegatronInput != "" || in.ImageTag != "" {
-			return pipeline.Request{}, errors.New("a release run takes its refs and image from the lockfile; drop the PR body, dependency inputs and image tag")
+			return stagerun.Request{}, errors.New("a release run takes its refs and image from the lockfile; drop the PR body, dependency inputs and image tag")
 		}
 		din = deps.Inputs{Backend: hw, Lock: in.Release}
 	case !policy.ProfileOf(hw).BakedDeps:
@@ -430,28 +430,28 @@ func finish(in Inputs, req pipeline.Request, hw policy.Backend) (pipeline.Reques
 			root = "."
 		}
 		if din.Lock, err = deps.ReadLock(root); err != nil {
-			return pipeline.Request{}, err
+			return stagerun.Request{}, err
 		}
 	}
 	if req.Deps, err = deps.Resolve(din); err != nil {
-		return pipeline.Request{}, err
+		return stagerun.Request{}, err
 	}
 	if req.File == nil {
 		if req.Image, err = stageImage(in, hw); err != nil {
-			return pipeline.Request{}, err
+			return stagerun.Request{}, err
 		}
 	}
 	return req, nil
 }
 
 // withDevices gives a request the GPUs (--gpus) and visible devices it runs on.
-func withDevices(req pipeline.Request, gpus, visible string) (pipeline.Request, error) {
+func withDevices(req stagerun.Request, gpus, visible string) (stagerun.Request, error) {
 	var err error
-	if req.GPUs, err = pipeline.ParseGPUs(gpus); err != nil {
-		return pipeline.Request{}, err
+	if req.GPUs, err = stagerun.ParseGPUs(gpus); err != nil {
+		return stagerun.Request{}, err
 	}
-	if err := pipeline.CheckVisibleDevices(visible); err != nil {
-		return pipeline.Request{}, err
+	if err := stagerun.CheckVisibleDevices(visible); err != nil {
+		return stagerun.Request{}, err
 	}
 	req.VisibleDevices = visible
 	return req, nil

@@ -19,8 +19,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // Options say which miles-ci the generated workflows call.
@@ -475,7 +475,7 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 		// as CSV, so each entry is quoted (a ref or workflow name may hold a comma).
 		`# The run's facts for the container (GITHUB_RUN_ID, ...), CSV-quoted for dagger's list flag.`,
 		`run=(with-github-env)`,
-		`for v in `+strings.Join(pipeline.GitHubVars, " ")+`; do`,
+		`for v in `+strings.Join(stagerun.GitHubVars, " ")+`; do`,
 		`  if [ -n "${!v:-}" ]; then run+=(--env "\"$v=${!v//\"/\"\"}\""); fi`,
 		`done`,
 		`module+=("${pr[@]}" "${dispatch[@]}" "${data[@]}" "${secrets[@]}" "${run[@]}")`,

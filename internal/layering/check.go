@@ -132,7 +132,7 @@ func check(pkgs []pkg, layers map[string]int) []string {
 		}
 		for _, imp := range p.imports {
 			if isDaggerSDK(imp) && !slices.Contains(DaggerUsers, r) {
-				msgs = append(msgs, fmt.Sprintf("%s imports %s: only %s import a Dagger SDK; others reach a container through pipeline.Container", r, imp, strings.Join(DaggerUsers, ", ")))
+				msgs = append(msgs, fmt.Sprintf("%s imports %s: only %s import a Dagger SDK; others reach a container through stagerun.Container", r, imp, strings.Join(DaggerUsers, ", ")))
 			}
 			ir := rel(imp)
 			if ir == "" {

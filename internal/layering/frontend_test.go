@@ -18,11 +18,11 @@ var frontEnds = []string{".", "cmd/miles-ci/cli"}
 // TestFrontEndsWithholdNoSecret fails when a front end decides "a fork gets
 // no secrets" itself: no non-test file of theirs may test a fork fact (in an
 // if, a switch, or under !, &&, ||, == or !=). They pass it on to
-// pipeline.HandedSecrets and usecase, which decide.
+// stagerun.HandedSecrets and usecase, which decide.
 func TestFrontEndsWithholdNoSecret(t *testing.T) {
 	for _, dir := range frontEnds {
 		for _, f := range forkTests(t, filepath.Join(root, dir)) {
-			t.Errorf("%s tests a fork fact (%s): pass it to pipeline.HandedSecrets or the usecase request, which decide what a fork's run gets", f.pos, f.expr)
+			t.Errorf("%s tests a fork fact (%s): pass it to stagerun.HandedSecrets or the usecase request, which decide what a fork's run gets", f.pos, f.expr)
 		}
 	}
 }

@@ -29,7 +29,7 @@ var Layers = map[string]int{
 	"policy":          2,
 	"deps":            3,
 	"estimate":        3,
-	"graph":           3,
+	"cirun":           3,
 	"triage":          3,
 
 	// What renders and runs them.
@@ -38,7 +38,7 @@ var Layers = map[string]int{
 	"history":                   5,
 	"hostlock":                  5,
 	"history/historytest":       6,
-	"pipeline":                  5,
+	"stagerun":                  5,
 	"checkoutpy":                5,
 	"github":                    5,
 	"github/githubtest":         5,
@@ -62,7 +62,7 @@ var Layers = map[string]int{
 // isDaggerSDK): the module at the root through its generated client, the
 // generated client itself, and the engine adapter both front ends use
 // (cmd/miles-ci/engine). Everything else reaches a container through
-// pipeline.Container.
+// stagerun.Container.
 var DaggerUsers = []string{".", "internal/dagger", "cmd/miles-ci/engine"}
 
 // ModuleOmits are the packages the Dagger module (the root, ".") may not
@@ -75,7 +75,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "graph", "triage", "report", "report/htmlpage", "pipeline", "workflows"}
+var Domain = []string{"policy/pysource", "hostgpu", "policy", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are

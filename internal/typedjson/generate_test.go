@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/typedjson"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -38,11 +38,11 @@ var Roots = []typedjson.Root{
 	{Name: "PolicyAnswer", Doc: "PolicyAnswer is the run policy of trigger facts: cadence, labels, fast-fail and the skipped GPU stages.",
 		Type: reflect.TypeFor[usecase.PolicyJSON]()},
 	{Name: "CiPlan", Doc: "CiPlan is the whole CI of one event with no engine run: every job and shard, its state and why.",
-		Type: reflect.TypeFor[graph.Report](), Strings: []typedjson.Field{
+		Type: reflect.TypeFor[cirun.Report](), Strings: []typedjson.Field{
 			{Name: "Text", Doc: "The graph as text, one line per job and shard (`miles-ci ci --dry-run`)."},
 			{Name: "Mermaid", Doc: "The graph as a Mermaid flowchart."}}},
 	{Name: "ContainerSpec", Doc: "ContainerSpec is a run's container, planned: image, env, secret names, caches and steps.",
-		Type: reflect.TypeFor[pipeline.Spec]()},
+		Type: reflect.TypeFor[stagerun.Spec]()},
 	{Name: "FilePlan", Doc: "FilePlan is a single test file's run, as /rerun-test plans it.",
 		Type: reflect.TypeFor[deps.FilePlan]()},
 }

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
 )
@@ -25,7 +25,7 @@ const FileName = "report.html"
 // CI is what a ci run's page shows.
 type CI struct {
 	// Report is the run's graph as it ended (summary.json).
-	Report *graph.Report
+	Report *cirun.Report
 	// Reuse is the dependency layers' line ("" for none).
 	Reuse string
 	// Failures are the failed shards that left results, in graph order.
@@ -129,7 +129,7 @@ func RenderCI(c CI) ([]byte, error) {
 	for _, j := range r.Jobs {
 		row := jobRow{Title: m(j.Title()), State: string(j.State), Class: stateClass(j.State), Needs: m(strings.Join(j.Needs, ", ")), Reason: m(j.Reason)}
 		row.Where = m(where(j))
-		if j.State != graph.Skipped && j.State != graph.Excluded && j.State != graph.NotModelled && j.State != graph.WouldRun {
+		if j.State != cirun.Skipped && j.State != cirun.Excluded && j.State != cirun.NotModelled && j.State != cirun.WouldRun {
 			row.Duration = fmt.Sprintf("%.1f s", j.Duration)
 		}
 		switch {
@@ -168,20 +168,20 @@ func render(p page, m func(string) string) ([]byte, error) {
 // verdict is an exit status as the page's headline and its colour.
 func verdict(code int) (string, string) {
 	switch code {
-	case graph.ExitPassed:
+	case cirun.ExitPassed:
 		return "passed (exit 0)", "passed"
-	case graph.ExitFailed:
+	case cirun.ExitFailed:
 		return "failed (exit 1)", "failed"
-	case graph.ExitCancelled:
+	case cirun.ExitCancelled:
 		return "cancelled (exit 130)", "cancelled"
-	case graph.ExitCannotRun:
+	case cirun.ExitCannotRun:
 		return "could not run every job (exit 125)", "not-run"
 	}
 	return fmt.Sprintf("exit %d", code), "failed"
 }
 
 // runFacts are the run's trigger facts, in a fixed order.
-func runFacts(f *graph.RunFacts, m func(string) string) [][2]string {
+func runFacts(f *cirun.RunFacts, m func(string) string) [][2]string {
 	var out [][2]string
 	add := func(k, v string) {
 		if v != "" {
@@ -211,7 +211,7 @@ func runFacts(f *graph.RunFacts, m func(string) string) [][2]string {
 
 // where says where a job ran: its host, GPUs and devices, the stage's
 // model and a substitution.
-func where(j graph.JobReport) string {
+func where(j cirun.JobReport) string {
 	var parts []string
 	if j.Host != "" {
 		parts = append(parts, "on "+j.Host)
@@ -241,9 +241,9 @@ func logLink(dir string) string {
 }
 
 // stateClass is a job state's CSS class (its colour).
-func stateClass(s graph.State) string {
+func stateClass(s cirun.State) string {
 	switch s {
-	case graph.Passed, graph.Failed, graph.NotRun, graph.Cancelled, graph.WouldRun:
+	case cirun.Passed, cirun.Failed, cirun.NotRun, cirun.Cancelled, cirun.WouldRun:
 		return string(s)
 	}
 	return "quiet"

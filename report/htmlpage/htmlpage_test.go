@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
@@ -17,15 +17,15 @@ func shard(i int) *int { return &i }
 // ciRun is a pull_request run in which stage-a-cpu's first shard failed
 // and the GPU stage was skipped by the fast-fail.
 func ciRun(tail []string, dir string) CI {
-	rep := &graph.Report{
-		Run:     &graph.RunFacts{RunID: "1733300000", Commit: "31f1ca9", Planner: "miles-ci", Event: "pull_request", Labels: []string{"run-ci-megatron"}, PRNumber: 7},
+	rep := &cirun.Report{
+		Run:     &cirun.RunFacts{RunID: "1733300000", Commit: "31f1ca9", Planner: "miles-ci", Event: "pull_request", Labels: []string{"run-ci-megatron"}, PRNumber: 7},
 		Attempt: 1,
 		Host:    "h200:0-7",
-		Jobs: []graph.JobReport{
-			{Key: "pr-test/policy", Kind: graph.KindPolicy, State: graph.Passed, Result: "success", Needs: []string{}},
-			{Key: "pr-test/stage-a-cpu", Kind: graph.KindStage, Stage: "stage-a-cpu", Shard: shard(0), Shards: 2, State: graph.Failed, Result: "failure", Needs: []string{"pr-test/policy"}, Duration: 12.5, ExitCode: 1, Results: dir, Attempt: 1, Reason: "tests/fast/test_a1.py fail (failed)"},
-			{Key: "pr-test/stage-a-cpu", Kind: graph.KindStage, Stage: "stage-a-cpu", Shard: shard(1), Shards: 2, State: graph.Passed, Result: "success", Needs: []string{"pr-test/policy"}, Duration: 3, Results: "stage-a-cpu/2-of-2", Attempt: 1, Reused: true},
-			{Key: "pr-test/stage-b-2-gpu-h200", Kind: graph.KindStage, Stage: "stage-b-2-gpu-h200", State: graph.Skipped, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}, GPUs: 2, Model: "h200", Devices: []string{"0", "1"}, Substituted: "h100=h200", Reason: "cross-stage fast-fail"},
+		Jobs: []cirun.JobReport{
+			{Key: "pr-test/policy", Kind: cirun.KindPolicy, State: cirun.Passed, Result: "success", Needs: []string{}},
+			{Key: "pr-test/stage-a-cpu", Kind: cirun.KindStage, Stage: "stage-a-cpu", Shard: shard(0), Shards: 2, State: cirun.Failed, Result: "failure", Needs: []string{"pr-test/policy"}, Duration: 12.5, ExitCode: 1, Results: dir, Attempt: 1, Reason: "tests/fast/test_a1.py fail (failed)"},
+			{Key: "pr-test/stage-a-cpu", Kind: cirun.KindStage, Stage: "stage-a-cpu", Shard: shard(1), Shards: 2, State: cirun.Passed, Result: "success", Needs: []string{"pr-test/policy"}, Duration: 3, Results: "stage-a-cpu/2-of-2", Attempt: 1, Reused: true},
+			{Key: "pr-test/stage-b-2-gpu-h200", Kind: cirun.KindStage, Stage: "stage-b-2-gpu-h200", State: cirun.Skipped, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}, GPUs: 2, Model: "h200", Devices: []string{"0", "1"}, Substituted: "h100=h200", Reason: "cross-stage fast-fail"},
 		},
 	}
 	return CI{Report: rep, Reuse: "dependency layers: 2 shard(s) prepared 1 distinct layer set(s); 1 reused one another's (same image and refs)",
@@ -37,7 +37,7 @@ func passedRun() CI {
 	c := ciRun(nil, "stage-a-cpu/1-of-2")
 	c.Failures = nil
 	for i := range c.Report.Jobs {
-		c.Report.Jobs[i].State, c.Report.Jobs[i].Reason = graph.Passed, ""
+		c.Report.Jobs[i].State, c.Report.Jobs[i].Reason = cirun.Passed, ""
 	}
 	return c
 }
@@ -140,8 +140,8 @@ func TestRenderCI(t *testing.T) {
 }
 
 func TestRenderCIOfADryRunAndACancelledFleet(t *testing.T) {
-	rep := &graph.Report{Cancelled: true, Hosts: []graph.HostReport{{Name: "h200-a", GPUs: "h200:0-7", Engine: "tcp://10.0.0.2:1234"}}, Jobs: []graph.JobReport{
-		{Key: "pr-test/policy", Kind: graph.KindPolicy, State: graph.Cancelled, Host: "h200-a"},
+	rep := &cirun.Report{Cancelled: true, Hosts: []cirun.HostReport{{Name: "h200-a", GPUs: "h200:0-7", Engine: "tcp://10.0.0.2:1234"}}, Jobs: []cirun.JobReport{
+		{Key: "pr-test/policy", Kind: cirun.KindPolicy, State: cirun.Cancelled, Host: "h200-a"},
 	}}
 	got, err := RenderCI(CI{Report: rep})
 	if err != nil {

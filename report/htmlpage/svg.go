@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 )
 
 // The drawing's box sizes, in pixels.
@@ -34,9 +34,9 @@ type svgEdge struct{ X1, Y1, X2, Y2 int }
 
 // layout places one box per job (a stage's shards in one box, coloured
 // by its worst shard) in the order the report lists them.
-func layout(r *graph.Report, m func(string) string) *svgGraph {
+func layout(r *cirun.Report, m func(string) string) *svgGraph {
 	var keys []string
-	states := map[string][]graph.State{}
+	states := map[string][]cirun.State{}
 	needs := map[string][]string{}
 	for _, j := range r.Jobs {
 		if _, ok := states[j.Key]; !ok {
@@ -100,8 +100,8 @@ func layout(r *graph.Report, m func(string) string) *svgGraph {
 
 // worst is a job's state over its shards: failed, not-run or cancelled
 // first, else the first shard's.
-func worst(states []graph.State) graph.State {
-	for _, s := range []graph.State{graph.Failed, graph.NotRun, graph.Cancelled} {
+func worst(states []cirun.State) cirun.State {
+	for _, s := range []cirun.State{cirun.Failed, cirun.NotRun, cirun.Cancelled} {
 		if slices.Contains(states, s) {
 			return s
 		}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/radixark/miles-ci/graph"
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -164,7 +164,7 @@ func runCI(args []string, env Env) int {
 	}
 	req.Leaser = usecase.HostLock(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
 	if *cacheRegistry != "" {
-		if err := pipeline.CheckCacheRegistry(*cacheRegistry); err != nil {
+		if err := stagerun.CheckCacheRegistry(*cacheRegistry); err != nil {
 			return fs.usageError("%v", err)
 		}
 	}
@@ -207,7 +207,7 @@ var defaultLockDir = hostlock.DefaultDir
 
 // detectGPUs reads the host's GPUs and their models for --gpus all
 // (usecase.DetectedGPUs: nvidia-smi, else rocm-smi).
-func detectGPUs() ([]graph.Detected, error) {
+func detectGPUs() ([]cirun.Detected, error) {
 	return usecase.DetectedGPUs(context.Background())
 }
 

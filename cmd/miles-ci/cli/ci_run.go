@@ -10,18 +10,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
 // ciSession is the engine a ci run uses: one connection for every shard.
 type ciSession interface {
-	Container() pipeline.Container
+	Container() stagerun.Container
 	Close() error
 }
 
@@ -32,13 +32,13 @@ var ciConnect = func(ctx context.Context, host engine.Inputs, log io.Writer) (ci
 
 // ciShardRun prepares and runs one shard (usecase.EngineShards.Run); tests
 // replace it.
-var ciShardRun func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error)
+var ciShardRun func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
 
 // runCIOnEngine runs the graph on the engine, printing one line per job
 // state change, and writes the results folder. Ctrl-C (SIGINT, SIGTERM)
 // cancels the running shards; the finished ones keep their results.
 func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFlags) int {
-	host := engine.Inputs{Repo: req.Repo, Secrets: pipeline.HandedSecrets(req.FromFork(), env.secret)}
+	host := engine.Inputs{Repo: req.Repo, Secrets: stagerun.HandedSecrets(req.FromFork(), env.secret)}
 	if host.Repo == "" {
 		host.Repo = "."
 	}
@@ -156,7 +156,7 @@ type ciProgress struct {
 	width int
 	start time.Time
 	mu    sync.Mutex
-	board graph.Board
+	board cirun.Board
 	drawn int
 }
 
@@ -168,7 +168,7 @@ func newCIProgress(env Env, m *report.Masker, live bool) *ciProgress {
 	return &ciProgress{env: env, m: m, live: live, width: width, start: time.Now()}
 }
 
-func (p *ciProgress) notify(j graph.JobReport) {
+func (p *ciProgress) notify(j cirun.JobReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.live {
@@ -189,7 +189,7 @@ func (p *ciProgress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live {
-		io.WriteString(p.env.Stdout, graph.Erase(p.drawn))
+		io.WriteString(p.env.Stdout, cirun.Erase(p.drawn))
 		p.drawn = 0
 	}
 }
@@ -219,7 +219,7 @@ type fleet struct {
 	ctx    context.Context
 	inputs engine.Inputs
 	log    io.Writer
-	hosts  []graph.Host
+	hosts  []cirun.Host
 	mu     sync.Mutex
 	conns  map[string]*hostConn
 }
@@ -241,7 +241,7 @@ func (f *fleet) names() []string {
 
 // on is the host's session (connecting once, while the other hosts' shards
 // go on); an error says why the host is down.
-func (f *fleet) on(ctx context.Context, name string) (func() pipeline.Container, error) {
+func (f *fleet) on(ctx context.Context, name string) (func() stagerun.Container, error) {
 	f.mu.Lock()
 	c, ok := f.conns[name]
 	if !ok {

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/history"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 func TestMain(m *testing.M) {
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 // fakeSession is an engine that runs nothing.
 type fakeSession struct{}
 
-func (fakeSession) Container() pipeline.Container { return nil }
+func (fakeSession) Container() stagerun.Container { return nil }
 func (fakeSession) Close() error                  { return nil }
 
 // fakeCIEngine replaces the engine: each shard passes unless fail names its
@@ -49,7 +49,7 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 	t.Cleanup(func() { ciConnect, ciShardRun = oldConnect, oldRun })
 	ciConnect = func(context.Context, engine.Inputs, io.Writer) (ciSession, error) { return fakeSession{}, nil }
 	seen := &sync.Map{}
-	ciShardRun = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(_ context.Context, _ stagerun.Container, req stagerun.Request, _ string, _ *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		key := req.Stage.Name + "/0"
 		if req.Plan != nil && req.Plan.Partition != nil {
 			key = req.Stage.Name + "/" + string(rune('0'+req.Plan.Partition.ID))
@@ -64,13 +64,13 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 			s.Verdict, s.Passed, s.ExitCode = report.Failed, false, 1
 			s.Tests[0].Status = report.Fail
 		}
-		spec := pipeline.Spec{Image: req.Image.Image, Steps: []pipeline.Step{{Name: "deps", Phase: pipeline.PhaseDeps, Argv: []string{"true"}}}}
+		spec := stagerun.Spec{Image: req.Image.Image, Steps: []stagerun.Step{{Name: "deps", Phase: stagerun.PhaseDeps, Argv: []string{"true"}}}}
 		js, err := json.Marshal(s)
 		if err != nil {
-			return pipeline.Result{}, spec, err
+			return stagerun.Result{}, spec, err
 		}
 		log := "::group::tests/x/test_a.py  (1/1 est=5s attempt=1)\nran " + key + "\n::endgroup::\n[1/1] tests/x/test_a.py  " + strings.ToUpper(string(s.Tests[0].Status)) + "  elapsed=1s\n"
-		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: string(js)}, {Name: "run.log", Data: log}}}, spec, nil
+		return stagerun.Result{Summary: s, Files: []stagerun.ResultFile{{Name: "summary.json", Data: string(js)}, {Name: "run.log", Data: log}}}, spec, nil
 	}
 	return seen
 }
@@ -267,7 +267,7 @@ func TestCIUsage(t *testing.T) {
 func TestCIRecords(t *testing.T) {
 	fakeCIEngine(t, nil)
 	passed := ciShardRun
-	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		res, spec, err := passed(ctx, c, req, nonce, m)
 		exit := 0
 		res.Summary.Tests[0] = report.TestResult{File: "tests/fast/test_" + req.Stage.Name + ".py", Status: report.Pass, Attempts: 1, ElapsedS: 3, ExitCode: &exit, EstTime: 5,
@@ -324,8 +324,8 @@ func TestCIProgress(t *testing.T) {
 	var out, errs strings.Builder
 	env := Env{Stdout: &out, Stderr: &errs, Getenv: func(string) string { return "" }}
 	p := newCIProgress(env, m, true)
-	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Running})
-	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Passed})
+	p.notify(cirun.JobReport{Key: "pr-test/policy", State: cirun.Running})
+	p.notify(cirun.JobReport{Key: "pr-test/policy", State: cirun.Passed})
 	p.done()
 	want := "miles-ci ci [   0s] 1 jobs: 1 running\n  pr-test/policy  running\n" +
 		"\x1b[2A\r\x1b[Jmiles-ci ci [   0s] 1 jobs: 1 passed\n" + "\x1b[1A\r\x1b[J"
@@ -334,7 +334,7 @@ func TestCIProgress(t *testing.T) {
 	}
 	out.Reset()
 	p = newCIProgress(env, m, false)
-	p.notify(graph.JobReport{Key: "pr-test/policy", State: graph.Passed, Reason: "cadence=regular"})
+	p.notify(cirun.JobReport{Key: "pr-test/policy", State: cirun.Passed, Reason: "cadence=regular"})
 	p.done()
 	if out.Len() != 0 || !strings.HasSuffix(errs.String(), "pr-test/policy                           passed: cadence=regular\n") {
 		t.Errorf("wanted one line on stderr, got %q and %q", out.String(), errs.String())
@@ -365,7 +365,7 @@ func TestCIRunsThePool(t *testing.T) {
 	passed := ciShardRun
 	var mu sync.Mutex
 	var ran []string
-	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		if req.File != nil {
 			mu.Lock()
 			ran = append(ran, fmt.Sprintf("%s %s %d %v %s", req.File.File, req.File.Suite, req.File.NumGPUs, req.Stage.RunsOn, req.Stage.Name))
@@ -452,7 +452,7 @@ func TestCIFleet(t *testing.T) {
 		return connect(ctx, in, log)
 	}
 	ended := 0
-	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		// A session lives as long as the run: the context it was opened on
 		// must not end with the shard that opened it.
 		mu.Lock()
@@ -479,8 +479,8 @@ func TestCIFleet(t *testing.T) {
 	}
 	data, _ := os.ReadFile(filepath.Join(results, "summary.json"))
 	var sum struct {
-		Hosts []graph.HostReport `json:"hosts"`
-		Jobs  []graph.JobReport  `json:"jobs"`
+		Hosts []cirun.HostReport `json:"hosts"`
+		Jobs  []cirun.JobReport  `json:"jobs"`
 	}
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
@@ -491,15 +491,15 @@ func TestCIFleet(t *testing.T) {
 	for _, j := range sum.Jobs {
 		switch {
 		case j.Backend == "rocm":
-			if j.State != graph.NotRun || !strings.Contains(j.Reason, "b: 4 MI350 (no CPU work) (down: host b: connecting to a Dagger engine: refused)") {
+			if j.State != cirun.NotRun || !strings.Contains(j.Reason, "b: 4 MI350 (no CPU work) (down: host b: connecting to a Dagger engine: refused)") {
 				t.Errorf("%s: wanted not-run naming the down host, got %s %q", j.Key, j.State, j.Reason)
 			}
 		case j.Stage == "stage-c-8-gpu-h100":
-			if j.Host != "c" || j.State != graph.Passed {
+			if j.Host != "c" || j.State != cirun.Passed {
 				t.Errorf("%s: wanted passed on c (its H100s), got %s on %q", j.Key, j.State, j.Host)
 			}
 		case j.Backend == "cuda":
-			if j.Host != "a" || j.State != graph.Passed {
+			if j.Host != "a" || j.State != cirun.Passed {
 				t.Errorf("%s: wanted passed on a (its H200s), got %s on %q: %s", j.Key, j.State, j.Host, j.Reason)
 			}
 		case j.Backend == "cpu":
@@ -525,7 +525,7 @@ func TestCITwoRunsNeverShareADevice(t *testing.T) {
 	var mu sync.Mutex
 	held := map[string]int{}
 	overlap := ""
-	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		mu.Lock()
 		for _, d := range strings.Split(req.VisibleDevices, ",") {
 			if held[d]++; held[d] > 1 {

@@ -26,7 +26,7 @@ type Env struct {
 }
 
 // secret looks a secret up in the environment, an empty value being none
-// (the lookup of pipeline.HandedSecrets, which decides who gets them).
+// (the lookup of stagerun.HandedSecrets, which decides who gets them).
 func (e Env) secret(name string) (string, bool) {
 	v := e.Getenv(name)
 	return v, v != ""

@@ -12,8 +12,8 @@ import (
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/history/historytest"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestRunRecords runs a stage with --record on a fake engine: its attempts
@@ -22,16 +22,16 @@ import (
 // leaves the exit status the run's; a store that cannot be opened is a
 // warning, with the rows kept in the results folder.
 func TestRunRecords(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+	defer func(old func(context.Context, stagerun.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (stagerun.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	second := report.Pass
-	engineRun = func(_ context.Context, req pipeline.Request, _ engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req stagerun.Request, _ engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (stagerun.Result, error) {
 		exit := 0
 		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Passed: true, Verdict: report.Passed, Tests: []report.TestResult{
 			{File: "tests/e2e/megatron/test_glm4_9b.py", Status: second, Attempts: 2, ElapsedS: 42, ExitCode: &exit, EstTime: 600,
 				Tries: []report.Try{{Status: report.Fail, ElapsedS: 20}, {Status: second, ElapsedS: 22}}}}}
-		return pipeline.Result{Summary: s}, nil
+		return stagerun.Result{Summary: s}, nil
 	}
 	for name, newDB := range historytest.DBs(t) {
 		t.Run(name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // checkResultsDir checks --results before the run (resultsdir.Check): a
@@ -24,7 +24,7 @@ func checkResultsDir(dir, checkout string) error {
 // as a new regular file in a fresh folder beside it, which then takes dir's
 // place, so no file of an earlier run is left and nothing the tests made
 // (a symlink, a device) is ever written on the host.
-func writeResults(dir, checkout string, files []pipeline.ResultFile) error {
+func writeResults(dir, checkout string, files []stagerun.ResultFile) error {
 	return writeResultsDepth(dir, checkout, files, 1)
 }
 
@@ -36,7 +36,7 @@ var writeResultFile = fsinput.WriteSynced
 // run's STAGE/2-of-4/artifacts/NAME). Its error says what was kept where:
 // dir as it was when the new folder could not be written, the new folder
 // beside it when dir could not be replaced.
-func writeResultsDepth(dir, checkout string, files []pipeline.ResultFile, depth int) error {
+func writeResultsDepth(dir, checkout string, files []stagerun.ResultFile, depth int) error {
 	dir = filepath.Clean(dir)
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
 	if err != nil {

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
@@ -242,31 +242,31 @@ func addRunSuiteFlags(fs *flagSet) suiteFlags {
 
 // engineRun runs a request on a Dagger engine; tests replace it. Every
 // error it returns means the suite could not be run or read.
-var engineRun = func(ctx context.Context, req pipeline.Request, host engine.Inputs, nonce string, log io.Writer, m *report.Masker, say func(string)) (pipeline.Result, error) {
+var engineRun = func(ctx context.Context, req stagerun.Request, host engine.Inputs, nonce string, log io.Writer, m *report.Masker, say func(string)) (stagerun.Result, error) {
 	s, err := engine.Connect(ctx, host, log)
 	if err != nil {
-		return pipeline.Result{}, err
+		return stagerun.Result{}, err
 	}
 	defer s.Close()
 	say("resolving the dependency refs and building the container (cached layers are reused)")
-	p, spec, err := pipeline.Prepare(ctx, s.Container(), req, nonce)
+	p, spec, err := stagerun.Prepare(ctx, s.Container(), req, nonce)
 	if err != nil {
-		return pipeline.Result{}, err
+		return stagerun.Result{}, err
 	}
 	say(fmt.Sprintf("container of %s ready; planning and running the tests (timeout %d s)", spec.Image, spec.TimeoutS))
-	return pipeline.Test(ctx, p, spec, nonce, m)
+	return stagerun.Test(ctx, p, spec, nonce, m)
 }
 
 // execute prints the spec (--dry-run) or runs it and exits like the suite:
 // 0 when it passed, the runner's own exit status when tests failed,
 // report.ExitTimeout or report.ExitInconsistent, and report.ExitCannotRun
 // when miles-ci could not run or read the suite.
-func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int {
+func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int {
 	if *rf.asJSON && !*rf.dryRun {
 		return fail(env, fmt.Errorf("--json goes with --dry-run; a run writes JSON to --results DIR/summary.json"))
 	}
 	if *rf.dryRun {
-		spec, err := pipeline.Build(req)
+		spec, err := stagerun.Build(req)
 		if err != nil {
 			return fail(env, err)
 		}
@@ -282,7 +282,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		io.WriteString(env.Stdout, ghoutput.Plain(spec.Text()))
 		return 0
 	}
-	host := engine.Inputs{Repo: in.Repo, Secrets: pipeline.HandedSecrets(req.Fork, env.secret), Models: *rf.models, Datasets: *rf.datasets}
+	host := engine.Inputs{Repo: in.Repo, Secrets: stagerun.HandedSecrets(req.Fork, env.secret), Models: *rf.models, Datasets: *rf.datasets}
 	if host.Repo == "" {
 		host.Repo = "."
 	}
@@ -332,7 +332,7 @@ func execute(req pipeline.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	}
 	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
 		release, err := usecase.Lease(ctx, usecase.HostLock(lockDirOr(*rf.lockDir), os.Args), h, devs,
-			func(h graph.Held) {
+			func(h cirun.Held) {
 				say(ghoutput.Plain("waiting for GPUs " + strings.Join(h.Devices, ",") + ", held by " + h.By))
 			})
 		if err != nil {
@@ -458,7 +458,7 @@ func defaultResults(what string, now time.Time) (string, error) {
 
 // runResultsName names a run's default results folder: its stage and
 // shard (stage-a-cpu-2-of-4), or file-NAME for a single-file run.
-func runResultsName(req pipeline.Request) string {
+func runResultsName(req stagerun.Request) string {
 	if req.File != nil {
 		// A file name from the checkout: only its plain characters.
 		return "file-" + strings.Map(func(r rune) rune {
@@ -477,7 +477,7 @@ func runResultsName(req pipeline.Request) string {
 
 // warnRequest prints what the request's decisions found: the dependency
 // warnings and its notes (e.g. that CI skips the stage on the PR).
-func warnRequest(env Env, req pipeline.Request) {
+func warnRequest(env Env, req stagerun.Request) {
 	for _, w := range req.Deps.Warnings {
 		warn(env, w)
 	}

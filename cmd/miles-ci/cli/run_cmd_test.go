@@ -15,9 +15,9 @@ import (
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/github/githubtest"
 	"github.com/radixark/miles-ci/internal/resultsdir"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // TestRunDryRunEveryStage checks `miles-ci run --dry-run --json` for every
@@ -52,9 +52,9 @@ func TestRunDryRunEveryStage(t *testing.T) {
 				}
 				phase, sawInstall, sawSource := 0, false, false
 				for _, s := range spec.Steps {
-					i := slices.Index(pipeline.Phases, s.Phase)
+					i := slices.Index(stagerun.Phases, s.Phase)
 					if i < phase {
-						t.Fatalf("step %q (%s) after phase %s", s.Name, s.Phase, pipeline.Phases[phase])
+						t.Fatalf("step %q (%s) after phase %s", s.Name, s.Phase, stagerun.Phases[phase])
 					}
 					phase = i
 					argv := strings.Join(s.Argv, " ")
@@ -64,12 +64,12 @@ func TestRunDryRunEveryStage(t *testing.T) {
 							t.Errorf("wanted %q before the source", w.first)
 						}
 					}
-					sawSource = sawSource || s.Kind == pipeline.KindSource
+					sawSource = sawSource || s.Kind == stagerun.KindSource
 				}
 				if !sawInstall || !sawSource {
 					t.Errorf("wanted the install step %q and the source copy, got %v", w.first, spec.Steps)
 				}
-				verifies := slices.ContainsFunc(spec.Steps, func(s pipeline.Step) bool {
+				verifies := slices.ContainsFunc(spec.Steps, func(s stagerun.Step) bool {
 					return strings.Contains(strings.Join(s.Argv, " "), "tests/ci/verify_source_resolution.py")
 				})
 				if verifies != w.verify {
@@ -84,14 +84,14 @@ func TestRunDryRunEveryStage(t *testing.T) {
 				if st.Backend == policy.ROCM {
 					cmd += " --enable-retry --max-attempts 2"
 				}
-				if !strings.HasSuffix(strings.Join(run.Argv, " "), cmd) || run.Role != pipeline.RoleRun {
+				if !strings.HasSuffix(strings.Join(run.Argv, " "), cmd) || run.Role != stagerun.RoleRun {
 					t.Errorf("wanted the run step to end with %q, got %q", cmd, strings.Join(run.Argv, " "))
 				}
 				plan := spec.Steps[len(spec.Steps)-2]
-				if plan.Role != pipeline.RolePlan || !strings.HasSuffix(strings.Join(plan.Argv, " "), strings.TrimPrefix(cmd, "-- ")+" --list-only") {
+				if plan.Role != stagerun.RolePlan || !strings.HasSuffix(strings.Join(plan.Argv, " "), strings.TrimPrefix(cmd, "-- ")+" --list-only") {
 					t.Errorf("wanted the plan step before the run, got %q", strings.Join(plan.Argv, " "))
 				}
-				if (st.Backend != policy.CPU) != (spec.GPU.Kind != pipeline.NoGPU && spec.ShmBytes == 32<<30 && len(spec.Ulimits) == 3) {
+				if (st.Backend != policy.CPU) != (spec.GPU.Kind != stagerun.NoGPU && spec.ShmBytes == 32<<30 && len(spec.Ulimits) == 3) {
 					t.Errorf("wanted GPUs, 32 GiB shm and ulimits for GPU stages only, got %+v %d %v", spec.GPU, spec.ShmBytes, spec.Ulimits)
 				}
 			})
@@ -114,13 +114,13 @@ func TestRunDryRunText(t *testing.T) {
 }
 
 // dryRunSpec runs a `--dry-run --json` command line that must succeed and decodes its spec.
-func dryRunSpec(t *testing.T, vars map[string]string, args ...string) pipeline.Spec {
+func dryRunSpec(t *testing.T, vars map[string]string, args ...string) stagerun.Spec {
 	t.Helper()
 	code, stdout, stderr := runCLI(t, vars, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var spec pipeline.Spec
+	var spec stagerun.Spec
 	if err := json.Unmarshal([]byte(stdout), &spec); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestFileRunDryRun(t *testing.T) {
 		"file-run", "--repo", milesRepo(), "--gpus", "none", "--dry-run", "--json")
 	run := strings.Join(spec.Steps[len(spec.Steps)-1].Argv, " ")
 	if spec.File != "tests/e2e/megatron/test_glm4_9b.py" || !strings.Contains(run, "miles-ci-run --timeout 1800 --kill-after 30 --reap ") || !strings.HasSuffix(run, " -- python3 tests/e2e/megatron/test_glm4_9b.py") ||
-		!slices.Equal(spec.Secrets, []string{"WANDB_API_KEY"}) || spec.GPU.Kind != pipeline.NoGPU {
+		!slices.Equal(spec.Secrets, []string{"WANDB_API_KEY"}) || spec.GPU.Kind != stagerun.NoGPU {
 		t.Errorf("wanted the file run under miles-ci's timer with WANDB_API_KEY and no GPU, got %q %v %+v", run, spec.Secrets, spec.GPU)
 	}
 }
@@ -163,14 +163,14 @@ func TestRunErrors(t *testing.T) {
 // TestRunExitsLikeTheSuite runs with a fake engine: the summary is printed,
 // the secrets in the environment are handed over, and the exit status is the suite's.
 func TestRunExitsLikeTheSuite(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+	defer func(old func(context.Context, stagerun.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (stagerun.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	var gotHost engine.Inputs
 	var gotNonce string
-	engineRun = func(_ context.Context, req pipeline.Request, host engine.Inputs, nonce string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req stagerun.Request, host engine.Inputs, nonce string, _ io.Writer, _ *report.Masker, _ func(string)) (stagerun.Result, error) {
 		gotHost, gotNonce = host, nonce
-		return pipeline.Result{Summary: report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 255, Verdict: report.Failed,
+		return stagerun.Result{Summary: report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 255, Verdict: report.Failed,
 			Tests: []report.TestResult{{File: "tests/e2e/a.py", Status: report.Fail}}}}, nil
 	}
 	code, stdout, _ := runCLI(t, map[string]string{"WANDB_API_KEY": "key-0123456789"}, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200",
@@ -188,21 +188,21 @@ func TestRunExitsLikeTheSuite(t *testing.T) {
 // an engine error exits report.ExitCannotRun, the results folder is replaced
 // whole, and no printed line holds a secret.
 func TestRunResults(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+	defer func(old func(context.Context, stagerun.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (stagerun.Result, error)) {
 		engineRun = old
 	}(engineRun)
 	const secret = "wandb-secret-0123456789"
 	var engineErr error
 	ran := false
-	engineRun = func(_ context.Context, req pipeline.Request, _ engine.Inputs, _ string, _ io.Writer, m *report.Masker, _ func(string)) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req stagerun.Request, _ engine.Inputs, _ string, _ io.Writer, m *report.Masker, _ func(string)) (stagerun.Result, error) {
 		ran = true
 		if engineErr != nil {
-			return pipeline.Result{}, engineErr
+			return stagerun.Result{}, engineErr
 		}
 		s := report.Summary{HW: policy.CUDA, Suite: req.Stage.Name, Image: req.Image.Image, ExitCode: 0, Verdict: report.Inconsistent,
 			Tests:        []report.TestResult{{File: "tests/e2e/a.py", Status: report.NotRun}},
 			Inconsistent: []string{"printed " + secret}}
-		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "summary.json", Data: m.Mask("{" + secret + "}")},
+		return stagerun.Result{Summary: s, Files: []stagerun.ResultFile{{Name: "summary.json", Data: m.Mask("{" + secret + "}")},
 			{Name: "artifacts/x.txt", Data: "x"}}}, nil
 	}
 	dir := t.TempDir()
@@ -282,7 +282,7 @@ func TestRunResults(t *testing.T) {
 		})
 	}
 
-	engineErr = fmt.Errorf("%w: the engine said %s", pipeline.ErrCannotRun, secret)
+	engineErr = fmt.Errorf("%w: the engine said %s", stagerun.ErrCannotRun, secret)
 	code, _, stderr = run(map[string]string{"WANDB_API_KEY": secret}, results)
 	if code != report.ExitCannotRun || strings.Contains(stderr, secret) || !strings.Contains(stderr, "::error::miles-ci could not run or read the suite: the engine said ***") {
 		t.Errorf("wanted exit %d and the masked error, got %d, %q", report.ExitCannotRun, code, stderr)
@@ -294,12 +294,12 @@ func TestRunResults(t *testing.T) {
 // no secret at all, the event payload spares the PR request, and the results
 // table goes to the step summary.
 func TestRunFromPR(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+	defer func(old func(context.Context, stagerun.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (stagerun.Result, error)) {
 		engineRun = old
 	}(engineRun)
-	var got pipeline.Request
+	var got stagerun.Request
 	var gotHost engine.Inputs
-	engineRun = func(_ context.Context, req pipeline.Request, host engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
+	engineRun = func(_ context.Context, req stagerun.Request, host engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (stagerun.Result, error) {
 		got, gotHost = req, host
 		exit := 0
 		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Passed: true, Verdict: report.Passed, Notes: req.Notes,
@@ -310,7 +310,7 @@ func TestRunFromPR(t *testing.T) {
 		if req.File != nil {
 			s.File = req.File.File
 		}
-		return pipeline.Result{Summary: s}, nil
+		return stagerun.Result{Summary: s}, nil
 	}
 	api := githubtest.Start(apiFixtures())
 	defer api.Close()
@@ -416,18 +416,18 @@ func TestRunGitHubFacts(t *testing.T) {
 	vars := map[string]string{"GITHUB_RUN_ID": "16273849506", "GITHUB_RUN_ATTEMPT": "3", "GITHUB_EVENT_NAME": "schedule",
 		"GITHUB_REF": "refs/heads/main", "GITHUB_TOKEN": "ghs_neverpassed"}
 	args := []string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--dry-run", "--json"}
-	runEnv := func() []pipeline.EnvVar {
+	runEnv := func() []stagerun.EnvVar {
 		t.Helper()
 		return dryRunSpec(t, vars, args...).RunEnv
 	}
-	local := []pipeline.EnvVar{{Name: "GITHUB_COMMIT_NAME", Value: "local_non-pr"}, {Name: "GITHUB_STEP_SUMMARY", Value: "/results/step-summary.md"}}
+	local := []stagerun.EnvVar{{Name: "GITHUB_COMMIT_NAME", Value: "local_non-pr"}, {Name: "GITHUB_STEP_SUMMARY", Value: "/results/step-summary.md"}}
 	if got := runEnv(); !slices.Equal(got, local) {
 		t.Errorf("outside Actions: wanted %v, got %v", local, got)
 	}
 	vars["GITHUB_ACTIONS"] = "true"
-	want := append(slices.Clone(local), pipeline.EnvVar{Name: "GITHUB_REF", Value: "refs/heads/main"},
-		pipeline.EnvVar{Name: "GITHUB_EVENT_NAME", Value: "schedule"}, pipeline.EnvVar{Name: "GITHUB_RUN_ID", Value: "16273849506"},
-		pipeline.EnvVar{Name: "GITHUB_RUN_ATTEMPT", Value: "3"})
+	want := append(slices.Clone(local), stagerun.EnvVar{Name: "GITHUB_REF", Value: "refs/heads/main"},
+		stagerun.EnvVar{Name: "GITHUB_EVENT_NAME", Value: "schedule"}, stagerun.EnvVar{Name: "GITHUB_RUN_ID", Value: "16273849506"},
+		stagerun.EnvVar{Name: "GITHUB_RUN_ATTEMPT", Value: "3"})
 	if got := runEnv(); !slices.Equal(got, want) {
 		t.Errorf("in Actions: wanted %v, got %v", want, got)
 	}
@@ -442,13 +442,13 @@ func TestRunGitHubFacts(t *testing.T) {
 // TestRunInterrupted checks SIGINT during a run exits 130 with its own
 // message, not 125 as a run that could not happen.
 func TestRunInterrupted(t *testing.T) {
-	defer func(old func(context.Context, pipeline.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (pipeline.Result, error)) {
+	defer func(old func(context.Context, stagerun.Request, engine.Inputs, string, io.Writer, *report.Masker, func(string)) (stagerun.Result, error)) {
 		engineRun = old
 	}(engineRun)
-	engineRun = func(ctx context.Context, _ pipeline.Request, _ engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (pipeline.Result, error) {
+	engineRun = func(ctx context.Context, _ stagerun.Request, _ engine.Inputs, _ string, _ io.Writer, _ *report.Masker, _ func(string)) (stagerun.Result, error) {
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		<-ctx.Done()
-		return pipeline.Result{}, fmt.Errorf("%w: the run step did not finish (was miles-ci's run wrapper killed?): %w", pipeline.ErrCannotRun, ctx.Err())
+		return stagerun.Result{}, fmt.Errorf("%w: the run step did not finish (was miles-ci's run wrapper killed?): %w", stagerun.ErrCannotRun, ctx.Err())
 	}
 	code, _, stderr := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", "stage-b-2-gpu-h200", "--gpus", "none", "--quiet")
 	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted (SIGINT or SIGTERM)") {

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/graph"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/triage"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/runhistory"
@@ -119,7 +119,7 @@ func runTriage(args []string, env Env) int {
 		return fail(env, err)
 	}
 	req := usecase.TriageRequest{Head: in, BaseRepo: baseDir, HeadCommit: headSHA, BaseCommit: baseSHA, Files: *files, Budget: within, Out: dest}
-	secrets := pipeline.HandedSecrets(req.FromFork(), env.secret)
+	secrets := stagerun.HandedSecrets(req.FromFork(), env.secret)
 	m, err := report.NewMasker(secrets)
 	if err != nil {
 		return fail(env, err)
@@ -131,7 +131,7 @@ func runTriage(args []string, env Env) int {
 	defer closeLog()
 	start := time.Now()
 	runner := &triageEngine{ctx: ctx, head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets},
-		lock: usecase.HostLock(lockDirOr(*lockDir), os.Args), waiting: func(h graph.Held) {
+		lock: usecase.HostLock(lockDirOr(*lockDir), os.Args), waiting: func(h cirun.Held) {
 			fmt.Fprintf(env.Stderr, "miles-ci: [%4.0fs] waiting for GPUs %s, held by %s\n", time.Since(start).Seconds(), strings.Join(h.Devices, ","), ghoutput.Plain(h.By))
 		}}
 	defer runner.close()
@@ -206,8 +206,8 @@ func recordTriage(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req
 
 // triageResolve resolves a request's refs on a session's container; tests
 // replace it.
-var triageResolve = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string) (pipeline.Request, error) {
-	return pipeline.Resolve(ctx, c, req, nonce)
+var triageResolve = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string) (stagerun.Request, error) {
+	return stagerun.Resolve(ctx, c, req, nonce)
 }
 
 // triageEngine runs a triage's attempts on the Dagger engine: one session
@@ -218,8 +218,8 @@ type triageEngine struct {
 	ctx      context.Context
 	head     string
 	log      io.Writer
-	lock     graph.Leaser
-	waiting  func(graph.Held)
+	lock     cirun.Leaser
+	waiting  func(cirun.Held)
 	m        *report.Masker
 	inputs   engine.Inputs
 	sessions map[string]ciSession
@@ -248,7 +248,7 @@ func (e *triageEngine) close() {
 	}
 }
 
-func (e *triageEngine) Resolve(ctx context.Context, req pipeline.Request, nonce string) (pipeline.Request, error) {
+func (e *triageEngine) Resolve(ctx context.Context, req stagerun.Request, nonce string) (stagerun.Request, error) {
 	s, err := e.session(e.head)
 	if err != nil {
 		return req, err
@@ -256,17 +256,17 @@ func (e *triageEngine) Resolve(ctx context.Context, req pipeline.Request, nonce 
 	return triageResolve(ctx, s.Container(), req, nonce)
 }
 
-func (e *triageEngine) Run(ctx context.Context, repo string, req pipeline.Request, nonce string) (pipeline.Result, error) {
+func (e *triageEngine) Run(ctx context.Context, repo string, req stagerun.Request, nonce string) (stagerun.Result, error) {
 	s, err := e.session(repo)
 	if err != nil {
-		return pipeline.Result{}, err
+		return stagerun.Result{}, err
 	}
 	// Each attempt holds its GPUs in the host lock while it runs, as run
 	// and every shard of ci do: a triage never shares a device with them.
 	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
 		release, err := usecase.Lease(ctx, e.lock, h, devs, e.waiting)
 		if err != nil {
-			return pipeline.Result{}, err
+			return stagerun.Result{}, err
 		}
 		defer release()
 	}

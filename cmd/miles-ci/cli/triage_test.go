@@ -12,19 +12,19 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/internal/testfiles"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // checkoutSession is an engine session that says which checkout it has.
 type checkoutSession struct{ repo string }
 
 type checkoutContainer struct {
-	pipeline.Container
+	stagerun.Container
 	repo string
 }
 
-func (s checkoutSession) Container() pipeline.Container { return checkoutContainer{repo: s.repo} }
+func (s checkoutSession) Container() stagerun.Container { return checkoutContainer{repo: s.repo} }
 func (checkoutSession) Close() error                    { return nil }
 
 // fakeTriageEngine runs a file by its name: test_data_source.py fails at
@@ -37,10 +37,10 @@ func fakeTriageEngine(t *testing.T) {
 	ciConnect = func(_ context.Context, in engine.Inputs, _ io.Writer) (ciSession, error) {
 		return checkoutSession{repo: in.Repo}, nil
 	}
-	triageResolve = func(_ context.Context, _ pipeline.Container, req pipeline.Request, _ string) (pipeline.Request, error) {
+	triageResolve = func(_ context.Context, _ stagerun.Container, req stagerun.Request, _ string) (stagerun.Request, error) {
 		return req, nil
 	}
-	ciShardRun = func(_ context.Context, c pipeline.Container, req pipeline.Request, _ string, _ *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(_ context.Context, c stagerun.Container, req stagerun.Request, _ string, _ *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		atBase := strings.Contains(c.(checkoutContainer).repo, "miles-ci-base-") // usecase.BaseCheckout's folder
 		n, _ := strconv.Atoi(req.GitHub.RunAttempt)
 		fail := false
@@ -58,7 +58,7 @@ func fakeTriageEngine(t *testing.T) {
 			tr.Status, tr.Tries[0].Status = report.Fail, report.Fail
 		}
 		s.Tests = []report.TestResult{tr}
-		return pipeline.Result{Summary: s, Files: []pipeline.ResultFile{{Name: "run.log", Data: "attempt " + req.GitHub.RunAttempt + "\n"}}}, pipeline.Spec{}, nil
+		return stagerun.Result{Summary: s, Files: []stagerun.ResultFile{{Name: "run.log", Data: "attempt " + req.GitHub.RunAttempt + "\n"}}}, stagerun.Spec{}, nil
 	}
 }
 

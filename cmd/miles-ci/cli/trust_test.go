@@ -15,8 +15,8 @@ import (
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/history/historytest"
 	"github.com/radixark/miles-ci/internal/resultsdir"
-	"github.com/radixark/miles-ci/pipeline"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // hostile is text a test can print: GitHub workflow commands, old and new.
@@ -41,8 +41,8 @@ func noCommands(t *testing.T, name, out string) {
 // (issue 31: run neutralised it, ci did not).
 func TestCITestTextIsPlain(t *testing.T) {
 	fakeCIEngine(t, nil)
-	ciShardRun = func(context.Context, pipeline.Container, pipeline.Request, string, *report.Masker) (pipeline.Result, pipeline.Spec, error) {
-		return pipeline.Result{}, pipeline.Spec{}, fmt.Errorf("%w: the run wrapper was killed:%s", pipeline.ErrCannotRun, hostile)
+	ciShardRun = func(context.Context, stagerun.Container, stagerun.Request, string, *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+		return stagerun.Result{}, stagerun.Spec{}, fmt.Errorf("%w: the run wrapper was killed:%s", stagerun.ErrCannotRun, hostile)
 	}
 	code, stdout, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
 		"--gpus", "none", "--quiet", "--only", "stage-a-cpu")
@@ -86,7 +86,7 @@ func ciRecordArgs(results, db string) []string {
 // withEstTime gives the fake engine's files an est_time, so they record.
 func withEstTime(t *testing.T) {
 	passed := ciShardRun
-	ciShardRun = func(ctx context.Context, c pipeline.Container, req pipeline.Request, nonce string, m *report.Masker) (pipeline.Result, pipeline.Spec, error) {
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		res, spec, err := passed(ctx, c, req, nonce, m)
 		res.Summary.Tests[0] = report.TestResult{File: "tests/fast/test_" + req.Stage.Name + ".py", Status: report.Pass, Attempts: 1, ElapsedS: 3, EstTime: 5,
 			Tries: []report.Try{{Status: report.Pass, ElapsedS: 3}}}

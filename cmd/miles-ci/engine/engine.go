@@ -1,5 +1,5 @@
 // Package engine adapts the Dagger Go SDK (dagger.io/dagger) to
-// pipeline.Container: the one adapter both front ends render a spec with.
+// stagerun.Container: the one adapter both front ends render a spec with.
 // The command connects to the engine the SDK finds (Connect:
 // _EXPERIMENTAL_DAGGER_RUNNER_HOST, else the installed dagger CLI's); the
 // Dagger module attaches to the engine session its function runs in, with
@@ -17,7 +17,7 @@ import (
 	"dagger.io/dagger"
 	"dagger.io/dagger/engineconn"
 
-	"github.com/radixark/miles-ci/pipeline"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // Inputs are the host things a run hands to the engine.
@@ -38,7 +38,7 @@ type Session struct {
 	client  *dagger.Client
 	source  *dagger.Directory
 	secrets map[string]*dagger.Secret
-	data    map[pipeline.DataName]*dagger.Directory
+	data    map[stagerun.DataName]*dagger.Directory
 }
 
 // Connect opens a session; the engine's progress goes to log (nil: nowhere).
@@ -59,18 +59,18 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 	}
 	s := &Session{
 		client:  client,
-		source:  client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: pipeline.SourceExclude}),
+		source:  client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: stagerun.SourceExclude}),
 		secrets: map[string]*dagger.Secret{},
-		data:    map[pipeline.DataName]*dagger.Directory{},
+		data:    map[stagerun.DataName]*dagger.Directory{},
 	}
 	for name, value := range in.Secrets {
 		s.secrets[name] = client.SetSecret(name, value)
 	}
 	if in.Models != "" {
-		s.data[pipeline.Models] = client.Host().Directory(in.Models)
+		s.data[stagerun.Models] = client.Host().Directory(in.Models)
 	}
 	if in.Datasets != "" {
-		s.data[pipeline.Datasets] = client.Host().Directory(in.Datasets)
+		s.data[stagerun.Datasets] = client.Host().Directory(in.Datasets)
 	}
 	return s, nil
 }
@@ -81,7 +81,7 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 type Handles struct {
 	Source  string
 	Secrets map[string]string
-	Data    map[pipeline.DataName]string
+	Data    map[stagerun.DataName]string
 }
 
 // Attach opens a session on the engine session this process runs in: a
@@ -103,7 +103,7 @@ func Attach(ctx context.Context, in Handles) (*Session, error) {
 		client:  client,
 		source:  client.LoadDirectoryFromID(dagger.DirectoryID(in.Source)),
 		secrets: map[string]*dagger.Secret{},
-		data:    map[pipeline.DataName]*dagger.Directory{},
+		data:    map[stagerun.DataName]*dagger.Directory{},
 	}
 	for name, id := range in.Secrets {
 		s.secrets[name] = client.LoadSecretFromID(dagger.SecretID(id))
@@ -116,7 +116,7 @@ func Attach(ctx context.Context, in Handles) (*Session, error) {
 
 // ContainerID is the engine ID of a container of the session, for a
 // module's function to return it through its own bindings.
-func ContainerID(ctx context.Context, c pipeline.Container) (string, error) {
+func ContainerID(ctx context.Context, c stagerun.Container) (string, error) {
 	id, err := c.(ctr).c.ID(ctx)
 	return string(id), explain(err)
 }
@@ -138,54 +138,54 @@ func ConnectHint(runnerHost string, haveCLI bool) string {
 func (s *Session) Close() error { return s.client.Close() }
 
 // Container is an empty container of the session.
-func (s *Session) Container() pipeline.Container {
+func (s *Session) Container() stagerun.Container {
 	return ctr{s: s, c: s.client.Container()}
 }
 
-// ctr is a *dagger.Container as a pipeline.Container.
+// ctr is a *dagger.Container as a stagerun.Container.
 type ctr struct {
 	s *Session
 	c *dagger.Container
 }
 
-func (x ctr) with(c *dagger.Container) pipeline.Container { return ctr{s: x.s, c: c} }
+func (x ctr) with(c *dagger.Container) stagerun.Container { return ctr{s: x.s, c: c} }
 
-func (x ctr) From(image string) pipeline.Container { return x.with(x.c.From(image)) }
+func (x ctr) From(image string) stagerun.Container { return x.with(x.c.From(image)) }
 
-func (x ctr) FromCheckoutDockerfile(dockerfile string) pipeline.Container {
+func (x ctr) FromCheckoutDockerfile(dockerfile string) stagerun.Container {
 	return x.with(x.s.source.DockerBuild(dagger.DirectoryDockerBuildOpts{Dockerfile: dockerfile}))
 }
 
-func (x ctr) WithEnvVariable(name, value string) pipeline.Container {
+func (x ctr) WithEnvVariable(name, value string) stagerun.Container {
 	return x.with(x.c.WithEnvVariable(name, value))
 }
 
-func (x ctr) WithoutEnvVariable(name string) pipeline.Container {
+func (x ctr) WithoutEnvVariable(name string) stagerun.Container {
 	return x.with(x.c.WithoutEnvVariable(name))
 }
 
-func (x ctr) WithWorkdir(path string) pipeline.Container { return x.with(x.c.WithWorkdir(path)) }
+func (x ctr) WithWorkdir(path string) stagerun.Container { return x.with(x.c.WithWorkdir(path)) }
 
-func (x ctr) WithMountedCache(path, key string, sharing pipeline.CacheSharing) pipeline.Container {
+func (x ctr) WithMountedCache(path, key string, sharing stagerun.CacheSharing) stagerun.Container {
 	return x.with(x.c.WithMountedCache(path, x.s.client.CacheVolume(key),
 		dagger.ContainerWithMountedCacheOpts{Sharing: dagger.CacheSharingMode(sharing)}))
 }
 
-func (x ctr) WithoutMount(path string) pipeline.Container { return x.with(x.c.WithoutMount(path)) }
+func (x ctr) WithoutMount(path string) stagerun.Container { return x.with(x.c.WithoutMount(path)) }
 
-func (x ctr) WithMountedTemp(path string, size int64) pipeline.Container {
+func (x ctr) WithMountedTemp(path string, size int64) stagerun.Container {
 	return x.with(x.c.WithMountedTemp(path, dagger.ContainerWithMountedTempOpts{Size: int(size)}))
 }
 
-func (x ctr) WithSourceFile(path, rel string) pipeline.Container {
+func (x ctr) WithSourceFile(path, rel string) stagerun.Container {
 	return x.with(x.c.WithFile(path, x.s.source.File(rel)))
 }
 
-func (x ctr) WithSourceDirectory(path string) pipeline.Container {
+func (x ctr) WithSourceDirectory(path string) stagerun.Container {
 	return x.with(x.c.WithDirectory(path, x.s.source))
 }
 
-func (x ctr) WithDataDirectory(path string, name pipeline.DataName) pipeline.Container {
+func (x ctr) WithDataDirectory(path string, name stagerun.DataName) stagerun.Container {
 	d, ok := x.s.data[name]
 	if !ok {
 		return x
@@ -193,7 +193,7 @@ func (x ctr) WithDataDirectory(path string, name pipeline.DataName) pipeline.Con
 	return x.with(x.c.WithMountedDirectory(path, d))
 }
 
-func (x ctr) WithSecretVariable(name string) pipeline.Container {
+func (x ctr) WithSecretVariable(name string) stagerun.Container {
 	s, ok := x.s.secrets[name]
 	if !ok {
 		return x
@@ -201,14 +201,14 @@ func (x ctr) WithSecretVariable(name string) pipeline.Container {
 	return x.with(x.c.WithSecretVariable(name, s))
 }
 
-func (x ctr) WithGPUs(devices []string) pipeline.Container {
+func (x ctr) WithGPUs(devices []string) stagerun.Container {
 	if len(devices) == 0 {
 		return x.with(x.c.ExperimentalWithAllGPUs())
 	}
 	return x.with(x.c.ExperimentalWithGPU(devices))
 }
 
-func (x ctr) WithExec(argv []string, o pipeline.ExecOptions) pipeline.Container {
+func (x ctr) WithExec(argv []string, o stagerun.ExecOptions) stagerun.Container {
 	opts := dagger.ContainerWithExecOpts{InsecureRootCapabilities: o.Privileged}
 	if o.AnyExitCode {
 		opts.Expect = dagger.ReturnTypeAny
@@ -216,7 +216,7 @@ func (x ctr) WithExec(argv []string, o pipeline.ExecOptions) pipeline.Container 
 	return x.with(x.c.WithExec(argv, opts))
 }
 
-func (x ctr) WithNewFile(path, contents string) pipeline.Container {
+func (x ctr) WithNewFile(path, contents string) stagerun.Container {
 	return x.with(x.c.WithNewFile(path, contents))
 }
 
@@ -235,31 +235,31 @@ func (x ctr) ExitCode(ctx context.Context) (int, error) {
 	return code, explain(err)
 }
 
-func (x ctr) Stat(ctx context.Context, path string) (pipeline.FileInfo, error) {
+func (x ctr) Stat(ctx context.Context, path string) (stagerun.FileInfo, error) {
 	// Nothing is followed: a symlink the tests left is a symlink, never its target.
 	ok, err := x.c.Exists(ctx, path, dagger.ContainerExistsOpts{DoNotFollowSymlinks: true})
 	if err != nil {
-		return pipeline.FileInfo{}, explain(err)
+		return stagerun.FileInfo{}, explain(err)
 	}
 	if !ok {
-		return pipeline.FileInfo{Type: pipeline.FileMissing}, nil
+		return stagerun.FileInfo{Type: stagerun.FileMissing}, nil
 	}
 	st := x.c.Stat(path, dagger.ContainerStatOpts{DoNotFollowSymlinks: true})
 	t, err := st.FileType(ctx)
 	if err != nil {
-		return pipeline.FileInfo{}, explain(err)
+		return stagerun.FileInfo{}, explain(err)
 	}
-	info := pipeline.FileInfo{Type: pipeline.FileOther}
+	info := stagerun.FileInfo{Type: stagerun.FileOther}
 	switch t {
 	case dagger.FileTypeRegular:
-		info.Type = pipeline.FileRegular
+		info.Type = stagerun.FileRegular
 		if info.Size, err = st.Size(ctx); err != nil {
-			return pipeline.FileInfo{}, explain(err)
+			return stagerun.FileInfo{}, explain(err)
 		}
 	case dagger.FileTypeDirectory:
-		info.Type = pipeline.FileDirectory
+		info.Type = stagerun.FileDirectory
 	case dagger.FileTypeSymlink:
-		info.Type = pipeline.FileSymlink
+		info.Type = stagerun.FileSymlink
 	}
 	return info, nil
 }
@@ -302,7 +302,7 @@ func (x ctr) SourceFileDigest(ctx context.Context, rel string) (string, error) {
 func explain(err error) error {
 	var e *dagger.ExecError
 	if errors.As(err, &e) {
-		return fmt.Errorf("%s: %w", pipeline.ExecFailure(e.Cmd, e.ExitCode, e.Stdout, e.Stderr), err)
+		return fmt.Errorf("%s: %w", stagerun.ExecFailure(e.Cmd, e.ExitCode, e.Stdout, e.Stderr), err)
 	}
 	return err
 }
