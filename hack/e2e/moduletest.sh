@@ -28,7 +28,7 @@ moduletest() {
 	}
 }
 if moduletest; then
-	ok "module Go test: plan, ci ... plan, a CPU stage run and lint through the typed client"
+	ok "module Go test: plan, ci ... plan (typed fields and json), messages, a CPU stage run and lint through the typed client"
 else
 	bad "module Go test (hack/e2e/moduletest)"
 fi

@@ -94,7 +94,14 @@ mod() { # mod DEST [ARGS...]: the module's ci run on the tree, results exported 
 	dagger call --source "$fxg" --gpus none with-pull-request --head-sha 0123456789abcdef0123456789abcdef01234567 ci --event pull_request --pr-labels run-ci-megatron \
 		--changed-files "$out/ci-changed" --only stage-a-cpu run "$@" results export --path "$dest" >"$out/rr.out" 2>"$out/rr.log"
 }
-mod "$out/rrm"
+mod "$out/rrm" --run-id rr-module-1
+# The same run (its shards' steps cached by the run id): its summary ends with the failed
+# shard, its first failing file and its run.log inside results, as miles-ci ci's table does.
+dagger call --source "$fxg" --gpus none with-pull-request --head-sha 0123456789abcdef0123456789abcdef01234567 ci --event pull_request --pr-labels run-ci-megatron \
+	--changed-files "$out/ci-changed" --only stage-a-cpu run --run-id rr-module-1 summary >"$out/rr.out" 2>"$out/rr.log" &&
+	grep -q "^failed: .*stage-a-cpu.*: tests/fast/.* fail" "$out/rr.out" &&
+	grep -q "^    run.log: stage-a-cpu/[0-9]-of-4/run.log$" "$out/rr.out"
+rrcheck $? "module: ci ... run's summary lists the failed shard, its first failing file and its run.log"
 rm -f "$fxg/tests/fast/fail-a1"
 mod "$out/rrm2" --rerun-failed "$out/rrm" &&
 	python3 -c 'import json, sys

@@ -36,6 +36,7 @@ func (m *MilesCiTest) All(
 	}{
 		{"plan", m.plan},
 		{"ci plan", m.ciPlan},
+		{"messages", m.messages},
 		{"stage run", m.stageRun},
 		{"check", m.check},
 	} {
@@ -145,6 +146,33 @@ func (m *MilesCiTest) ciPlan(ctx context.Context, miles, _, want *dagger.Directo
 		return fmt.Errorf("wanted the typed jobs %q, got %q", wantJobs, gotJobs)
 	}
 	return nil
+}
+
+// messages: a mistyped label's warning comes back in the answer's messages,
+// naming the label the checkout knows.
+func (m *MilesCiTest) messages(ctx context.Context, miles, _, _ *dagger.Directory) error {
+	msgs, err := dag.MilesCi(dagger.MilesCiOpts{Source: miles}).
+		Plan(dagger.MilesCiPlanOpts{Hw: dagger.MilesCiBackendCpu, Suite: "stage-a-cpu", Labels: []string{"run-ci-megatorn"}}).
+		Messages(ctx)
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, msg := range msgs {
+		level, err := msg.Level(ctx)
+		if err != nil {
+			return err
+		}
+		text, err := msg.Text(ctx)
+		if err != nil {
+			return err
+		}
+		if level == "warning" && strings.Contains(text, "did you mean run-ci-megatron?") {
+			return nil
+		}
+		got = append(got, level+": "+text)
+	}
+	return fmt.Errorf("wanted a warning naming run-ci-megatron, got %q", got)
 }
 
 // stageRun: a CPU shard runs and its results say which file failed; assert
