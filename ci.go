@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/ci"
 )
 
 // Ci is the whole CI of one event, as the checkout's PR workflows run it.
@@ -126,19 +127,19 @@ type Graph struct {
 }
 
 // request is the graph's use-case request, its checkout exported to dir.
-func (g *Graph) request(ctx context.Context, dir string) (usecase.CIRequest, error) {
+func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 	m := g.Ci
 	host, err := cirun.ParseHost(m.Gpus, func() ([]cirun.Detected, error) {
 		return nil, errors.New("the module cannot read the host's GPUs")
 	})
 	if err != nil {
-		return usecase.CIRequest{}, fmt.Errorf("%w (the constructor's --gpus)", err)
+		return ci.CIRequest{}, fmt.Errorf("%w (the constructor's --gpus)", err)
 	}
 	subs, err := usecase.ParseSubstitutes(g.Substitute)
 	if err != nil {
-		return usecase.CIRequest{}, err
+		return ci.CIRequest{}, err
 	}
-	req := usecase.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
+	req := ci.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
 		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Substitutes: subs, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
 		Given: usecase.Given{Event: g.Event != "", PRLabels: g.PrLabelsJson != "", Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
@@ -179,7 +180,7 @@ func (g *Graph) Plan(ctx context.Context) (*CiPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		ans, err := usecase.CI(ctx, req)
+		ans, err := ci.CI(ctx, req)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +228,7 @@ func (g *Graph) Run(
 				return nil, err
 			}
 			if req.Previous.NothingToRerun() {
-				ans, err := usecase.CI(ctx, req)
+				ans, err := ci.CI(ctx, req)
 				if err != nil {
 					return nil, err
 				}
@@ -243,11 +244,11 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, err
 		}
-		runner := &usecase.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
+		runner := &ci.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
 		start := time.Now()
 		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
 		req.Notify = func(j cirun.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
-		ans, err := usecase.CI(ctx, req)
+		ans, err := ci.CI(ctx, req)
 		if err != nil {
 			return nil, errors.New(masker.Mask(err.Error()))
 		}

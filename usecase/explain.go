@@ -52,7 +52,7 @@ func Explain(in ExplainInputs) (ExplainAnswer, error) {
 		if err != nil {
 			return ans, err
 		}
-		cadence, labels, from = wp.Cadence, wp.RawLabels, prLabelsFrom
+		cadence, labels, from = wp.Cadence, wp.RawLabels, PRLabelsFrom
 	}
 	ans.Messages = append(ans.Messages, LabelWarnings(tables, labels, from)...)
 	if ans.Policy, err = tables.ResolveRunPolicy(cadence, labels, in.MatchAll); err != nil {

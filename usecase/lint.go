@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/radixark/miles-ci/cirun"
@@ -72,7 +73,7 @@ func Lint(repo, shown string) (LintAnswer, error) {
 		ans.Drift = drift
 	}
 	ans.Tables = tables.Origins
-	wfs, err := readWorkflows(tables)
+	wfs, err := ReadWorkflows(tables)
 	if err != nil {
 		return ans, err
 	}
@@ -87,4 +88,45 @@ func Lint(repo, shown string) (LintAnswer, error) {
 		ans.summary = fmt.Sprintf("%d drift(s) found", len(ans.Drift))
 	}
 	return ans, nil
+}
+
+// ciWorkflows are the files the graph reads.
+var ciWorkflows = append(slices.Clone(cirun.PRWorkflows), cirun.ReleaseWorkflow)
+
+// maxCIWorkflows bounds the workflow files one graph reads.
+const maxCIWorkflows = 32
+
+// ReadWorkflows reads the checkout's PR workflows and release branch cut,
+// and the local workflows their jobs call (the B200 pool's planner and batch
+// workflows), as the tables read them (one read of each file); a missing
+// file is absent from the map.
+func ReadWorkflows(tables *policy.Tables) (map[string]*cirun.Workflow, error) {
+	out := map[string]*cirun.Workflow{}
+	queue := slices.Clone(ciWorkflows)
+	seen := map[string]bool{}
+	for i := 0; i < len(queue) && len(seen) < maxCIWorkflows; i++ {
+		rel := queue[i]
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		f, err := tables.Workflow(rel)
+		if err != nil {
+			return nil, err
+		}
+		if f.Data == nil {
+			continue
+		}
+		wf, err := cirun.ParseWorkflowDoc(rel, f.Doc, f.Invalid)
+		if err != nil {
+			return nil, err
+		}
+		out[rel] = wf
+		for _, j := range wf.Jobs {
+			if called, ok := strings.CutPrefix(j.Uses, "./"); ok && strings.HasPrefix(called, ".github/workflows/") && !strings.Contains(called, "..") {
+				queue = append(queue, called)
+			}
+		}
+	}
+	return out, nil
 }

@@ -48,22 +48,22 @@ var GitHubEvents = []string{
 	"watch", "workflow_call", "workflow_dispatch", "workflow_run",
 }
 
-// ciEvents and policyEvents are the events ci and policy act on.
+// CIEvents and policyEvents are the events ci and policy act on.
 var (
-	ciEvents     = []string{"pull_request", "schedule", "workflow_dispatch", "release"}
+	CIEvents     = []string{"pull_request", "schedule", "workflow_dispatch", "release"}
 	policyEvents = []string{"pull_request", "schedule", "workflow_dispatch"}
 )
 
-// prLabelsFrom names a pull request's labels in a label warning.
-const prLabelsFrom = "the PR's labels"
+// PRLabelsFrom names a pull request's labels in a label warning.
+const PRLabelsFrom = "the PR's labels"
 
 // historyEvents are the events a history sample may carry: GitHub's, and
 // "local" for the runs recorded from a terminal.
 var historyEvents = append(slices.Clone(GitHubEvents), "local")
 
-// checkEvent returns an UnknownError when event is no GitHub event; the
+// CheckEvent returns an UnknownError when event is no GitHub event; the
 // known ones the error lists are those the command acts on (supported).
-func checkEvent(input, event string, supported []string) error {
+func CheckEvent(input, event string, supported []string) error {
 	if event == "" || slices.Contains(GitHubEvents, event) {
 		return nil
 	}
@@ -81,9 +81,9 @@ func CheckHistoryEvents(events []string) error {
 	return nil
 }
 
-// checkStageNames checks --only and --skip: each names a stage of the
+// CheckStageNames checks --only and --skip: each names a stage of the
 // roster or a backend.
-func checkStageNames(input string, names []string, t *policy.Tables) error {
+func CheckStageNames(input string, names []string, t *policy.Tables) error {
 	var known []string
 	for _, s := range t.Stages() {
 		known = append(known, s.Name)
@@ -132,7 +132,7 @@ func LabelWarnings(t *policy.Tables, labels []string, from string) []Message {
 		if n := nearest.Name(l, known); n != "" {
 			text += fmt.Sprintf("; did you mean %s?", n)
 		}
-		out = append(out, warning(text))
+		out = append(out, Warning(text))
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package usecase
 import (
 	"context"
 	"errors"
-	"github.com/radixark/miles-ci/cirun"
 	"strings"
 	"testing"
 
@@ -16,28 +15,11 @@ import (
 func TestTyposFail(t *testing.T) {
 	const repo = "../testdata/miles"
 	ctx := context.Background()
-	sched := CIRequest{Repo: repo, Event: "schedule", Schedule: "0 15 * * 0-5"}
 	for _, tc := range []struct {
 		name string
 		call func() error
 		want string
 	}{
-		{"ci --only", func() error {
-			r := sched
-			r.Only = []string{"stage-a-cpu", "stage-z"}
-			_, err := CI(ctx, r)
-			return err
-		}, `--only: unknown stage or backend "stage-z"; did you mean stage-a-cpu?`},
-		{"ci --skip backend", func() error {
-			r := sched
-			r.Skip = []string{"cdua"}
-			_, err := CI(ctx, r)
-			return err
-		}, `--skip: unknown stage or backend "cdua"; did you mean cuda?`},
-		{"ci --event", func() error {
-			_, err := CI(ctx, CIRequest{Repo: repo, Event: "pull_rqeuest"})
-			return err
-		}, `--event: unknown event "pull_rqeuest"; did you mean pull_request?`},
 		{"policy --event", func() error {
 			return PolicyRequest{Trigger: policy.Trigger{Event: "schedul"}, Frontend: CLI}.Validate()
 		}, `--event: unknown event "schedul"; did you mean schedule?`},
@@ -73,14 +55,10 @@ func TestTyposFail(t *testing.T) {
 // TestKnownNamesPass: the real names, and GitHub events miles-ci does not
 // model (Miles answers those itself), are no typo.
 func TestKnownNamesPass(t *testing.T) {
-	if err := checkEvent("--event", "push", policyEvents); err != nil {
+	if err := CheckEvent("--event", "push", policyEvents); err != nil {
 		t.Errorf("wanted push to pass to Miles' own answer, got %v", err)
 	}
 	if err := CheckHistoryEvents([]string{"schedule", "local", "push"}); err != nil {
-		t.Errorf("wanted no error, got %v", err)
-	}
-	r := CIRequest{Repo: "../testdata/miles", Event: "schedule", Schedule: "0 15 * * 0-5", Only: []string{"cpu", "stage-c-2-gpu-h200"}, Skip: []string{"rocm"}}
-	if _, err := CI(context.Background(), r); err != nil {
 		t.Errorf("wanted no error, got %v", err)
 	}
 }
@@ -147,26 +125,4 @@ func messagesContain(msgs []Message, text string) bool {
 		}
 	}
 	return false
-}
-
-// TestCIHostDryRunStandIns: a dry run without --gpus on a host with no GPU
-// plans for stand-ins and says so; given --gpus, or a real run, it does not.
-func TestCIHostDryRunStandIns(t *testing.T) {
-	none := func() ([]cirun.Detected, error) { return nil, nil }
-	h, msgs, err := CIHost("", false, true, none)
-	if err != nil || !h.StandIn || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "plans every GPU shard for stand-ins, as --gpus none") {
-		t.Errorf("wanted stand-ins with a notice, got %+v %v %v", h, msgs, err)
-	}
-	if _, _, err := CIHost("", false, false, none); err == nil {
-		t.Error("wanted a real run on a host with no GPU to need --gpus")
-	}
-	if _, _, err := CIHost("all", true, true, none); err == nil {
-		t.Error("wanted --gpus all on a host with no GPU to fail, as asked")
-	}
-	h, msgs, err = CIHost("", false, true, func() ([]cirun.Detected, error) {
-		return []cirun.Detected{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
-	})
-	if err != nil || h.StandIn || len(msgs) != 0 {
-		t.Errorf("wanted the host's 4 GPUs, got %+v %v %v", h, msgs, err)
-	}
 }

@@ -22,8 +22,9 @@ type Message struct {
 	Text  string
 }
 
-func notice(text string) Message  { return Message{Level: "notice", Text: text} }
-func warning(text string) Message { return Message{Level: "warning", Text: text} }
+// Notice and Warning are a use case's messages to the user, by level.
+func Notice(text string) Message  { return Message{Level: "notice", Text: text} }
+func Warning(text string) Message { return Message{Level: "warning", Text: text} }
 
 // CheckSource checks that dir (a module's --source, exported) is a Miles
 // checkout, with the module's fix in the message.
@@ -56,7 +57,7 @@ func fallbackNote(t *policy.Tables, repo, shown string) []Message {
 	if shown != "" {
 		note = strings.Replace(note, fsinput.FolderName(repo), shown, 1)
 	}
-	return []Message{notice(note)}
+	return []Message{Notice(note)}
 }
 
 // loadRegistry reads the checkout's tables and test registry at once
@@ -181,7 +182,7 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 				return ans, err
 			}
 			if note != "" {
-				ans.Messages = append(ans.Messages, warning(note))
+				ans.Messages = append(ans.Messages, Warning(note))
 			}
 			ans.Selection, skipped = &sel, sel.Skipped
 		}
@@ -193,7 +194,7 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 	}
 	from := "--labels"
 	if in.PR != nil && !in.Given.Labels {
-		from = prLabelsFrom
+		from = PRLabelsFrom
 	}
 	ans.Messages = append(ans.Messages, LabelWarnings(tables, base.Labels, from)...)
 	reqs := []policy.PlanRequest{base}
@@ -203,7 +204,7 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 		for _, st := range ans.Roster {
 			if slices.Contains(skipped, st.Name) {
 				// The workflow never starts a skipped stage's job, so it plans nothing.
-				ans.Messages = append(ans.Messages, notice(st.Name+" is skipped on "+in.PR.Ref()+" (rules §4): no shard of it runs"))
+				ans.Messages = append(ans.Messages, Notice(st.Name+" is skipped on "+in.PR.Ref()+" (rules §4): no shard of it runs"))
 			}
 		}
 		if len(unplannable) > 0 {
@@ -223,7 +224,7 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 	if len(ans.Plans) > 0 {
 		// The ignored-label warnings are the same for every plan of one run.
 		for _, w := range ans.Plans[0].Warnings {
-			ans.Messages = append(ans.Messages, warning(w))
+			ans.Messages = append(ans.Messages, Warning(w))
 		}
 		ans.HasTests = len(ans.Plans[0].Enabled) > 0
 	}
@@ -237,7 +238,7 @@ func Plan(ctx context.Context, in PlanRequest) (PlanAnswer, error) {
 
 // CheckoutNotice says that an answer is the checkout's own, and what ran it.
 func CheckoutNotice(c *Checkout) Message {
-	return notice("--planner checkout: the answer is the checkout's own tests/ci code (" + c.Root + "), run with " + c.Python.String())
+	return Notice("--planner checkout: the answer is the checkout's own tests/ci code (" + c.Root + "), run with " + c.Python.String())
 }
 
 // ReadPlans are the answer's plans: miles-ci's, or the checkout's read back

@@ -53,7 +53,7 @@ func (req PolicyRequest) Validate() error {
 		}
 		return fmt.Errorf("--event is required (or %sgive --cadence-override or %s)", env, req.Frontend.PR)
 	}
-	return checkEvent("--event", req.Trigger.Event, policyEvents)
+	return CheckEvent("--event", req.Trigger.Event, policyEvents)
 }
 
 // PRLabelsJSON is a list of label names as the trigger's PR_LABELS_JSON
@@ -124,7 +124,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	ans := PolicyAnswer{Trigger: trig, Policy: wp,
 		Outputs: req.Tables.Outputs(wp, nil)}
 	if trig.Event == policy.EventPullRequest {
-		ans.Messages = LabelWarnings(req.Tables, wp.RawLabels, prLabelsFrom)
+		ans.Messages = LabelWarnings(req.Tables, wp.RawLabels, PRLabelsFrom)
 	}
 	// Like ci_policy.py, a pull request prunes GPU stages even when a called
 	// workflow's cadence override decides the cadence.
@@ -166,7 +166,7 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	}
 	ans.Selection, ans.Outputs = &sel, req.Tables.Outputs(wp, sel.Skipped)
 	if note != "" {
-		ans.Messages = append(ans.Messages, warning(note))
+		ans.Messages = append(ans.Messages, Warning(note))
 	}
 	return ans, nil
 }

@@ -59,7 +59,7 @@ func poolOfSuite(reg *policy.Registry, r policy.PlanRequest) (*policy.PoolPlan, 
 	}
 	p, err := policy.PlanPool(reg, policy.PoolRequest{Suites: []string{r.Suite}, Cadence: r.Cadence, Labels: r.Labels, MatchAllLabels: r.MatchAllLabels})
 	if err != nil {
-		return nil, []Message{warning("the B200 pool cannot plan " + r.Suite + ": " + err.Error())}
+		return nil, []Message{Warning("the B200 pool cannot plan " + r.Suite + ": " + err.Error())}
 	}
 	return &p, nil
 }
@@ -139,7 +139,7 @@ func PoolBatch(in Inputs, n int) ([]stagerun.Request, policy.PoolBatch, error) {
 	}
 	var reqs []stagerun.Request
 	for _, j := range batch.Jobs {
-		req, err := poolFileRequest(in, tables, func(string) (*policy.Registry, error) { return reg, nil }, j)
+		req, err := PoolFileRequest(in, tables, func(string) (*policy.Registry, error) { return reg, nil }, j)
 		if err != nil {
 			return nil, policy.PoolBatch{}, fmt.Errorf("batch %d, %s: %w", n, j.File, err)
 		}
@@ -148,10 +148,10 @@ func PoolBatch(in Inputs, n int) ([]stagerun.Request, policy.PoolBatch, error) {
 	return reqs, batch, nil
 }
 
-// poolFileRequest is the run of one pool job: its file alone, as File plans
+// PoolFileRequest is the run of one pool job: its file alone, as File plans
 // it, in its container with its own GPU count (the first N devices unless
 // --gpus or the visible devices say otherwise).
-func poolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (stagerun.Request, error) {
+func PoolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (stagerun.Request, error) {
 	one := in
 	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
 	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0

@@ -119,7 +119,7 @@ func ciReport(prev *PreviousRun) (ReportAnswer, error) {
 		shard := filepath.Join(prev.Dir, filepath.FromSlash(dir))
 		s, _ := report.ReadResults(shard)
 		log, _ := fsinput.ReadFile(filepath.Join(shard, stagerun.RunLogFile), fsinput.Kind{Name: "a run.log", Max: stagerun.MaxLogBytes + 4096})
-		fails = append(fails, shardFailure(j, dir, s, string(log)))
+		fails = append(fails, NewShardFailure(j, dir, s, string(log)))
 	}
 	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, stagerun.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: cirun.MaxReportSize})
 	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails) + pageLine(prev.Dir)}, nil

@@ -178,7 +178,7 @@ func Roster(r RosterRequest) ([]policy.Stage, []Message, error) {
 			if !errors.As(err, &ce) {
 				return nil, nil, err
 			}
-			return policy.Roster(), []Message{notice(r.Shown + " " + ce.Problem + "; showing the built-in roster of rules §1")}, nil
+			return policy.Roster(), []Message{Notice(r.Shown + " " + ce.Problem + "; showing the built-in roster of rules §1")}, nil
 		}
 	}
 	tables, msgs, err := LoadTables(r.Repo, r.Shown)

@@ -8,7 +8,8 @@ import (
 )
 
 // TestForkGetsNoSecrets holds "a fork gets no secrets" to its one place:
-// every way a front end says fork (the flag, the PR read, the ci event) gives
+// every way a front end says fork (the flag, the PR read; the ci event in
+// usecase/ci's TestCIForkGetsNoSecrets) gives
 // a request whose spec reads no secret and whose session is handed none, with
 // every secret on offer and without reading one. (TestFrontEndsWithholdNoSecret
 // in internal/layering holds the front ends to only passing the fact.)
@@ -64,27 +65,6 @@ func TestForkGetsNoSecrets(t *testing.T) {
 			held := handed(t, req.Fork)
 			if want := map[bool]int{true: 0, false: 3}[tt.fork]; len(held) != want {
 				t.Errorf("wanted %d secrets handed to the session, got %q", want, held)
-			}
-		})
-	}
-	for _, tt := range []struct {
-		name string
-		req  CIRequest
-		fork bool
-	}{
-		{name: "ci, --fork", req: CIRequest{Event: "pull_request", Fork: true}, fork: true},
-		{name: "ci, a fork's PR", req: CIRequest{PR: forkPR}, fork: true},
-		{name: "ci, a same-repo PR", req: CIRequest{PR: pr}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.req.FromFork(); got != tt.fork {
-				t.Fatalf("wanted FromFork %t, got %t", tt.fork, got)
-			}
-			if ev, err := ciEvent(tt.req); err != nil || ev.Fork != tt.fork {
-				t.Errorf("wanted the event's fork %t, got %t (%v)", tt.fork, ev.Fork, err)
-			}
-			if held := handed(t, tt.req.FromFork()); (len(held) == 0) != tt.fork {
-				t.Errorf("wanted secrets handed: %t, got %q", !tt.fork, held)
 			}
 		})
 	}

@@ -18,6 +18,10 @@ var plannings atomic.Int64
 // run (read the checkout's tables and registry for one).
 func Plannings() int64 { return plannings.Load() }
 
+// CountPlanning counts one planning made outside this package (a ci run's
+// B200 pool, planned once for all its files).
+func CountPlanning() { plannings.Add(1) }
+
 // StagePlan is a stage planned once for every shard: what the module's stage
 // keeps (Encode) so that its shard, plan, spec and test plan nothing again.
 type StagePlan struct {

@@ -248,7 +248,7 @@ func (t *triageRun) file(ctx context.Context, file string) TriageFile {
 		case res.Summary.Passed:
 			a.Outcome = triage.Pass
 		default:
-			a.Outcome, a.Reason = triage.Fail, firstFailure(res.Summary)
+			a.Outcome, a.Reason = triage.Fail, FirstFailure(res.Summary)
 		}
 		if err == nil {
 			sum := res.Summary

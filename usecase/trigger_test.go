@@ -1,13 +1,9 @@
 package usecase
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/policy"
 )
 
 func TestTriggerFactsFromPR(t *testing.T) {
@@ -36,24 +32,5 @@ func TestTriggerFactsFromPR(t *testing.T) {
 	}
 	if got := (TriggerFacts{Event: "schedule"}).FromPR(nil, Given{}); got != (TriggerFacts{Event: "schedule"}) {
 		t.Errorf("wanted no PR to change nothing, got %+v", got)
-	}
-}
-
-// TestEveryCommandFillsFromPROneWay: plan's stage run, policy and ci read one
-// pull request the same way: an environment's labels that were not given
-// lose to the PR's, as the policy command has always done.
-func TestEveryCommandFillsFromPROneWay(t *testing.T) {
-	pr := &github.PR{Number: 7, State: "open", Labels: []string{"run-ci-megatron"}}
-	repo := filepath.Join("..", "testdata", "miles")
-	trig := PRTrigger(policy.Trigger{Event: "push", PRLabelsJSON: `["from-env"]`}, pr, Given{})
-	ev, err := ciEvent(CIRequest{Repo: repo, Event: "push", PRLabelsJSON: `["from-env"]`, PR: pr, Host: cirun.Host{StandIn: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if trig.Event != ev.Name || trig.PRLabelsJSON != labelsJSON(ev.Labels) {
-		t.Errorf("wanted policy and ci to read the PR alike, got %s %s and %s %v", trig.Event, trig.PRLabelsJSON, ev.Name, ev.Labels)
-	}
-	if _, err := CI(context.Background(), CIRequest{Repo: repo, PR: pr, Host: cirun.Host{StandIn: true}}); err != nil {
-		t.Errorf("wanted a ci dry run of the PR, got %v", err)
 	}
 }

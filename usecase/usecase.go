@@ -3,9 +3,10 @@
 // one request type per command, validated here, then one call. They are the
 // questions (Plan, Policy, Explain, Stages, Image, Deps, Lint, Verify), one
 // shard's run (Stage, File: what a front end is given turned into a
-// stagerun.Request, and every roster lookup of a run), and the whole graph
-// (CI, with EngineShards running its shards). The runtime history's use
-// cases are usecase/runhistory, which only the command imports.
+// stagerun.Request, and every roster lookup of a run) with what its results
+// folder holds, and triage. The whole CI of an event is usecase/ci, and the
+// runtime history's use cases are usecase/runhistory, which only the command
+// imports.
 package usecase
 
 import (
@@ -166,7 +167,7 @@ func labelsFrom(in Inputs) string {
 	case len(in.Labels) > 0 && (in.PR == nil || in.Given.Labels):
 		return "--labels"
 	}
-	return prLabelsFrom
+	return PRLabelsFrom
 }
 
 // Stages lists the stages miles-ci runs, in roster order.
@@ -272,12 +273,12 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 	if err != nil {
 		return 0, nil, err
 	}
-	return planStageOf(in, tables, func() (*policy.Registry, error) { return tables.LoadRegistry(in.Repo) }, ids)
+	return PlanStageOf(in, tables, func() (*policy.Registry, error) { return tables.LoadRegistry(in.Repo) }, ids)
 }
 
-// planStageOf is planStage on tables already read, with the registry
+// PlanStageOf is planStage on tables already read, with the registry
 // registry loads (a ci run reads both once for all its stages).
-func planStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
+func PlanStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
 	plannings.Add(1)
 	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
@@ -399,7 +400,7 @@ func tagOf(image string) string { return image[strings.LastIndex(image, ":")+1:]
 
 // finish adds the image, dependency and runtime decisions to a request.
 func finish(in Inputs, req stagerun.Request, hw policy.Backend) (stagerun.Request, error) {
-	req, err := withDevices(req, in.GPUs, in.VisibleDevices)
+	req, err := WithDevices(req, in.GPUs, in.VisibleDevices)
 	if err != nil {
 		return stagerun.Request{}, err
 	}
@@ -444,8 +445,8 @@ func finish(in Inputs, req stagerun.Request, hw policy.Backend) (stagerun.Reques
 	return req, nil
 }
 
-// withDevices gives a request the GPUs (--gpus) and visible devices it runs on.
-func withDevices(req stagerun.Request, gpus, visible string) (stagerun.Request, error) {
+// WithDevices gives a request the GPUs (--gpus) and visible devices it runs on.
+func WithDevices(req stagerun.Request, gpus, visible string) (stagerun.Request, error) {
 	var err error
 	if req.GPUs, err = stagerun.ParseGPUs(gpus); err != nil {
 		return stagerun.Request{}, err

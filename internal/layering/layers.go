@@ -49,6 +49,7 @@ var Layers = map[string]int{
 	// The use cases both front ends call, then those only the command
 	// calls (the module links neither history driver: ModuleOmits).
 	"usecase":            7,
+	"usecase/ci":         8,
 	"usecase/runhistory": 8,
 
 	// The engine adapter of the command, then the front ends.

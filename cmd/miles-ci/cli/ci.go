@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/ci"
 )
 
 func init() {
@@ -75,7 +76,7 @@ func runCI(args []string, env Env) int {
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	req := usecase.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
+	req := ci.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
 		ImageTag: *imageTag, SGLangInput: *sglang, MegatronInput: *megatron, Only: *only, Skip: *skip,
 		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files")}}
 	if prNumber.Set {
@@ -104,7 +105,7 @@ func runCI(args []string, env Env) int {
 			return fs.usageError("%v", err)
 		}
 	} else {
-		host, hostMsgs, err := usecase.CIHost(*gpus, fs.Given("gpus"), *dryRun, detectGPUs)
+		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun, detectGPUs)
 		if err != nil {
 			return fs.usageError("%v", err)
 		}
@@ -141,7 +142,7 @@ func runCI(args []string, env Env) int {
 		}
 	}
 	if *dryRun || req.Previous != nil && req.Previous.NothingToRerun() {
-		ans, err := usecase.CI(context.Background(), req)
+		ans, err := ci.CI(context.Background(), req)
 		if err != nil {
 			return ciFailure(env, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/usecase/ci"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
@@ -30,14 +31,14 @@ var ciConnect = func(ctx context.Context, host engine.Inputs, log io.Writer) (ci
 	return engine.Connect(ctx, host, log)
 }
 
-// ciShardRun prepares and runs one shard (usecase.EngineShards.Run); tests
+// ciShardRun prepares and runs one shard (ci.EngineShards.Run); tests
 // replace it.
 var ciShardRun func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
 
 // runCIOnEngine runs the graph on the engine, printing one line per job
 // state change, and writes the results folder. Ctrl-C (SIGINT, SIGTERM)
 // cancels the running shards; the finished ones keep their results.
-func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFlags) int {
+func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) int {
 	host := engine.Inputs{Repo: req.Repo, Secrets: stagerun.HandedSecrets(req.FromFork(), env.secret)}
 	if host.Repo == "" {
 		host.Repo = "."
@@ -76,7 +77,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	defer closeLog()
 	ctx, stop := signalContext(env)
 	defer stop()
-	runner := &usecase.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
+	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
 	if len(req.Hosts) > 0 {
 		f := &fleet{ctx: ctx, inputs: host, log: log, hosts: req.Hosts}
 		defer f.close()
@@ -96,7 +97,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 	req.Shards, req.Now, req.Retry, req.RunID = runner, time.Now, retry.C, runner.Nonce
 	p := newCIProgress(env, m, f.live && !f.progress)
 	req.Notify = p.notify
-	ans, err := usecase.CI(ctx, req)
+	ans, err := ci.CI(ctx, req)
 	p.done()
 	if err != nil {
 		return ciFailure(env, err)
@@ -136,7 +137,7 @@ func runCIOnEngine(env Env, req usecase.CIRequest, f ciEngineFlags, gh *githubFl
 }
 
 // ciResultsName names a ci run's default results folder by its event.
-func ciResultsName(req usecase.CIRequest) string {
+func ciResultsName(req ci.CIRequest) string {
 	switch {
 	case req.Event != "":
 		return req.Event

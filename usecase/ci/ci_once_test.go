@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // TestCIReadsOnceAndPlansEachStageOnce: a whole ci run, dry and real (each
@@ -34,7 +35,7 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				req := c.req
-				req.Repo, req.Host = filepath.Join("..", "testdata", c.dir), cirun.Host{StandIn: true}
+				req.Repo, req.Host = filepath.Join("..", "..", "testdata", c.dir), cirun.Host{StandIn: true}
 				if real {
 					req.Shards = passShards{}
 				}
@@ -47,9 +48,9 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 						mu.Unlock()
 					}
 				})
-				before := Plannings()
+				before := usecase.Plannings()
 				ans, err := CI(context.Background(), req)
-				plans := Plannings() - before
+				plans := usecase.Plannings() - before
 				stop()
 				if err != nil {
 					t.Fatal(err)

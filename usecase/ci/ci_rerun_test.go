@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // attemptShards runs every shard as EngineShards does, with a run that
@@ -95,7 +96,7 @@ func testCIRerunFailed(t *testing.T, legacy bool) {
 		}
 	}
 
-	prev, err := ReadPreviousRun(results)
+	prev, err := usecase.ReadPreviousRun(results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func testCIRerunFailed(t *testing.T, legacy bool) {
 
 	// Nothing failed in attempt 2: a third asks for nothing.
 	writeFolder(t, results, res.Files)
-	if prev, err = ReadPreviousRun(results); err != nil {
+	if prev, err = usecase.ReadPreviousRun(results); err != nil {
 		t.Fatal(err)
 	}
 	req = base
@@ -167,7 +168,7 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 	}
 	res, _ := first.Results(ans.Report, ans.Graph)
 	writeFolder(t, results, res.Files)
-	prev, err := ReadPreviousRun(results)
+	prev, err := usecase.ReadPreviousRun(results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 			r.Previous, r.Shards = prev, nil
 			tc.edit(&r)
 			_, err := CI(context.Background(), r)
-			if !errors.Is(err, ErrNotSameRun) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, usecase.ErrNotSameRun) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("wanted an error naming %q, got %v", tc.want, err)
 			}
 		})

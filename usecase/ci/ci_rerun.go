@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"errors"
@@ -14,56 +14,20 @@ import (
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/usecase"
 )
-
-// PreviousRun is a finished graph run read back from its results folder,
-// for a re-run of what failed (--rerun-failed).
-type PreviousRun struct {
-	// Dir is the results folder it was read from.
-	Dir string
-	// Report is its summary.json.
-	Report *cirun.Report
-}
-
-// ReadPreviousRun reads the results folder of a miles-ci ci run: its
-// summary.json, bounded; the kept shards' files are read when the re-run
-// has run (EngineShards.keep).
-func ReadPreviousRun(dir string) (*PreviousRun, error) {
-	name := filepath.Join(dir, "summary.json")
-	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: cirun.MaxReportSize})
-	if err != nil {
-		return nil, fmt.Errorf("--rerun-failed: %w; give the results folder miles-ci ci --results wrote", err)
-	}
-	rep, err := cirun.ParseReport(name, data)
-	if err != nil {
-		return nil, fmt.Errorf("--rerun-failed: %w", err)
-	}
-	if rep.Run == nil {
-		return nil, fmt.Errorf("--rerun-failed: %s records no run facts (commit, event, planner): it is a dry run's or an older miles-ci's; run miles-ci ci again without --rerun-failed", name)
-	}
-	return &PreviousRun{Dir: dir, Report: rep}, nil
-}
-
-// ErrNotSameRun marks a --rerun-failed folder that is not an earlier
-// attempt of this run (another commit, event, trigger facts or planner): a
-// usage error, exit 2.
-var ErrNotSameRun = errors.New("not the same run")
-
-// NothingToRerun says whether no job of the earlier attempt failed, was
-// cancelled or could not run.
-func (p *PreviousRun) NothingToRerun() bool { return len(p.Report.ToRerun()) == 0 }
 
 // rerunOptions checks that the run is the same run as prev (commit, event,
 // trigger facts, planner) and gives the scheduler what it keeps: the
 // earlier attempt's passed units, and this attempt's number.
-func rerunOptions(prev *PreviousRun, facts *cirun.RunFacts) (map[string]cirun.Previous, int, error) {
+func rerunOptions(prev *usecase.PreviousRun, facts *cirun.RunFacts) (map[string]cirun.Previous, int, error) {
 	was := prev.Report.Run
 	if facts.Commit == "" || was.Commit == "" {
-		return nil, 0, fmt.Errorf("%w: --rerun-failed %s: no commit to compare (this checkout's %q, the run's %q): a re-run repeats one commit, so it needs a git checkout (or --head-sha)", ErrNotSameRun, prev.Dir, facts.Commit, was.Commit)
+		return nil, 0, fmt.Errorf("%w: --rerun-failed %s: no commit to compare (this checkout's %q, the run's %q): a re-run repeats one commit, so it needs a git checkout (or --head-sha)", usecase.ErrNotSameRun, prev.Dir, facts.Commit, was.Commit)
 	}
 	facts.RunID = was.RunID
 	if d := was.Differences(*facts); len(d) > 0 {
-		return nil, 0, fmt.Errorf("%w: --rerun-failed %s differs from this run, so nothing of it can be kept: %s; give the same checkout and facts, or run miles-ci ci without --rerun-failed for a new run", ErrNotSameRun, prev.Dir, strings.Join(d, "; "))
+		return nil, 0, fmt.Errorf("%w: --rerun-failed %s differs from this run, so nothing of it can be kept: %s; give the same checkout and facts, or run miles-ci ci without --rerun-failed for a new run", usecase.ErrNotSameRun, prev.Dir, strings.Join(d, "; "))
 	}
 	kept := prev.Report.Kept(func(j cirun.JobReport) any {
 		if j.Command == "" && j.Tests == nil {
@@ -84,10 +48,10 @@ func rerunOptions(prev *PreviousRun, facts *cirun.RunFacts) (map[string]cirun.Pr
 
 // nothingToRerun is the answer when every job of the earlier attempt passed
 // or was skipped as CI skips it: the run stands, as it was.
-func nothingToRerun(prev *PreviousRun, ev cirun.Event) CIAnswer {
+func nothingToRerun(prev *usecase.PreviousRun, ev cirun.Event) CIAnswer {
 	rep := prev.Report
 	rep.Event = ev
-	return CIAnswer{Report: rep, NothingToRerun: true, Messages: []Message{notice(fmt.Sprintf(
+	return CIAnswer{Report: rep, NothingToRerun: true, Messages: []usecase.Message{usecase.Notice(fmt.Sprintf(
 		"--rerun-failed %s: nothing to re-run: no job of attempt %d failed, was cancelled or could not run; its verdict stands (exit %d)",
 		prev.Dir, max(rep.Attempt, 1), rep.ExitStatus()))}}
 }
@@ -118,7 +82,7 @@ const (
 
 // keep adds the results of the shards a re-run reused, read from the
 // earlier run's folder, so the new folder holds them byte for byte.
-func (e *EngineShards) keep(prev *PreviousRun, rep *cirun.Report) error {
+func (e *EngineShards) keep(prev *usecase.PreviousRun, rep *cirun.Report) error {
 	total := int64(0)
 	for _, j := range rep.Jobs {
 		if !j.Reused || j.Stage == "" || (j.Kind != cirun.KindStage && j.Kind != cirun.KindPoolRun) {
@@ -185,4 +149,10 @@ func readKept(dir string, total *int64) ([]stagerun.ResultFile, error) {
 		return nil, fmt.Errorf("the earlier run's folder has no %s; give the whole results folder miles-ci ci wrote", dir)
 	}
 	return out, err
+}
+
+// exists says whether path names anything.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

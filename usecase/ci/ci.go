@@ -1,4 +1,11 @@
-package usecase
+// Package ci is the use case of the whole CI of one event, which `miles-ci
+// ci` and the module's ci call: it lays out the jobs the checkout's PR
+// workflows run (package cirun), on the checkout's tables read once, plans
+// each stage once for all its shards on the stage-run path of package
+// usecase, and runs them (EngineShards) or, without a runner, plans them (a
+// dry run). It is apart from usecase, as the graph is to what a user asks: the
+// questions and the one-shard runs do not link it.
+package ci
 
 import (
 	"context"
@@ -19,6 +26,7 @@ import (
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // CIRequest is what `miles-ci ci` and the module's ci are given: the
@@ -48,13 +56,13 @@ type CIRequest struct {
 	// PR is the pull request --pr read, or nil; its facts fill what the
 	// fields above leave out (Given).
 	PR    *github.PR
-	Given Given
+	Given usecase.Given
 	// ReadDiff reads --changed-files (nil: none; Given.Diff says it was
 	// given); see PolicyRequest.
 	ReadDiff func() ([]byte, string, error)
 	// Checkout, when set, plans with the checkout's own tests/ci code
 	// (--planner checkout).
-	Checkout *Checkout
+	Checkout *usecase.Checkout
 
 	// Host, MaxParallel, Only and Skip are the scheduler's options; Hosts,
 	// when set, a fleet (--hosts) in place of Host, and Substitutes the
@@ -82,7 +90,7 @@ type CIRequest struct {
 	Commit, RunID string
 	// Previous, when set, is the earlier attempt this run re-runs
 	// (--rerun-failed): its passed units are kept, the rest run again.
-	Previous *PreviousRun
+	Previous *usecase.PreviousRun
 }
 
 // ShardRunner runs a stage shard's request (stagerun.Prepare and Test on an
@@ -103,7 +111,7 @@ type ShardPlan struct {
 type CIAnswer struct {
 	Graph    *cirun.Graph
 	Report   *cirun.Report
-	Messages []Message
+	Messages []usecase.Message
 	// NothingToRerun says that the earlier attempt of a re-run had nothing
 	// to re-run: Report is that attempt's, unchanged, and nothing ran.
 	NothingToRerun bool
@@ -116,21 +124,21 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if req.ReadDiff != nil {
 		req.ReadDiff = readOnce(req.ReadDiff)
 	}
-	tables, msgs, err := LoadTables(req.Repo, "")
+	tables, msgs, err := usecase.LoadTables(req.Repo, "")
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	if err := checkStageNames("--only", req.Only, tables); err != nil {
+	if err := usecase.CheckStageNames("--only", req.Only, tables); err != nil {
 		return CIAnswer{}, err
 	}
-	if err := checkStageNames("--skip", req.Skip, tables); err != nil {
+	if err := usecase.CheckStageNames("--skip", req.Skip, tables); err != nil {
 		return CIAnswer{}, err
 	}
 	ev, err := ciEvent(req)
 	if err != nil {
 		return CIAnswer{}, err
 	}
-	wfs, err := readWorkflows(tables)
+	wfs, err := usecase.ReadWorkflows(tables)
 	if err != nil {
 		return CIAnswer{}, err
 	}
@@ -141,9 +149,9 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	opt := cirun.Options{Host: req.Host, Hosts: req.Hosts, Substitutes: req.Substitutes, StageModel: tables.GPUModel,
 		Leaser: req.Leaser, Retry: req.Retry, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
 		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil}
-	planner := PlannerMilesCI
+	planner := usecase.PlannerMilesCI
 	if req.Checkout != nil {
-		planner = PlannerCheckout
+		planner = usecase.PlannerCheckout
 	}
 	facts := cirun.FactsOf(ev, req.Commit, string(planner))
 	facts.RunID = req.RunID
@@ -159,7 +167,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		}
 	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
-	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: LabelWarnings(tables, ev.Labels, prLabelsFrom)}
+	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}
 	msgs = append(msgs, hostNotices(req)...)
 	rep := cirun.Schedule(ctx, g, x, opt)
 	if req.Shards != nil {
@@ -193,7 +201,7 @@ func readOnce(read func() ([]byte, string, error)) func() ([]byte, string, error
 
 // ciEvent turns the request's trigger facts into the graph's event.
 func ciEvent(req CIRequest) (cirun.Event, error) {
-	f := TriggerFacts{Event: req.Event, PRLabelsJSON: req.PRLabelsJSON, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork, Action: req.Action}.FromPR(req.PR, req.Given)
+	f := usecase.TriggerFacts{Event: req.Event, PRLabelsJSON: req.PRLabelsJSON, PRBody: req.PRBody, PRNumber: req.PRNumber, Fork: req.Fork, Action: req.Action}.FromPR(req.PR, req.Given)
 	req.PRLabelsJSON = f.PRLabelsJSON
 	ev := cirun.Event{Name: f.Event, Action: f.Action, Schedule: req.Schedule, PRBody: f.PRBody, PRNumber: f.PRNumber, Fork: f.Fork,
 		Inputs: map[string]string{}}
@@ -225,7 +233,7 @@ func ciEvent(req CIRequest) (cirun.Event, error) {
 	case "":
 		return cirun.Event{}, errors.New("give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N")
 	default:
-		if err := checkEvent("--event", ev.Name, ciEvents); err != nil {
+		if err := usecase.CheckEvent("--event", ev.Name, usecase.CIEvents); err != nil {
 			return cirun.Event{}, err
 		}
 		return cirun.Event{}, fmt.Errorf("unsupported event %q; use pull_request, schedule, workflow_dispatch or release", ev.Name)
@@ -245,47 +253,6 @@ func prLabels(js string) ([]string, error) {
 	return labels, nil
 }
 
-// ciWorkflows are the files the graph reads.
-var ciWorkflows = append(slices.Clone(cirun.PRWorkflows), cirun.ReleaseWorkflow)
-
-// maxCIWorkflows bounds the workflow files one graph reads.
-const maxCIWorkflows = 32
-
-// readWorkflows reads the checkout's PR workflows and release branch cut,
-// and the local workflows their jobs call (the B200 pool's planner and batch
-// workflows), as the tables read them (one read of each file); a missing
-// file is absent from the map.
-func readWorkflows(tables *policy.Tables) (map[string]*cirun.Workflow, error) {
-	out := map[string]*cirun.Workflow{}
-	queue := slices.Clone(ciWorkflows)
-	seen := map[string]bool{}
-	for i := 0; i < len(queue) && len(seen) < maxCIWorkflows; i++ {
-		rel := queue[i]
-		if seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		f, err := tables.Workflow(rel)
-		if err != nil {
-			return nil, err
-		}
-		if f.Data == nil {
-			continue
-		}
-		wf, err := cirun.ParseWorkflowDoc(rel, f.Doc, f.Invalid)
-		if err != nil {
-			return nil, err
-		}
-		out[rel] = wf
-		for _, j := range wf.Jobs {
-			if called, ok := strings.CutPrefix(j.Uses, "./"); ok && strings.HasPrefix(called, ".github/workflows/") && !strings.Contains(called, "..") {
-				queue = append(queue, called)
-			}
-		}
-	}
-	return out, nil
-}
-
 // ciExecutor runs the graph's units: the resolvers as use cases, the PR
 // image and the stage shards through the ShardRunner (planned only in a
 // dry run).
@@ -297,7 +264,7 @@ type ciExecutor struct {
 	// mu guards the messages, the registry, read once, the stages, each
 	// planned once, and the images.
 	mu     sync.Mutex
-	msgs   []Message
+	msgs   []usecase.Message
 	reg    *policy.Registry
 	regErr error
 	loaded bool
@@ -328,7 +295,7 @@ func (x *ciExecutor) Run(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 
 // tell keeps a message for the answer, once: the units that say it run at
 // the same time (the policy jobs of both PR workflows).
-func (x *ciExecutor) tell(m Message) {
+func (x *ciExecutor) tell(m usecase.Message) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !slices.Contains(x.msgs, m) {
@@ -352,8 +319,8 @@ func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	if name == cirun.EventPullRequest {
 		trig.PRLabelsJSON = labelsJSON(ev.Labels)
 	}
-	preq := PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff,
-		Given: Given{Event: true, PRLabels: true, Diff: x.req.Given.Diff}}
+	preq := usecase.PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff,
+		Given: usecase.Given{Event: true, PRLabels: true, Diff: x.req.Given.Diff}}
 	if name == cirun.EventPullRequest {
 		preq.PR = x.req.PR
 	}
@@ -368,7 +335,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 		return strings.Join(kv, " ")
 	}
 	if x.req.Checkout != nil {
-		cp, err := PolicyOfCheckout(ctx, x.req.Checkout, preq)
+		cp, err := usecase.PolicyOfCheckout(ctx, x.req.Checkout, preq)
 		if err != nil {
 			return failed(err)
 		}
@@ -377,7 +344,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 		}
 		return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: reason(), Detail: cp.Outputs}
 	}
-	ans, err := Policy(preq)
+	ans, err := usecase.Policy(preq)
 	if err != nil {
 		return failed(err)
 	}
@@ -460,7 +427,7 @@ func (x *ciExecutor) prImage(ctx context.Context) cirun.Outcome {
 	if ev.Name == cirun.EventPullRequest {
 		paths, why := x.changedPaths()
 		if why != "" {
-			x.tell(warning("PR image: " + why + "; treating the image build inputs as unchanged"))
+			x.tell(usecase.Warning("PR image: " + why + "; treating the image build inputs as unchanged"))
 		}
 		changed = paths
 	}
@@ -619,7 +586,7 @@ func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, 
 	if args.Partition != nil {
 		size = args.Partition.Size
 	}
-	_, ps.reqs, ps.err = planStageOf(x.stageInputs(u, args), x.tables, x.registry, func(st policy.Stage, shards int) ([]int, error) {
+	_, ps.reqs, ps.err = usecase.PlanStageOf(x.stageInputs(u, args), x.tables, x.registry, func(st policy.Stage, shards int) ([]int, error) {
 		if size != max(shards, 1) {
 			return nil, fmt.Errorf("job %s runs stage %s in %d shard(s), but the checkout's tables plan it in %d", u.Node.ID, st.Name, size, shards)
 		}
@@ -671,7 +638,7 @@ func (x *ciExecutor) poolPlan(u *cirun.Unit) cirun.Outcome {
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
-	plannings.Add(1) // the pool's stage, planned once: its file units build on this plan
+	usecase.CountPlanning() // the pool's stage, planned once: its file units build on this plan
 	plan, err := policy.PlanPool(reg, preq)
 	if err != nil {
 		return failed(err)
@@ -712,7 +679,7 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome 
 	}
 	in := x.stageInputs(u, args)
 	in.GPUs, in.VisibleDevices = x.devices(u)
-	req, err := poolFileRequest(in, x.tables, func(string) (*policy.Registry, error) { return x.registry() }, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
+	req, err := usecase.PoolFileRequest(in, x.tables, func(string) (*policy.Registry, error) { return x.registry() }, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
@@ -721,9 +688,9 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome 
 
 // stageInputs are a stage's stage-run inputs: its command's cadence and
 // labels and the image the image job resolved.
-func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) Inputs {
+func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) usecase.Inputs {
 	ev := x.event
-	in := Inputs{Repo: x.req.Repo, Stage: args.Suite, Cadence: args.Cadence, Labels: args.Labels, MatchAllLabels: args.MatchAllLabels,
+	in := usecase.Inputs{Repo: x.req.Repo, Stage: args.Suite, Cadence: args.Cadence, Labels: args.Labels, MatchAllLabels: args.MatchAllLabels,
 		PRBody: ev.PRBody, Fork: ev.Fork, SGLangInput: ev.Inputs["ci_sglang_pr"], MegatronInput: ev.Inputs["ci_megatron_pr"],
 		Release: x.req.Release}
 	if ev.PRNumber > 0 {
@@ -743,7 +710,7 @@ func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) Inputs 
 // stand-in host, none).
 func (x *ciExecutor) onDevices(req stagerun.Request, u *cirun.Unit) (stagerun.Request, error) {
 	gpus, visible := x.devices(u)
-	return withDevices(req, gpus, visible)
+	return usecase.WithDevices(req, gpus, visible)
 }
 
 // devices are a unit's --gpus and visible devices.
@@ -781,7 +748,7 @@ func (x *ciExecutor) hostOf(u *cirun.Unit) cirun.Host {
 
 // hostNotices say, once, what the hosts leave unchecked: devices given as
 // bare ids carry no kind, so any shard may run on any of them.
-func hostNotices(req CIRequest) []Message {
+func hostNotices(req CIRequest) []usecase.Message {
 	hosts := req.Hosts
 	if len(hosts) == 0 {
 		hosts = []cirun.Host{req.Host}
@@ -799,7 +766,7 @@ func hostNotices(req CIRequest) []Message {
 	if len(bare) == 0 {
 		return nil
 	}
-	return []Message{notice(strings.Join(bare, ", ") + " gives no GPU model, so GPU kinds are not checked: a shard of any stage may run on these devices; give the model to check them (--gpus h200:0-7)")}
+	return []usecase.Message{usecase.Notice(strings.Join(bare, ", ") + " gives no GPU model, so GPU kinds are not checked: a shard of any stage may run on these devices; give the model to check them (--gpus h200:0-7)")}
 }
 
 func jsonUnmarshalStrings(js string, out *[]string) error {
@@ -835,7 +802,7 @@ func (p ShardPlan) Lines() []string {
 // plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
 // needs no device, and a laptop should see the graph. A real run there
 // still needs --gpus none, so no GPU stage runs on a stand-in unasked.
-func CIHost(gpus string, given, dryRun bool, detected func() ([]cirun.Detected, error)) (cirun.Host, []Message, error) {
+func CIHost(gpus string, given, dryRun bool, detected func() ([]cirun.Detected, error)) (cirun.Host, []usecase.Message, error) {
 	if !given && dryRun {
 		found, err := detected()
 		if err != nil || len(found) == 0 {
@@ -843,7 +810,7 @@ func CIHost(gpus string, given, dryRun bool, detected func() ([]cirun.Detected, 
 			if err != nil {
 				why = "this host's GPUs cannot be counted (" + err.Error() + ")"
 			}
-			return cirun.Host{StandIn: true}, []Message{notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
+			return cirun.Host{StandIn: true}, []usecase.Message{usecase.Notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
 		}
 	}
 	h, err := cirun.ParseHost(gpus, detected)

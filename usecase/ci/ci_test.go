@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // releaseCut is a release branch cut in the shape of Miles' (rules §12.5),
@@ -47,7 +50,7 @@ jobs:
 func ciTree(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "miles")
-	testfiles.CopyTree(t, filepath.Join("..", "testdata", "miles"), dir)
+	testfiles.CopyTree(t, filepath.Join("..", "..", "testdata", "miles"), dir)
 	testfiles.Write(t, dir, cirun.ReleaseWorkflow, releaseCut)
 	for _, wf := range cirun.PRWorkflows {
 		text := readTree(t, dir, wf)
@@ -69,9 +72,9 @@ func TestCIEvents(t *testing.T) {
 	}{
 		{name: "pull request with labels and a diff", req: CIRequest{Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`,
 			ReadDiff: func() ([]byte, string, error) {
-				d, why := ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
+				d, why := usecase.ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
 				return d, why, nil
-			}, Given: Given{Diff: true}},
+			}, Given: usecase.Given{Diff: true}},
 			runs: 15, skipped: 1, job: "pr-test/stage-c-8-gpu-h100", reason: "the policy skips it on this pull request (skipped_stages, rules §4)"},
 		{name: "nightly cron", req: CIRequest{Event: "schedule", Schedule: "0 15 * * 0-5"}, runs: 17, job: "pr-test/policy",
 			reason: `cadence=nightly raw_labels= bypass_fastfail=true skipped_stages=[]`},
@@ -126,7 +129,7 @@ func readTree(t *testing.T, dir, rel string) string {
 // of f030484dd with the pool line's other files) planned for the same
 // cadence, labels and --suites (docs/ci.md).
 func TestCIPool(t *testing.T) {
-	repo := filepath.Join("..", "testdata", "miles-b200pool")
+	repo := filepath.Join("..", "..", "testdata", "miles-b200pool")
 	tests := []struct {
 		name string
 		req  CIRequest
@@ -186,5 +189,24 @@ func TestCIPool(t *testing.T) {
 				t.Errorf("wanted exit 0, got %d\n%s", code, ans.Report.Text())
 			}
 		})
+	}
+}
+
+// TestEveryCommandFillsFromPROneWay: plan's stage run, policy and ci read one
+// pull request the same way: an environment's labels that were not given
+// lose to the PR's, as the policy command has always done.
+func TestEveryCommandFillsFromPROneWay(t *testing.T) {
+	pr := &github.PR{Number: 7, State: "open", Labels: []string{"run-ci-megatron"}}
+	repo := filepath.Join("..", "..", "testdata", "miles")
+	trig := usecase.PRTrigger(policy.Trigger{Event: "push", PRLabelsJSON: `["from-env"]`}, pr, usecase.Given{})
+	ev, err := ciEvent(CIRequest{Repo: repo, Event: "push", PRLabelsJSON: `["from-env"]`, PR: pr, Host: cirun.Host{StandIn: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trig.Event != ev.Name || trig.PRLabelsJSON != labelsJSON(ev.Labels) {
+		t.Errorf("wanted policy and ci to read the PR alike, got %s %s and %s %v", trig.Event, trig.PRLabelsJSON, ev.Name, ev.Labels)
+	}
+	if _, err := CI(context.Background(), CIRequest{Repo: repo, PR: pr, Host: cirun.Host{StandIn: true}}); err != nil {
+		t.Errorf("wanted a ci dry run of the PR, got %v", err)
 	}
 }

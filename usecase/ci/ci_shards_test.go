@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // imageFake is a container that only says where it came from; the other
@@ -85,10 +86,10 @@ func TestCIReadsTheDiffOnce(t *testing.T) {
 	repo := ciTree(t)
 	var calls atomic.Int32
 	req := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: cirun.Host{StandIn: true}, Shards: passShards{},
-		Given: Given{Diff: true}, ReadDiff: func() ([]byte, string, error) {
+		Given: usecase.Given{Diff: true}, ReadDiff: func() ([]byte, string, error) {
 			calls.Add(1)
 			time.Sleep(10 * time.Millisecond)
-			d, why := ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
+			d, why := usecase.ReadChangedFiles(filepath.Join(repo, "diffs", "cpu_only.z"), "diff")
 			return d, why, nil
 		}}
 	ans, err := CI(context.Background(), req)

@@ -1,4 +1,4 @@
-package usecase
+package ci
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,8 +16,8 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/report"
-	"github.com/radixark/miles-ci/report/htmlpage"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // EngineShards is the ShardRunner of a real graph run, for both front ends:
@@ -65,51 +64,13 @@ type ciShard struct {
 	layers stagerun.LayerSource
 }
 
-// PrepareAndTest prepares and runs one request's container
-// (stagerun.Prepare, then stagerun.Test): EngineShards.Run's default, and
-// each attempt of a triage.
-func PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
-	p, spec, err := stagerun.Prepare(ctx, c, req, nonce)
-	if err != nil {
-		return stagerun.Result{}, spec, err
-	}
-	res, err := stagerun.Test(ctx, p, spec, nonce, m)
-	if err != nil {
-		return res, spec, err
-	}
-	res, err = WithPage(res, req, m)
-	return res, spec, err
-}
-
-// WithPage adds a run's report.html to its results files
-// (htmlpage.RenderStage): the page of its one shard, for run, file-run,
-// each shard folder of a ci run and each triage attempt.
-func WithPage(res stagerun.Result, req stagerun.Request, m *report.Masker) (stagerun.Result, error) {
-	where := "--gpus " + req.GPUs.String()
-	if req.VisibleDevices != "" {
-		where += ", visible devices " + req.VisibleDevices
-	}
-	var log string
-	for _, f := range res.Files {
-		if f.Name == stagerun.RunLogFile {
-			log = f.Data
-		}
-	}
-	page, err := htmlpage.RenderStage(htmlpage.Stage{Summary: res.Summary, Log: log, Where: where, Mask: m.Mask})
-	if err != nil {
-		return res, err
-	}
-	res.Files = append(slices.Clone(res.Files), stagerun.ResultFile{Name: htmlpage.FileName, Data: string(page)})
-	return res, nil
-}
-
 // RunShard runs one shard and says how it ended: a failing file is a
 // failure naming the first such file; a shard that could not run (the
 // engine or the checkout refused it) is CannotRun.
 func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *cirun.Unit) cirun.Outcome {
 	run := e.Run
 	if run == nil {
-		run = PrepareAndTest
+		run = usecase.PrepareAndTest
 	}
 	c, err := e.container(ctx, u.Host)
 	if err != nil && ctx.Err() != nil {
@@ -133,7 +94,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 	e.mu.Unlock()
 	out := cirun.Outcome{Result: cirun.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
 	if !sum.Passed {
-		out.Result, out.Reason = cirun.ResultFailure, firstFailure(sum)
+		out.Result, out.Reason = cirun.ResultFailure, usecase.FirstFailure(sum)
 	}
 	return out
 }
@@ -215,16 +176,6 @@ func (b builtImages) From(image string) stagerun.Container {
 	return b.Container.From(image)
 }
 
-// firstFailure names the first failing file of a shard.
-func firstFailure(s report.Summary) string {
-	for _, t := range s.Tests {
-		if t.Status != report.Pass {
-			return fmt.Sprintf("%s %s (%s)", t.File, t.Status, s.Verdict)
-		}
-	}
-	return string(s.Verdict)
-}
-
 // layerKey names a shard's prepared layers up to its dependency phase: the
 // image, static environment, caches and every step before the source. Two
 // shards with one key share the layers (the engine's cache builds them once).
@@ -260,7 +211,7 @@ type CIResults struct {
 	// no shard ran).
 	Reuse string
 	// Failures are the failed shards that left results, in graph order.
-	Failures []ShardFailure
+	Failures []usecase.ShardFailure
 }
 
 // Results are the run's results, for the report the graph run gave.
@@ -283,7 +234,7 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 	if err != nil {
 		return CIResults{}, err
 	}
-	page, err := Page(rep, r.Reuse, r.Failures, e.Masker)
+	page, err := usecase.Page(rep, r.Reuse, r.Failures, e.Masker)
 	if err != nil {
 		return CIResults{}, err
 	}
@@ -293,50 +244,13 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 	return r, nil
 }
 
-// ShardFailure is a failed shard as the run's end shows it: its first
-// failing file, the last lines that file printed, and its folder.
-type ShardFailure struct {
-	// Title is the job's name ("pr-test/stage-a-cpu shard 2/4").
-	Title string
-	// File and Status are its first file that did not pass ("" when the
-	// shard failed with every file passed: an inconsistent run).
-	File   string
-	Status report.Status
-	// Tail is the last lines the file printed (report.OutputTail).
-	Tail []string
-	// Dir is the shard's folder under the results; its run.log is there.
-	Dir string
-	// Files are every file that did not pass with its last lines, the
-	// first one included (report.html shows them all).
-	Files []htmlpage.FailedFile
-}
-
-// shardFailure is a failed job's failure, from its summary (nil when its
-// folder has none) and its run.log.
-func shardFailure(j cirun.JobReport, dir string, sum *report.Summary, log string) ShardFailure {
-	f := ShardFailure{Title: j.Title(), Dir: dir}
-	if sum != nil {
-		for _, t := range sum.Tests {
-			if t.Status != report.Pass {
-				f.Files = append(f.Files, htmlpage.FailedFile{File: t.File, Status: t.Status, Tail: report.OutputTail(log, t.File, report.TailLines)})
-			}
-		}
-	}
-	if len(f.Files) > 0 {
-		f.File, f.Status, f.Tail = f.Files[0].File, f.Files[0].Status, f.Files[0].Tail
-	} else if log != "" {
-		f.Tail = report.OutputTail(log, "", report.TailLines)
-	}
-	return f
-}
-
 // shardFailures lists the failed shards that left results, in graph order.
-func shardFailures(rep *cirun.Report, done []ciShard) []ShardFailure {
+func shardFailures(rep *cirun.Report, done []ciShard) []usecase.ShardFailure {
 	byDir := map[string]ciShard{}
 	for _, d := range done {
 		byDir[d.dir] = d
 	}
-	var out []ShardFailure
+	var out []usecase.ShardFailure
 	for _, j := range rep.Jobs {
 		d, ok := byDir[j.Results]
 		if j.State != cirun.Failed || j.Results == "" || !ok {
@@ -348,19 +262,9 @@ func shardFailures(rep *cirun.Report, done []ciShard) []ShardFailure {
 				log = rf.Data
 			}
 		}
-		out = append(out, shardFailure(j, j.Results, &d.summary, log))
+		out = append(out, usecase.NewShardFailure(j, j.Results, &d.summary, log))
 	}
 	return out
-}
-
-// Page is a ci run's report.html (htmlpage.RenderCI), masked with m.
-func Page(rep *cirun.Report, reuse string, fails []ShardFailure, m *report.Masker) (stagerun.ResultFile, error) {
-	var pf []htmlpage.Failure
-	for _, f := range fails {
-		pf = append(pf, htmlpage.Failure{Title: f.Title, Dir: f.Dir, Files: f.Files})
-	}
-	page, err := htmlpage.RenderCI(htmlpage.CI{Report: rep, Reuse: reuse, Failures: pf, Mask: m.Mask})
-	return stagerun.ResultFile{Name: htmlpage.FileName, Data: string(page)}, err
 }
 
 // Summaries are the finished shards' summaries, by results folder
