@@ -525,30 +525,27 @@ func (x *ciExecutor) shard(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	if ps.err != nil {
 		return cannot(ps.err.Error())
 	}
-	if id >= len(ps.reqs) {
-		return cannot(fmt.Sprintf("job %s runs shard %d of stage %s, which the checkout's tables plan in %d shard(s)", u.Node.ID, id, args.Suite, len(ps.reqs)))
-	}
-	req := ps.reqs[id]
-	sp := ShardPlan{Command: u.Command, Plan: req.Plan}
-	if ps.checkout != nil {
-		sp.Plan = ps.checkout[id]
+	if id >= len(ps.plans) {
+		return cannot(fmt.Sprintf("job %s runs shard %d of stage %s, which the checkout's tables plan in %d shard(s)", u.Node.ID, id, args.Suite, len(ps.plans)))
 	}
 	if x.req.Shards == nil {
-		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: sp}
+		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: ShardPlan{Command: u.Command, Plan: ps.plans[id]}}
 	}
-	if req, err = x.onDevices(req, u); err != nil {
+	req, err := x.onDevices(ps.reqs[id], u)
+	if err != nil {
 		return cannot(err.Error())
 	}
 	return x.req.Shards.RunShard(ctx, req, u)
 }
 
-// plannedStage is a stage of the run planned once: each shard's request,
-// and with --planner checkout each shard's plan by the checkout's own code.
+// plannedStage is a stage of the run planned once: each shard's plan (in a
+// dry run with --planner checkout, the checkout's own) and, for a real run,
+// each shard's request.
 type plannedStage struct {
-	once     sync.Once
-	reqs     []stagerun.Request
-	checkout []*policy.Plan
-	err      error
+	once  sync.Once
+	plans []*policy.Plan
+	reqs  []stagerun.Request
+	err   error
 }
 
 // stageKey names one planning of a stage: shards of one stage job share it.
@@ -576,15 +573,35 @@ func (x *ciExecutor) stage(ctx context.Context, u *cirun.Unit, args cirun.RunSui
 }
 
 func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, args cirun.RunSuiteArgs) {
-	if _, err := x.registry(); x.req.Checkout == nil && x.req.Shards == nil {
+	size := 1
+	if args.Partition != nil {
+		size = args.Partition.Size
+	}
+	dry := x.req.Shards == nil
+	if dry && x.req.Checkout != nil {
+		// The dry run shows the checkout's own plans, and needs no other.
+		preqs := make([]policy.PlanRequest, size)
+		for i := range preqs {
+			preqs[i] = args.PlanRequest()
+			if args.Partition != nil {
+				preqs[i].Partition = &policy.Partition{ID: i, Size: size}
+			}
+		}
+		cps, err := x.req.Checkout.Plans(ctx, preqs)
+		if err != nil {
+			ps.err = err
+			return
+		}
+		for _, cp := range cps {
+			ps.plans = append(ps.plans, cp.Plan)
+		}
+		return
+	}
+	if _, err := x.registry(); dry {
 		if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {
 			ps.err = errors.New(err.Error() + " (give --planner checkout)")
 			return
 		}
-	}
-	size := 1
-	if args.Partition != nil {
-		size = args.Partition.Size
 	}
 	_, ps.reqs, ps.err = usecase.PlanStageOf(x.stageInputs(u, args), x.tables, x.registry, func(st policy.Stage, shards int) ([]int, error) {
 		if size != max(shards, 1) {
@@ -596,23 +613,8 @@ func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, 
 		}
 		return ids, nil
 	})
-	if ps.err != nil || x.req.Checkout == nil {
-		return
-	}
-	preqs := make([]policy.PlanRequest, size)
-	for i := range preqs {
-		preqs[i] = args.PlanRequest()
-		if args.Partition != nil {
-			preqs[i].Partition = &policy.Partition{ID: i, Size: size}
-		}
-	}
-	cps, err := x.req.Checkout.Plans(ctx, preqs)
-	if err != nil {
-		ps.err = err
-		return
-	}
-	for _, cp := range cps {
-		ps.checkout = append(ps.checkout, cp.Plan)
+	for _, r := range ps.reqs {
+		ps.plans = append(ps.plans, r.Plan)
 	}
 }
 

@@ -89,8 +89,11 @@ func (e *EngineShards) keep(prev *usecase.PreviousRun, rep *cirun.Report) error 
 			continue
 		}
 		dir, src := j.ResultsDir(), j.ResultsDir()
-		if legacy := legacyResultsDir(j); !exists(filepath.Join(prev.Dir, filepath.FromSlash(src))) && exists(filepath.Join(prev.Dir, filepath.FromSlash(legacy))) {
-			src = legacy // a folder written before shards were named 2-of-4
+		if _, err := os.Stat(filepath.Join(prev.Dir, filepath.FromSlash(src))); err != nil {
+			legacy := legacyResultsDir(j) // a folder written before shards were named 2-of-4
+			if _, err := os.Stat(filepath.Join(prev.Dir, filepath.FromSlash(legacy))); err == nil {
+				src = legacy
+			}
 		}
 		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(src)), &total)
 		if err != nil {
@@ -149,10 +152,4 @@ func readKept(dir string, total *int64) ([]stagerun.ResultFile, error) {
 		return nil, fmt.Errorf("the earlier run's folder has no %s; give the whole results folder miles-ci ci wrote", dir)
 	}
 	return out, err
-}
-
-// exists says whether path names anything.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
