@@ -151,7 +151,7 @@ func PoolBatch(in Inputs, n int) ([]stagerun.Request, policy.PoolBatch, error) {
 // PoolFileRequest is the run of one pool job: its file alone, as File plans
 // it, in its container with its own GPU count (the first N devices unless
 // --gpus or the visible devices say otherwise).
-func PoolFileRequest(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error), j policy.PoolJob) (stagerun.Request, error) {
+func PoolFileRequest(in Inputs, tables *policy.Tables, registry deps.Lookup, j policy.PoolJob) (stagerun.Request, error) {
 	one := in
 	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
 	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0

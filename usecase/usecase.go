@@ -273,12 +273,12 @@ func planStage(in Inputs, ids func(st policy.Stage, shards int) ([]int, error)) 
 	if err != nil {
 		return 0, nil, err
 	}
-	return PlanStageOf(in, tables, func() (*policy.Registry, error) { return tables.LoadRegistry(in.Repo) }, ids)
+	return PlanStageOf(in, tables, tables.LoadRegistry, ids)
 }
 
 // PlanStageOf is planStage on tables already read, with the registry
-// registry loads (a ci run reads both once for all its stages).
-func PlanStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Registry, error), ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
+// registry looks up (a ci run reads both once for all its stages).
+func PlanStageOf(in Inputs, tables *policy.Tables, registry deps.Lookup, ids func(st policy.Stage, shards int) ([]int, error)) (int, []stagerun.Request, error) {
 	plannings.Add(1)
 	st, err := LookupStage(tables, in.Stage)
 	if err != nil {
@@ -297,7 +297,7 @@ func PlanStageOf(in Inputs, tables *policy.Tables, registry func() (*policy.Regi
 	if err != nil {
 		return 0, nil, err
 	}
-	reg, err := registry()
+	reg, err := registry(in.Repo)
 	var ahead *policy.AheadError
 	if err != nil && !errors.As(err, &ahead) {
 		return 0, nil, err
@@ -372,7 +372,7 @@ func checkFileInputs(in Inputs) error {
 
 // fileOf is File on tables already read, with the registry registry loads
 // (a ci run's pool jobs read both once for all their files).
-func fileOf(in Inputs, tables *policy.Tables, registry func(root string) (*policy.Registry, error)) (stagerun.Request, error) {
+func fileOf(in Inputs, tables *policy.Tables, registry deps.Lookup) (stagerun.Request, error) {
 	fp, err := deps.PlanFile(deps.FileRequest{Root: in.Repo, File: in.File, ImageTag: in.ImageTag, Image: in.Image, PRBody: in.PRBody, Tables: tables}, registry)
 	var notes []string
 	if ahead := (*policy.AheadError)(nil); errors.As(err, &ahead) {

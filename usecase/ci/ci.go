@@ -505,6 +505,10 @@ func (x *ciExecutor) registry() (*policy.Registry, error) {
 	return x.reg, x.regErr
 }
 
+// lookup is the registry as the stage-run path looks it up: the run's
+// checkout's, read once.
+func (x *ciExecutor) lookup(string) (*policy.Registry, error) { return x.registry() }
+
 // shard plans (and in a real run runs) one stage shard: its job's
 // run_suite.py command, read once, names the stage, cadence, labels and
 // shard; the stage is planned once for all its shards (x.stage), and the
@@ -603,7 +607,7 @@ func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, 
 			return
 		}
 	}
-	_, ps.reqs, ps.err = usecase.PlanStageOf(x.stageInputs(u, args), x.tables, x.registry, func(st policy.Stage, shards int) ([]int, error) {
+	_, ps.reqs, ps.err = usecase.PlanStageOf(x.stageInputs(u, args), x.tables, x.lookup, func(st policy.Stage, shards int) ([]int, error) {
 		if size != max(shards, 1) {
 			return nil, fmt.Errorf("job %s runs stage %s in %d shard(s), but the checkout's tables plan it in %d", u.Node.ID, st.Name, size, shards)
 		}
@@ -681,7 +685,7 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome 
 	}
 	in := x.stageInputs(u, args)
 	in.GPUs, in.VisibleDevices = x.devices(u)
-	req, err := usecase.PoolFileRequest(in, x.tables, func(string) (*policy.Registry, error) { return x.registry() }, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
+	req, err := usecase.PoolFileRequest(in, x.tables, x.lookup, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
