@@ -27,8 +27,14 @@ type ciSession interface {
 }
 
 // ciConnect connects to the Dagger engine; tests replace it.
+// A failed connection is a nil session, not a nil *engine.Session in the
+// interface (which a close would call).
 var ciConnect = func(ctx context.Context, host engine.Inputs, log io.Writer) (ciSession, error) {
-	return engine.Connect(ctx, host, log)
+	s, err := engine.Connect(ctx, host, log)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // ciShardRun prepares and runs one shard (ci.EngineShards.Run); tests

@@ -134,8 +134,14 @@ func ConnectHint(runnerHost string, haveCLI bool) string {
 	return `_EXPERIMENTAL_DAGGER_RUNNER_HOST is not set and no dagger CLI is on PATH; with this project's engine, run eval "$(bash hack/engine/engine.sh env)" (bash hack/engine/engine.sh status says whether it runs; start starts it), or install the dagger CLI`
 }
 
-// Close ends the session.
-func (s *Session) Close() error { return s.client.Close() }
+// Close ends the session; a session that never opened (nil) has nothing
+// to end.
+func (s *Session) Close() error {
+	if s == nil || s.client == nil {
+		return nil
+	}
+	return s.client.Close()
+}
 
 // Container is an empty container of the session.
 func (s *Session) Container() stagerun.Container {
