@@ -170,6 +170,7 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}
 	msgs = append(msgs, hostNotices(req)...)
 	rep := cirun.Schedule(ctx, g, x, opt)
+	msgs = append(msgs, substituteNotices(req.Substitutes, rep)...)
 	if req.Shards != nil {
 		rep.Run = &facts
 	}

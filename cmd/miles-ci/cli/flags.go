@@ -16,7 +16,7 @@ const (
 	kindString flagKind = iota
 	kindBool
 	kindInt
-	kindList // zero or more words, like argparse's nargs="*"
+	kindList // zero or more words, like argparse's nargs="*"; repeats add up
 )
 
 // flagSpec is one flag of a subcommand.
@@ -69,10 +69,14 @@ func (o *optInt) ptr() *int {
 // flagSet parses one subcommand's flags the way argparse does in Miles'
 // run_suite.py, so a workflow's command line works unchanged: --name value,
 // --name=value, boolean switches, and lists that take every following word up
-// to the next flag. Every subcommand uses it, so every subcommand has the same
-// flag style, the same -h layout (printUsage) and the same usage errors (exit
-// 2). Declare flags with String, Bool, Int and List (options: required,
-// fromEnv, oneOf), then call parseOrExit.
+// to the next flag. Two things differ from argparse, on purpose: a repeated
+// list flag adds its words to the earlier ones (--substitute h100=h200
+// --substitute b200=h200 is both), where argparse keeps only the last; and a
+// repeated one-value flag (a string or an integer) is a usage error naming
+// it, where argparse silently keeps the last. Every subcommand uses it, so
+// every subcommand has the same flag style, the same -h layout (printUsage)
+// and the same usage errors (exit 2). Declare flags with String, Bool, Int
+// and List (options: required, fromEnv, oneOf), then call parseOrExit.
 type flagSet struct {
 	cmd      string
 	synopsis string // what follows "usage: miles-ci CMD "; more lines start with "miles-ci CMD"
@@ -123,7 +127,8 @@ func (fs *flagSet) Int(name, value, help string, lo, hi int, opts ...flagOption)
 	return p
 }
 
-// List declares a flag taking zero or more words.
+// List declares a flag taking zero or more words; given again, it takes
+// more (the words of every occurrence, in order).
 func (fs *flagSet) List(name, value, help string, opts ...flagOption) *[]string {
 	p := new([]string)
 	fs.add(&flagSpec{name: name, kind: kindList, help: help, list: p, value: value}, opts)
@@ -164,6 +169,9 @@ func (fs *flagSet) parse(args []string) error {
 		if s == nil {
 			return fmt.Errorf("unknown flag --%s", name)
 		}
+		if fs.seen[name] && (s.kind == kindString || s.kind == kindInt) {
+			return fmt.Errorf("--%s is given twice; it takes one value (%s), so give it once", name, s.value)
+		}
 		fs.seen[name] = true
 		switch s.kind {
 		case kindBool:
@@ -185,7 +193,7 @@ func (fs *flagSet) parse(args []string) error {
 				i++
 				words = append(words, args[i])
 			}
-			*s.list = words // like argparse, a repeated list flag replaces the earlier one
+			*s.list = append(*s.list, words...) // unlike argparse, a repeated list flag adds up
 		default:
 			v := inline
 			if !hasInline {
