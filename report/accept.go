@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/internal/plural"
 )
 
 // gpuResults takes each planned file's outcome from the runner's status
@@ -116,7 +117,7 @@ func gpuResults(s *Summary, in Input) {
 		s.Notes = append(s.Notes, "run_suite.py printed no per-file status line ([i/n] FILE PASS|FAIL|TIMEOUT, with GITHUB_ACTIONS=true), so no file has an outcome of its own; see run.log")
 	}
 	if rejected > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d lines shaped like status lines were not the runner's (wrong file, position, order or repeat) and count as test output", rejected))
+		s.Notes = append(s.Notes, fmt.Sprintf("%s shaped like status lines %s not the runner's (wrong file, position, order or repeat) and count as test output", plural.N(rejected, "line"), wasWere(rejected)))
 	}
 }
 
@@ -167,7 +168,7 @@ func cpuResults(s *Summary, in Input) {
 			failed[i] = failed[i] || f.Failed
 		}
 		if foreign > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("pytest reported on %d files that are not planned; they count for nothing", foreign))
+			s.Notes = append(s.Notes, fmt.Sprintf("pytest reported on %s that %s not planned; they count for nothing", plural.N(foreign, "file"), isAre(foreign)))
 		}
 		if in.JUnitProblem != "" {
 			s.Notes = append(s.Notes, in.JUnitProblem+"; the outcomes come from pytest's report to miles-ci")
@@ -193,7 +194,7 @@ func cpuResults(s *Summary, in Input) {
 			plan[i].ElapsedS += c.TimeS
 		}
 		if foreign > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("pytest's JUnit report has %d cases of no planned file; they count for nothing", foreign))
+			s.Notes = append(s.Notes, fmt.Sprintf("pytest's JUnit report has %s of no planned file; they count for nothing", plural.N(foreign, "case")))
 		}
 	} else {
 		why := in.JUnitProblem
@@ -257,4 +258,19 @@ func caseFile(c Case, byFile, byModule map[string]int) (int, bool) {
 		}
 		name = name[:cut]
 	}
+}
+
+// wasWere and isAre are the verb that agrees with a count.
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -189,7 +190,7 @@ func Summarize(in Input) Summary {
 		s.Inconsistent = append(s.Inconsistent, pytestInconsistent(*pr, len(s.Tests))...)
 	}
 	if pr := r.Pytest; pr != nil && (pr.Overflow || pr.BadLines > 0) {
-		s.Notes = append(s.Notes, fmt.Sprintf("miles-ci's pytest channel carried %d lines that were not its plugin's%s, so a test wrote to it", pr.BadLines,
+		s.Notes = append(s.Notes, fmt.Sprintf("miles-ci's pytest channel carried %s that %s not its plugin's%s, so a test wrote to it", plural.N(pr.BadLines, "line"), wasWere(pr.BadLines),
 			map[bool]string{true: " and more than miles-ci keeps", false: ""}[pr.Overflow]))
 	}
 	if r.Ending == Exited && r.ExitCode == 0 {
@@ -213,7 +214,7 @@ func Summarize(in Input) Summary {
 		s.Notes = append(s.Notes, fmt.Sprintf("the run printed %d bytes; run.log keeps the first and last parts and says where %d bytes were cut", r.LogBytes, r.LogCutBytes))
 	}
 	if r.StatusForeign > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d lines shaped like status lines named no planned file at its position; they are test output and count for nothing", r.StatusForeign))
+		s.Notes = append(s.Notes, fmt.Sprintf("%s shaped like status lines named no planned file at its position; they are test output and count for nothing", plural.N(r.StatusForeign, "line")))
 	}
 	if len(r.StatusOverflow) > 0 {
 		s.Inconsistent = append(s.Inconsistent, "more status lines for a planned file at its position than the runner prints, so a test printed them (the first and last few of each file were kept): "+strings.Join(r.StatusOverflow, ", "))

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/plural"
 )
 
 // Side is where an attempt ran: the head (the change) or the merge base.
@@ -111,14 +113,14 @@ func Decide(attempts []Attempt, k int) Decision {
 	case c.HeadPass > 0 && c.HeadFail > 0:
 		d.Verdict, d.Reason = Flaky, fmt.Sprintf("the head both passed and failed (%d of %d attempts failed)", c.HeadFail, c.HeadPass+c.HeadFail)
 	case c.HeadPass >= k:
-		d.Verdict, d.Reason = NotReproduced, fmt.Sprintf("the head passed all %d attempts", c.HeadPass)
+		d.Verdict, d.Reason = NotReproduced, "the head passed "+allOf(c.HeadPass, false)
 	case c.HeadPass+c.HeadFail < k:
 		d.Next = Head
 		return d
 	case c.BaseFail > 0:
-		d.Verdict, d.Reason = PreExisting, fmt.Sprintf("the head failed all %d attempts and the merge base fails too", c.HeadFail)
+		d.Verdict, d.Reason = PreExisting, "the head failed "+allOf(c.HeadFail, false)+" and the merge base fails too"
 	case c.BasePass >= k:
-		d.Verdict, d.Reason = Regression, fmt.Sprintf("the head failed all %d attempts; the merge base passed all %d", c.HeadFail, c.BasePass)
+		d.Verdict, d.Reason = Regression, "the head failed "+allOf(c.HeadFail, false)+"; the merge base passed "+allOf(c.BasePass, true)
 	default:
 		d.Next = Base
 		return d
@@ -199,3 +201,16 @@ func RefParts(ref string) (session string, side Side, ok bool) {
 // calibration reads only schedule rows (rules §13.2), so triage attempts
 // never move an est_time.
 const Event = "triage"
+
+// allOf is n attempts as a verdict counts them: "all 3 attempts" ("all 3"
+// when short, after a first count), or "its 1 attempt" when there was one
+// (--attempts 1).
+func allOf(n int, short bool) string {
+	switch {
+	case n == 1:
+		return "its 1 attempt"
+	case short:
+		return fmt.Sprintf("all %d", n)
+	}
+	return "all " + plural.N(n, "attempt")
+}

@@ -69,6 +69,11 @@ func TestDecideCountsAndReason(t *testing.T) {
 	if want := "head 0 pass / 3 fail, base 3 pass / 0 fail"; d.Counts.String() != want {
 		t.Errorf("wanted %q, got %q", want, d.Counts.String())
 	}
+	// One attempt a side (--attempts 1) is counted as one, not "all 1 attempts".
+	d = Decide(seq("Hb"), 1)
+	if want := "the head failed its 1 attempt; the merge base passed its 1 attempt"; d.Reason != want {
+		t.Errorf("wanted %q, got %q", want, d.Reason)
+	}
 	d = Decide(seq("Hx"), 3)
 	if want := "attempt 2 at the head could not run: engine gone"; d.Reason != want {
 		t.Errorf("wanted %q, got %q", want, d.Reason)

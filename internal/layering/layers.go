@@ -14,6 +14,7 @@ var Layers = map[string]int{
 	"internal/atomicwrite": 0,
 	"internal/lazyre":      0,
 	"internal/nearest":     0,
+	"internal/plural":      0,
 	"internal/yamlnode":    0,
 	"internal/encode":      0,
 	"internal/hostexec":    0,

@@ -204,7 +204,7 @@ func TestRenderStage(t *testing.T) {
 		{"a failed shard", failed, []string{`data-verdict="failed"`, "stage-c-4-gpu-h200 shard 2/4", "failed (exit 255)", "--gpus 0,1",
 			"Traceback:\n&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\nModuleNotFoundError: No module named &#39;torch&#39;</pre>", `<a href="run.log">run.log</a>`,
 			`<table id="tests">`, "5 s"}, []string{"<script>", "\nok\n"}},
-		{"a passed shard", passed, []string{`data-verdict="passed"`, "passed (exit 0)", "tests/e2e/b.py"}, []string{`class="tail"`}},
+		{"a passed shard", passed, []string{`data-verdict="passed"`, "passed (exit 0)", "tests/e2e/b.py", "1 file, 2.0 s of tests"}, []string{`class="tail"`, "1 files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := RenderStage(Stage{Summary: tc.s, Log: log, Where: "--gpus 0,1"})

@@ -3,6 +3,7 @@ package htmlpage
 import (
 	"fmt"
 
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/report"
 )
 
@@ -81,7 +82,7 @@ func RenderStage(st Stage) ([]byte, error) {
 			failed.Files = append(failed.Files, fileView{File: row.File, Status: string(t.Status), Tail: m(joinLines(report.OutputTail(st.Log, t.File, report.TailLines)))})
 		}
 	}
-	p.Tally = fmt.Sprintf("%d files, %.1f s of tests", len(s.Tests), total)
+	p.Tally = fmt.Sprintf("%s, %.1f s of tests", plural.N(len(s.Tests), "file"), total)
 	if !s.Passed {
 		failed.Title, failed.Log, failed.None = name, "run.log", len(failed.Files) == 0
 		if failed.None {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -143,7 +144,7 @@ func ChartSVG(slow SlowestAnswer, shards []ShardsAnswer) string {
 		}
 		top := y
 		for _, s := range sh.Shards {
-			pair(fmt.Sprintf("shard %d/%d (%d files, %d unobserved)", s.Shard+1, len(sh.Shards), len(s.Files), s.Unobserved), s.Today, s.Observed, scale,
+			pair(fmt.Sprintf("shard %d/%d (%s, %d unobserved)", s.Shard+1, len(sh.Shards), plural.N(len(s.Files), "file"), s.Unobserved), s.Today, s.Observed, scale,
 				fmt.Sprintf("%.0fs / %.0fs", s.Today, s.Observed))
 		}
 		if sh.TimeoutS > 0 {

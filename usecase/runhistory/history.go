@@ -23,6 +23,7 @@ import (
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/atomicwrite"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
@@ -768,8 +769,8 @@ func (a ShardsAnswer) Text() string {
 		if s.Unobserved > 0 {
 			load = fmt.Sprintf("observed %.0fs + est_time %.0fs of the %d never observed = %.0fs", s.Observed-s.UnobservedEst, s.UnobservedEst, s.Unobserved, s.Observed)
 		}
-		fmt.Fprintf(&b, "  %s: est_time %.0fs, calibrated est_time %.0fs, %s (%d files)%s\n",
-			policy.Partition{ID: s.Shard, Size: len(a.Shards)}, s.Today, s.Calibrated, load, len(s.Files), over)
+		fmt.Fprintf(&b, "  %s: est_time %.0fs, calibrated est_time %.0fs, %s (%s)%s\n",
+			policy.Partition{ID: s.Shard, Size: len(a.Shards)}, s.Today, s.Calibrated, load, plural.N(len(s.Files), "file"), over)
 	}
 	return b.String()
 }
