@@ -19,6 +19,11 @@ type StageSelection struct {
 	SkipsUnrunnable bool `json:"skips_unrunnable,omitempty"`
 }
 
+// RunnableKnown says whether Runnable was worked out: not for an unusable
+// diff in the form that then skips no stage, which reads no registration
+// (UnusableDiffSelection), so Runnable is empty without meaning "none".
+func (s StageSelection) RunnableKnown() bool { return s.DiffUnusable == "" || s.SkipsUnrunnable }
+
 // DiffNote is the one line a front end prints when the diff was unusable,
 // or "": it says what happened to the stages in the checkout's form.
 func (s StageSelection) DiffNote() string {

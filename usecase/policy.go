@@ -79,7 +79,8 @@ type PolicyAnswer struct {
 
 // PolicyJSON is policy's JSON answer (the CLI's --json and the module's):
 // the step outputs and, on a pull request, the stages its diff leaves
-// runnable and those it affects, as the text shows them.
+// runnable and those it affects, as the text shows them (runnable left out
+// where it was not worked out: an unusable diff that skips no stage).
 type PolicyJSON struct {
 	policy.Outputs
 	Runnable *[]string `json:"runnable,omitempty"`
@@ -90,9 +91,12 @@ type PolicyJSON struct {
 func (a PolicyAnswer) JSON() PolicyJSON {
 	out := PolicyJSON{Outputs: a.Outputs}
 	if a.Selection != nil {
-		runnable := append([]string{}, a.Selection.Runnable...)
 		affected := append([]string{}, a.Selection.Affected...)
-		out.Runnable, out.Affected = &runnable, &affected
+		out.Affected = &affected
+		if a.Selection.RunnableKnown() {
+			runnable := append([]string{}, a.Selection.Runnable...)
+			out.Runnable = &runnable
+		}
 	}
 	return out
 }

@@ -163,7 +163,7 @@ type RosterRequest struct {
 	Given Given
 	// OrBuiltIn: a Repo that is not a Miles checkout gives the built-in
 	// roster, with a notice (the module, whose source defaults to the folder
-	// it is called from), rather than an error.
+	// it is called from, and stages without --repo), rather than an error.
 	OrBuiltIn bool
 }
 
@@ -178,7 +178,11 @@ func Roster(r RosterRequest) ([]policy.Stage, []Message, error) {
 			if !errors.As(err, &ce) {
 				return nil, nil, err
 			}
-			return policy.Roster(), []Message{Notice(r.Shown + " " + ce.Problem + "; showing the built-in roster of rules §1")}, nil
+			name := r.Shown
+			if name == "" {
+				name = ce.Path
+			}
+			return policy.Roster(), []Message{Notice(name + " " + ce.Problem + "; showing the built-in roster of rules §1")}, nil
 		}
 	}
 	tables, msgs, err := LoadTables(r.Repo, r.Shown)

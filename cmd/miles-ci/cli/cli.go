@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/nearest"
 )
 
 // DaggerEngineVersion is the Dagger engine the module targets: dagger.json's
@@ -64,7 +66,16 @@ func Run(args []string, env Env) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "miles-ci: unknown command %q; run 'miles-ci help' for the list\n", args[0])
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		guess := ""
+		if n := nearest.Name(args[0], names); n != "" {
+			guess = "did you mean " + n + "? "
+		}
+		fmt.Fprintf(env.Stderr, "miles-ci: unknown command %q; %srun 'miles-ci help' for the list\n", args[0], guess)
 		return 2
 	}
 	return cmd.run(args[1:], env)

@@ -99,6 +99,9 @@ func runExplain(args []string, env Env) int {
 		switch {
 		case e.Stage != nil && e.PoolRunsOn != nil:
 			fmt.Fprintf(env.Stdout, "    stage: %s (%s, B200 pool job on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.PoolRunsOn, "+"))
+		case e.Stage != nil && e.Stage.External:
+			// As stages shows it: no job of the checkout's workflows runs it.
+			fmt.Fprintf(env.Stdout, "    stage: %s (%s, external nightly only: no job of the checkout's workflows runs it)\n", e.Stage.Name, e.Stage.Backend)
 		case e.Stage != nil:
 			fmt.Fprintf(env.Stdout, "    stage: %s (%s, runs on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.Stage.RunsOn, "+"))
 		}
@@ -109,12 +112,15 @@ func runExplain(args []string, env Env) int {
 
 func runStages(args []string, env Env) int {
 	fs := newFlagSet("stages", "[--repo DIR] [--json]", env)
-	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: the built-in roster of rules §1)")
+	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows and CI_SUITES make the roster (default: the current folder, as every command; outside a Miles checkout, the built-in roster of rules §1)")
 	asJSON := fs.Bool("json", "print JSON instead of text")
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
 	}
-	roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: *repo, Given: usecase.Given{Repo: fs.Given("repo")}})
+	// The current folder, as every command reads it; only a folder that is
+	// not a checkout at all falls back to the built-in roster (a notice
+	// says so), so stages also answers from anywhere.
+	roster, msgs, err := usecase.Roster(usecase.RosterRequest{Repo: *repo, Given: usecase.Given{Repo: true}, OrBuiltIn: !fs.Given("repo")})
 	printMessages(env, msgs)
 	if err != nil {
 		return fail(env, err)

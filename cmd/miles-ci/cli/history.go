@@ -11,13 +11,14 @@ import (
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/nearest"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
 func init() {
 	register("est-time", "calibrate the checkout's CUDA e2e est_time literals from the runtime history, as Miles' update_est_time.py (rules §13)", estTime)
-	register("history", "the runtime history: init, import, flaky, shards (rules §13; docs/history.md)", historyCmd)
+	register("history", "the runtime history: "+strings.Join(historyVerbs, ", ")+" (rules §13; docs/history.md)", historyCmd)
 }
 
 // dbFlag is --db, shared by the history commands.
@@ -94,18 +95,27 @@ func asOfDate(text string) (time.Time, error) {
 	return d, nil
 }
 
+// historyVerbs are history's subcommands, in the order help lists them.
+var historyVerbs = []string{"init", "import", "flaky", "shards", "slowest", "trend", "chart"}
+
 func historyCmd(args []string, env Env) int {
 	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards,
 		"slowest": historySlowest, "trend": historyTrend, "chart": historyChart}
 	if len(args) == 0 || sub[args[0]] == nil {
-		fs := newFlagSet("history", "init|import|flaky|shards|slowest|trend|chart ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
+		verbs := strings.Join(historyVerbs[:len(historyVerbs)-1], ", ") + " or " + historyVerbs[len(historyVerbs)-1]
+		fs := newFlagSet("history", strings.Join(historyVerbs, "|")+" ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
 		if len(args) == 0 {
-			return fs.usageError("give a subcommand: init, import, flaky, shards, slowest, trend or chart")
+			return fs.usageError("give a subcommand: %s", verbs)
 		}
-		if code := fs.parseOrExit(args); code >= 0 {
-			return code
+		if strings.HasPrefix(args[0], "-") {
+			if code := fs.parseOrExit(args); code >= 0 {
+				return code
+			}
 		}
-		return fs.usageError("%q is not a subcommand of history; give init, import, flaky, shards, slowest, trend or chart", args[0])
+		if n := nearest.Name(args[0], historyVerbs); n != "" {
+			return fs.usageError("%q is not a subcommand of history; did you mean %s?", args[0], n)
+		}
+		return fs.usageError("%q is not a subcommand of history; give %s", args[0], verbs)
 	}
 	return sub[args[0]](args[1:], env)
 }

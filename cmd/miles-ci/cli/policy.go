@@ -95,7 +95,11 @@ func runPolicy(args []string, env Env) int {
 	text := fmt.Sprintf("Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%t skipped_stages=%s\n",
 		res.Cadence, strings.Join(res.RawLabels, " "), res.BypassFastfail, compactJSON(res.SkippedStages))
 	if sel != nil {
-		text += fmt.Sprintf("  runnable: %s\n  affected: %s\n", listOrNone(sel.Runnable), listOrNone(sel.Affected))
+		runnable := listOrNone(sel.Runnable)
+		if !sel.RunnableKnown() {
+			runnable = "(not worked out: without a usable diff no GPU stage is skipped)"
+		}
+		text += fmt.Sprintf("  runnable: %s\n  affected: %s\n", runnable, listOrNone(sel.Affected))
 	}
 	return out.emit(env, ans.JSON(), text, policyOutputs(res))
 }
