@@ -218,10 +218,13 @@ func (t *Tables) LoadRegistry(root string) (*Registry, error) {
 // registryScan is every test file of a checkout read and parsed, each
 // file's calls checked against the tables where they were there in time.
 type registryScan struct {
-	root  string
-	err   error // a fault before the files: the checkout, its discovery
-	files []string
-	scans []fileScan
+	root string
+	// checkout is a fault of the checkout itself, err one of the walk: the
+	// tables' older discovery (run_suite.py, read once by LoadTables) is
+	// reported between the two.
+	checkout, err error
+	files         []string
+	scans         []fileScan
 }
 
 // fileScan is one test file read: its registrations once its calls are
@@ -244,10 +247,10 @@ type fileScan struct {
 func scanRegistry(root string, tables func() *Tables) *registryScan {
 	root, err := CheckCheckout(root)
 	if err != nil {
-		return &registryScan{err: err}
+		return &registryScan{checkout: err}
 	}
-	if err := olderDiscovery(root); err != nil {
-		return &registryScan{err: err}
+	if t := tables(); t != nil && t.olderDiscovery != nil {
+		return &registryScan{root: root} // registry says why: no file is read
 	}
 	w := &walk{}
 	w.more.L = &w.mu
@@ -339,6 +342,12 @@ func (w *walk) take() (listedFile, bool) {
 // registry checks the calls the scan kept against t and returns the
 // registry, or the first fault in file order.
 func (s *registryScan) registry(t *Tables) (*Registry, error) {
+	if s.checkout != nil {
+		return nil, s.checkout
+	}
+	if t.olderDiscovery != nil {
+		return nil, t.olderDiscovery
+	}
 	if s.err != nil {
 		return nil, s.err
 	}

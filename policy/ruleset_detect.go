@@ -217,15 +217,14 @@ func declineForm(root string, err error) error {
 	return ahead
 }
 
-// olderDiscovery declines a checkout whose run_suite.py discovers the test
-// files itself (Miles before 2026-05-28: tests/e2e/**/*.py, tests/fast and
-// tests/utils, with unregistered files allowed) instead of calling
-// ci_register's discover_ci_files over the roots of rules §2: it imports
-// collect_tests but not discover_ci_files from tests.ci.ci_register. nil
-// for every other checkout.
-func olderDiscovery(root string) error {
-	data, err := readTableFile(root, RunSuiteFile)
-	if err != nil || data == nil {
+// olderDiscovery declines a checkout whose run_suite.py (its source, nil
+// when absent) discovers the test files itself (Miles before 2026-05-28:
+// tests/e2e/**/*.py, tests/fast and tests/utils, with unregistered files
+// allowed) instead of calling ci_register's discover_ci_files over the roots
+// of rules §2: it imports collect_tests but not discover_ci_files from
+// tests.ci.ci_register. nil for every other checkout.
+func olderDiscovery(data []byte) *AheadError {
+	if data == nil {
 		return nil
 	}
 	_, imports, err := pysource.Bindings(pysource.Normalize(string(data)))
@@ -260,10 +259,18 @@ const PolicyStepFile = "tests/ci/ci_policy.py"
 // describe (Miles before 2026-08-16): it reads no CADENCE_OVERRIDE (a called
 // workflow's cadence) or writes no skipped_stages output, so its answers are
 // not miles-ci's. nil for every other checkout, one without the file or
-// whose ci_policy.py holds tables only included.
-func OlderPolicyStep(root string) error {
-	data, err := readTableFile(root, PolicyStepFile)
-	if err != nil || data == nil {
+// whose ci_policy.py holds tables only included, and the built-in tables.
+// LoadTables found it in the one read of the file.
+func (t *Tables) OlderPolicyStep() error {
+	if t == nil || t.olderPolicy == nil {
+		return nil
+	}
+	return t.olderPolicy
+}
+
+// olderPolicyStep is OlderPolicyStep on the step's source (nil: absent).
+func olderPolicyStep(data []byte) *AheadError {
+	if data == nil {
 		return nil
 	}
 	src := pysource.Normalize(string(data))

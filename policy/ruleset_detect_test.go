@@ -122,19 +122,31 @@ func TestOlderDiscovery(t *testing.T) {
 
 func TestOlderPolicyStep(t *testing.T) {
 	root := t.TempDir()
+	step := func() error {
+		t.Helper()
+		tables, err := LoadTables(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tables.OlderPolicyStep()
+	}
 	const older = "import os\n\n\ndef resolve():\n    pass\n\n\ndef main() -> int:\n    event = os.environ[\"EVENT_NAME\"]\n    return 0\n"
+	testfiles.Write(t, root, "tests/e2e/test_a.py", "")
 	testfiles.Write(t, root, PolicyStepFile, older)
-	err := OlderPolicyStep(root)
+	err := step()
 	var ahead *AheadError
 	if !errors.As(err, &ahead) || ahead.Line != 8 || !strings.Contains(err.Error(), "a resolve-ci-policy step without CADENCE_OVERRIDE and skipped_stages") {
 		t.Fatalf("wanted an AheadError at line 8, got %v", err)
 	}
 	testfiles.Write(t, root, PolicyStepFile, older+"# CADENCE_OVERRIDE and skipped_stages\n")
-	if err := OlderPolicyStep(root); err != nil {
+	if err := step(); err != nil {
 		t.Errorf("wanted the current form accepted, got %v", err)
 	}
 	testfiles.Write(t, root, PolicyStepFile, "SCHEDULE_POLICIES = {}\n")
-	if err := OlderPolicyStep(root); err != nil {
+	if err := step(); err != nil {
 		t.Errorf("wanted a tables-only ci_policy.py accepted, got %v", err)
+	}
+	if err := (*Tables)(nil).OlderPolicyStep(); err != nil {
+		t.Errorf("wanted the built-in tables accepted, got %v", err)
 	}
 }

@@ -60,6 +60,11 @@ type Tables struct {
 	// files are the checkout's workflow files as LoadTables read them (nil
 	// for the built-in tables): the one read of each that a run makes.
 	files *workflowFiles
+	// olderPolicy and olderDiscovery decline an older resolve-ci-policy
+	// step and an older test discovery (OlderPolicyStep, LoadRegistry),
+	// found in the ci_policy.py and run_suite.py LoadTables read, so that no
+	// later step reads either file again (nil: neither, or built-in tables).
+	olderPolicy, olderDiscovery *AheadError
 }
 
 // RuleSet names one set of Miles CI rules (rules §0).

@@ -96,7 +96,10 @@ func LoadTables(root string) (*Tables, error) {
 		}
 	}
 	src := func(rel string) []byte {
-		if m := mods.read[rel]; m != nil {
+		if m, tried := mods.read[rel]; tried {
+			if m == nil {
+				return nil // absent: not looked for again
+			}
 			return m.src // read for its tables already
 		}
 		data, _ := readTableFile(root, rel)
@@ -104,6 +107,8 @@ func LoadTables(root string) (*Tables, error) {
 	}
 	t.choosePoolRules(src)
 	t.readForms(src)
+	t.olderPolicy = olderPolicyStep(src(PolicyStepFile))
+	t.olderDiscovery = olderDiscovery(src(RunSuiteFile))
 
 	docs := workflowDocs{}
 	t.files = &workflowFiles{root: root, docs: docs}

@@ -32,13 +32,10 @@ type PolicyRequest struct {
 	// unusable says why a diff cannot be used (then no stage is skipped, rules
 	// §4); err is a failure to reach it at all.
 	ReadDiff func() (diff []byte, unusable string, err error)
-	// Registry is the checkout's test registry when the caller has read it
-	// already (verify asks hundreds of questions of one checkout); nil reads it.
-	Registry *policy.Registry
-	// RegistryErr is the error the caller met reading the registry when
-	// Registry is nil because of it: returned when the answer needs the
-	// registry, instead of reading it again.
-	RegistryErr error
+	// Registry gives the checkout's test registry, when the answer needs it,
+	// from the caller's one read of it (verify asks hundreds of questions of
+	// one checkout, a ci run's policy jobs share the run's); nil reads it.
+	Registry func() (*policy.Registry, error)
 	// Frontend is the front end that asks: its messages spell its flags.
 	Frontend Frontend
 }
@@ -113,7 +110,7 @@ func PRTrigger(t policy.Trigger, pr *github.PR, given Given) policy.Trigger {
 // stages its diff skips, as ci_policy.py does. A diff that cannot be used
 // skips no stage (rules §4) and the answer says why.
 func Policy(req PolicyRequest) (PolicyAnswer, error) {
-	if err := policy.OlderPolicyStep(req.Repo); err != nil {
+	if err := req.Tables.OlderPolicyStep(); err != nil {
 		return PolicyAnswer{}, err
 	}
 	trig := req.Trigger
@@ -151,14 +148,13 @@ func Policy(req PolicyRequest) (PolicyAnswer, error) {
 	var sel policy.StageSelection
 	note := ""
 	if req.Tables.SelectionReadsRegistry(unusable) {
-		reg := req.Registry
-		if reg == nil {
-			if req.RegistryErr != nil {
-				return PolicyAnswer{}, req.RegistryErr
-			}
-			if reg, err = req.Tables.LoadRegistry(req.Repo); err != nil {
-				return PolicyAnswer{}, err
-			}
+		read := req.Registry
+		if read == nil {
+			read = func() (*policy.Registry, error) { return req.Tables.LoadRegistry(req.Repo) }
+		}
+		reg, err := read()
+		if err != nil {
+			return PolicyAnswer{}, err
 		}
 		if sel, note, err = selectStages(reg, wp, diff, unusable); err != nil {
 			return PolicyAnswer{}, err

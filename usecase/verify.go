@@ -573,7 +573,7 @@ func policyCases(root string, t *policy.Tables, reg *policy.Registry, regErr err
 			name: name,
 			ask:  checkoutpy.PolicyCase(trig, diff),
 			goAns: func() (string, error) {
-				req := PolicyRequest{Repo: root, Tables: t, Trigger: trig, Registry: reg, RegistryErr: regErr, ReadDiff: func() ([]byte, string, error) {
+				req := PolicyRequest{Repo: root, Tables: t, Trigger: trig, Registry: func() (*policy.Registry, error) { return reg, regErr }, ReadDiff: func() ([]byte, string, error) {
 					d, why := ReadChangedFiles(diffPath, "--changed-files "+diffPath)
 					return d, why, nil
 				}}

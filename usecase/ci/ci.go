@@ -320,7 +320,7 @@ func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	if name == cirun.EventPullRequest {
 		trig.PRLabelsJSON = labelsJSON(ev.Labels)
 	}
-	preq := usecase.PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff,
+	preq := usecase.PolicyRequest{Repo: x.req.Repo, Tables: x.tables, Trigger: trig, ReadDiff: x.req.ReadDiff, Registry: x.registry,
 		Given: usecase.Given{Event: true, PRLabels: true, Diff: x.req.Given.Diff}}
 	if name == cirun.EventPullRequest {
 		preq.PR = x.req.PR

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,14 +10,18 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
 
 // TestCIReadsOnceAndPlansEachStageOnce: a whole ci run, dry and real (each
-// shard passed by a fake runner), on the 31f1ca9 checkout and on the B200
-// pool line, reads each workflow file once and plans each stage once (a
-// stage's shard units, and a pool's file units, take their requests from
-// that one plan).
+// shard passed by a fake runner), on a checkout in 31f1ca9's form and one of
+// the B200 pool line (f030484dd), reads each workflow file and each file
+// under tests/ at most once (the policy step ci_policy.py and run_suite.py
+// among them, which the tables, the policy jobs and the registry all ask
+// about) and plans each stage once (a stage's shard units, and a pool's file
+// units, take their requests from that one plan).
 func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 	checkouts := []struct {
 		name, dir string
@@ -35,16 +40,18 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				req := c.req
-				req.Repo, req.Host = filepath.Join("..", "..", "testdata", c.dir), cirun.Host{StandIn: true}
+				req.Repo, req.Host = onceFixture(t, c.dir), cirun.Host{StandIn: true}
 				if real {
 					req.Shards = passShards{}
 				}
 				var mu sync.Mutex
 				reads := map[string]int{}
 				stop := fsinput.ObserveReads(func(p string) {
-					if strings.Contains(filepath.ToSlash(p), ".github/workflows/") {
+					rel, err := filepath.Rel(req.Repo, p)
+					rel = filepath.ToSlash(rel)
+					if err == nil && (strings.HasPrefix(rel, ".github/workflows/") || strings.HasPrefix(rel, "tests/")) {
 						mu.Lock()
-						reads[filepath.ToSlash(p)]++
+						reads[rel]++
 						mu.Unlock()
 					}
 				})
@@ -55,12 +62,14 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(reads) == 0 {
-					t.Fatal("wanted the workflow files read, saw none")
+				for _, f := range []string{".github/workflows/pr-test.yml", policy.CIPolicyFile, policy.RunSuiteFile} {
+					if reads[f] == 0 {
+						t.Errorf("wanted %s read, saw %v", f, reads)
+					}
 				}
 				for p, n := range reads {
 					if n != 1 {
-						t.Errorf("wanted one read of %s, got %d", p, n)
+						t.Errorf("wanted at most one read of %s, got %d", p, n)
 					}
 				}
 				stages, units := map[string]bool{}, 0
@@ -79,11 +88,49 @@ func TestCIReadsOnceAndPlansEachStageOnce(t *testing.T) {
 				if units <= len(stages) {
 					t.Fatalf("wanted more shard units than stages, got %d units of %d stages\n%s", units, len(stages), ans.Report.Text())
 				}
-				t.Logf("%d plans, %d stages, %d units, reads %v", plans, len(stages), units, reads)
+				t.Logf("%d plans, %d stages, %d units, %d files read", plans, len(stages), units, len(reads))
 				if plans != int64(len(stages)) {
 					t.Errorf("wanted one plan for each of the %d stages that ran (%d units), got %d plans", len(stages), units, plans)
 				}
 			})
 		}
 	}
+}
+
+// onceFixture is a checkout of this test's own: the tree of a fixture of
+// testdata (miles in 31f1ca9's form, miles-b200pool in f030484dd's), its
+// tests/ci files in the form both states give them: ci_policy.py is the
+// resolve-ci-policy step (a main that reads CADENCE_OVERRIDE and writes
+// skipped_stages), and run_suite.py takes its cadences from ci_policy.py and
+// its discovery from ci_register.py. Each is a file the tables read, one the
+// policy step's form is read from, and one the registry's discovery is.
+func onceFixture(t *testing.T, dir string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), dir)
+	testfiles.CopyTree(t, filepath.Join("..", "..", "testdata", dir), root)
+	appendTo := func(rel, text string) {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testfiles.Write(t, root, rel, string(data)+text)
+	}
+	appendTo(policy.CIPolicyFile, `
+
+import os
+
+
+def main() -> int:
+    cadence = os.environ.get("CADENCE_OVERRIDE") or "regular"
+    with open(os.environ["GITHUB_OUTPUT"], "a") as out:
+        out.write(f"cadence={cadence}\n")
+        out.write("skipped_stages=[]\n")
+    return 0
+`)
+	appendTo(policy.RunSuiteFile, `
+
+from tests.ci.ci_policy import SCHEDULE_POLICIES
+from tests.ci.ci_register import collect_tests, discover_ci_files
+`)
+	return root
 }
