@@ -131,7 +131,19 @@ func (r *Report) Text() string {
 		b.WriteString("cancelled: the run was interrupted; finished jobs keep their results\n")
 	}
 	b.WriteString(r.Tally() + "\n")
+	if t := r.TimelineLine(); t != "" {
+		b.WriteString(t + "\n")
+	}
 	return b.String()
+}
+
+// TimelineLine says where a run's time went, in one line: its span
+// against its lower bound ("" for a run without times, a dry run).
+func (r *Report) TimelineLine() string {
+	if r.Timeline == nil || r.Timeline.Span == 0 {
+		return ""
+	}
+	return "timeline: " + r.Timeline.Sentence()
 }
 
 // AttemptText says which attempt a job's outcome is from: "attempt 2", or

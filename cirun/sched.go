@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/timeline"
 )
 
 // State is where a job (or a shard of one) is.
@@ -97,6 +98,10 @@ type Outcome struct {
 	// Results is the unit's results folder under the run's (Unit.ResultsDir),
 	// set when it wrote results.
 	Results string
+	// Simulated is how long the unit would take, in a what-if
+	// (Options.Simulate): the executor answers at once and the unit ends
+	// that long after it started on the scheduler's virtual clock.
+	Simulated time.Duration
 }
 
 // Executor runs units; the scheduler calls it from several goroutines at
@@ -133,6 +138,15 @@ type Options struct {
 	// Inline runs each unit in the scheduler's goroutine, one at a time (a
 	// dry run: deterministic, instant executors).
 	Inline bool
+	// Simulate runs a what-if: each unit's executor answers at once with
+	// the time the unit would take (Outcome.Simulated), and the scheduler
+	// runs the graph on a virtual clock from SimEpoch, every decision the
+	// one a real run on these hosts would make (Now is not read).
+	Simulate bool
+	// Estimate is a unit's expected seconds (its files' durations from the
+	// history, else their est_time), by which the scheduler orders the
+	// units that could start (Order); nil keeps the graph's order.
+	Estimate func(u *Unit) float64
 	// Attempt is this run's attempt, GitHub's run_attempt (0: none, a dry
 	// run of a first attempt).
 	Attempt int
@@ -218,6 +232,13 @@ type Report struct {
 	Hosts     []HostReport `json:"hosts,omitempty"`
 	Cancelled bool         `json:"cancelled"`
 	Jobs      []JobReport  `json:"jobs"`
+	// Start is when the run started (set when a clock was given), the
+	// origin of Timeline's seconds. Neither is in a dry run's answer, so
+	// the module's plan object leaves them out.
+	Start *time.Time `json:"start,omitempty" typedjson:"-"`
+	// Timeline is the run's span against its lower bound and the GPU
+	// time used and idle (set when a clock was given).
+	Timeline *timeline.Figures `json:"timeline,omitempty" typedjson:"-"`
 }
 
 // Exit statuses of a run: every required job passed; a job failed; a job
@@ -297,7 +318,22 @@ type scheduler struct {
 	running   int
 	done      chan *unitRun
 	cancelled bool
+	// t0 is when the run started (the zero time without a clock).
+	t0 time.Time
+	// clock and pending are a what-if's virtual time and the units it has
+	// running, by when each ends (Options.Simulate).
+	clock   time.Time
+	pending []*unitRun
+	ends    map[*unitRun]time.Time
+	// est are the units' estimates, asked once each (Options.Estimate),
+	// and gate the nodes other stage jobs wait for (gates).
+	est  map[*unitRun]float64
+	gate map[*nodeRun]bool
 }
+
+// SimEpoch is the virtual clock's start in a what-if: its times are
+// seconds after it.
+var SimEpoch = time.Unix(0, 0).UTC()
 
 // Schedule runs the graph: each job when its needs have ended and its if:
 // holds, each stage job's shards as a matrix within its max-parallel, the
@@ -308,7 +344,12 @@ func Schedule(ctx context.Context, g *Graph, exec Executor, opt Options) *Report
 	if len(hosts) == 0 {
 		hosts = []Host{opt.Host}
 	}
-	s := &scheduler{g: g, opt: opt, exec: exec, byKey: map[string]*nodeRun{}, place: newPlacer(hosts, opt.Substitutes, len(opt.Hosts) > 0), done: make(chan *unitRun)}
+	s := &scheduler{g: g, opt: opt, exec: exec, byKey: map[string]*nodeRun{}, place: newPlacer(hosts, opt.Substitutes, len(opt.Hosts) > 0), done: make(chan *unitRun),
+		clock: SimEpoch, ends: map[*unitRun]time.Time{}, est: map[*unitRun]float64{}, gate: map[*nodeRun]bool{}}
+	if opt.Simulate {
+		s.opt.Leaser, s.opt.Retry, s.opt.Inline = nil, nil, false
+	}
+	s.t0 = s.now()
 	for _, n := range g.Nodes {
 		nr := &nodeRun{n: n, state: Queued}
 		s.nodes = append(s.nodes, nr)
@@ -354,6 +395,10 @@ func Schedule(ctx context.Context, g *Graph, exec Executor, opt Options) *Report
 				s.forceEnd()
 				break
 			}
+			continue
+		}
+		if s.opt.Simulate {
+			s.unitEnded(s.nextEnd())
 			continue
 		}
 		select {
@@ -407,35 +452,31 @@ func (s *scheduler) advance(ctx context.Context) bool {
 		s.start(nr)
 		changed = true
 	}
-	for _, nr := range s.nodes {
-		if nr.state != Running {
+	for _, ur := range s.ready() {
+		nr := ur.node
+		if ur.state != Queued {
 			continue
 		}
-		for _, ur := range nr.units {
-			if ur.state != Queued {
-				continue
-			}
-			if s.keep(ur) {
-				changed = true
-				continue
-			}
-			if s.opt.MaxParallel > 0 && s.running >= s.opt.MaxParallel {
-				return changed
-			}
-			if nr.parallel > 0 && nr.runningUnits() >= nr.parallel {
-				break
-			}
-			if !nr.batchMayStart(ur.u.Batch) {
-				continue
-			}
-			if !s.placeUnit(ur) {
-				continue
-			}
-			s.launch(ctx, ur)
+		if s.keep(ur) {
 			changed = true
-			if s.opt.Inline {
-				s.unitEnded(<-s.done)
-			}
+			continue
+		}
+		if s.opt.MaxParallel > 0 && s.running >= s.opt.MaxParallel {
+			return changed
+		}
+		if nr.parallel > 0 && nr.runningUnits() >= nr.parallel {
+			continue
+		}
+		if !nr.batchMayStart(ur.u.Batch) {
+			continue
+		}
+		if !s.placeUnit(ur) {
+			continue
+		}
+		s.launch(ctx, ur)
+		changed = true
+		if s.opt.Inline {
+			s.unitEnded(<-s.done)
 		}
 	}
 	return changed
@@ -491,11 +532,18 @@ func (nr *nodeRun) runningUnits() int {
 }
 
 func (s *scheduler) now() time.Time {
-	if s.opt.Now == nil {
+	switch {
+	case s.opt.Simulate:
+		return s.clock
+	case s.opt.Now == nil:
 		return time.Time{}
 	}
 	return s.opt.Now()
 }
+
+// clocked says whether the run keeps times: a real run's clock, or a
+// what-if's virtual one.
+func (s *scheduler) clocked() bool { return s.opt.Now != nil || s.opt.Simulate }
 
 func (s *scheduler) launch(ctx context.Context, ur *unitRun) {
 	uctx, cancel := context.WithCancel(ctx)
@@ -503,6 +551,14 @@ func (s *scheduler) launch(ctx context.Context, ur *unitRun) {
 	s.running++
 	s.notifyUnit(ur)
 	u := ur.u
+	if s.opt.Simulate {
+		// A what-if: the executor answers at once; the unit ends when the
+		// virtual clock reaches its start and the time it would take.
+		ur.out = s.exec.Run(uctx, &u)
+		s.ends[ur] = s.clock.Add(max(ur.out.Simulated, 0))
+		s.pending = append(s.pending, ur)
+		return
+	}
 	go func() {
 		ur.out = s.exec.Run(uctx, &u)
 		s.done <- ur
@@ -1225,7 +1281,7 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	if ur.state == Queued && ur.waiting != "" {
 		r.Reason = ur.waiting
 	}
-	if ur.state == WouldRun {
+	if ur.state == WouldRun && !s.opt.Simulate {
 		r.Devices = nil // a dry run runs one unit at a time: its devices say nothing
 	}
 	if ur.u.Stage != nil && ur.u.Shards > 1 {
@@ -1236,7 +1292,7 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 		r.Stage, r.Backend = ur.u.Stage.Name, string(ur.u.Stage.Backend)
 		r.Batch, r.File, r.RunsOn = ur.u.Batch, ur.u.File, ur.u.RunsOn
 	}
-	if ur.started && s.opt.Now != nil {
+	if ur.started && s.clocked() {
 		t := ur.start
 		r.Start = &t
 		r.Duration = ur.dur.Seconds()
@@ -1286,5 +1342,9 @@ func (s *scheduler) report() *Report {
 		}
 	}
 	r.fill()
+	if s.clocked() {
+		t0 := s.t0
+		r.Start, r.Timeline = &t0, s.timeline()
+	}
 	return r
 }

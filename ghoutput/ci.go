@@ -26,6 +26,9 @@ func CIMarkdown(rep *cirun.Report, g *cirun.Graph, reuse string) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", text(j.Title()), j.State, text(gpus), text(j.Reason))
 	}
 	b.WriteString("\n" + rep.Tally() + "\n")
+	if t := rep.TimelineLine(); t != "" {
+		b.WriteString("\n" + t + "\n")
+	}
 	if reuse != "" {
 		b.WriteString("\n" + reuse + "\n")
 	}

@@ -11,7 +11,8 @@
 #     as pr-test.yml's `if:` says;
 #   - that run's report.html, loaded in Debian's headless Chromium (hack/chromium.sh) with
 #     every host name unresolvable, shows the failed shard's tail as text (its markup is
-#     escaped) and links its run.log, and names nothing outside the page;
+#     escaped), links its run.log, draws the timeline with the span against the lower
+#     bound, and names nothing outside the page;
 #   - a PR that changes docker/Dockerfile builds its image and runs its CUDA shards on it;
 #   - SIGINT stops the run: exit 130, summary.json says cancelled, the finished shards keep
 #     their results.
@@ -87,11 +88,12 @@ if chromium=$(bash hack/chromium.sh </dev/null); then
 	crc=$?
 	((crc == 0)) && grep -q 'id="miles-ci-report" data-verdict="failed"' "$out/ci-dom.html" &&
 		grep -q 'e2e-tail-marker &lt;/pre&gt;&lt;script&gt;document.title = 1&lt;/script&gt;' "$out/ci-dom.html" &&
-		! grep -q '<script' "$out/ci-dom.html" && log=$(grep -o 'its log: <a href="stage-a-cpu/[0-9]-of-4/run.log"' "$out/ci-dom.html" | cut -d'"' -f2) &&
+		! grep -q '<script' "$out/ci-dom.html" && grep -q '<svg id="timeline"' "$out/ci-dom.html" &&
+		grep -q '<p id="timeline-figures">span [0-9.]* s, lower bound [0-9.]* s (' "$out/ci-dom.html" && log=$(grep -o 'its log: <a href="stage-a-cpu/[0-9]-of-4/run.log"' "$out/ci-dom.html" | cut -d'"' -f2) &&
 		test -s "$failres/$log" && ! grep -qiE '(src|href)="?([a-z][a-z0-9+.-]*:|//)|url\(|<link|@import' "$page"
 	r=$?
 	((r == 0)) || { tail -n 5 "$out/ci-chromium.log"; grep -c . "$out/ci-dom.html"; }
-	cicheck $r "report.html: Chromium loads it offline, the failed shard's tail is in the page as text, its run.log ($log) linked (chromium exit $crc)"
+	cicheck $r "report.html: Chromium loads it offline, the failed shard's tail is in the page as text, its run.log ($log) linked, the timeline drawn with the span against the lower bound (chromium exit $crc)"
 else
 	bad "report.html: hack/chromium.sh found or installed no chromium"
 fi

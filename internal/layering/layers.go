@@ -28,6 +28,7 @@ var Layers = map[string]int{
 	"policy/pysource": 1,
 	"device":          1,
 	"hostgpu":         1,
+	"timeline":        1,
 	"policy":          2,
 	"deps":            3,
 	"estimate":        3,
@@ -78,7 +79,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "device", "hostgpu", "policy", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
+var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are

@@ -22,6 +22,11 @@ import (
 // answer's items (`typedjson:"items"`); Dagger reads only json tags.
 const ItemsTag = "items"
 
+// OmitTag marks a field the module's object leaves out (`typedjson:"-"`):
+// one its answers never hold, such as a real run's times in a type a dry
+// run's answer shares.
+const OmitTag = "-"
+
 // JSONField is the result object's field that holds the answer's JSON,
 // byte for byte.
 const JSONField = "Json"

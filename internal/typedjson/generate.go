@@ -172,7 +172,7 @@ func (g *generator) fields(rt reflect.Type, at string) ([]genField, error) {
 		f := rt.Field(i)
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
-		if name == "-" || !f.IsExported() && !f.Anonymous {
+		if name == "-" || !f.IsExported() && !f.Anonymous || f.Tag.Get("typedjson") == OmitTag {
 			continue
 		}
 		if f.Anonymous && name == "" {

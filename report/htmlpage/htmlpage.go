@@ -65,6 +65,7 @@ type page struct {
 	Tally    string
 	Reuse    string
 	Graph    *svgGraph
+	Timeline *svgTimeline
 	Jobs     []jobRow
 	Failures []failureView
 	// FailedHead heads the failures ("Failed shards" when empty).
@@ -117,6 +118,7 @@ func RenderCI(c CI) ([]byte, error) {
 		p.Hosts = append(p.Hosts, [2]string{m(h.Name), m(v)})
 	}
 	p.Graph = layout(r, m)
+	p.Timeline = timelineOf(r, m)
 	failedDir := map[string]bool{}
 	for _, f := range c.Failures {
 		failedDir[f.Dir] = true

@@ -5,10 +5,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/timeline"
 	"github.com/radixark/miles-ci/triage"
 )
 
@@ -214,4 +216,38 @@ func TestRenderStage(t *testing.T) {
 			checkPage(t, string(got), tc.want, tc.wantNot)
 		})
 	}
+}
+
+func TestRenderCITimeline(t *testing.T) {
+	c := passedRun()
+	r := c.Report
+	t0 := time.Date(2026, 12, 4, 15, 0, 0, 0, time.UTC)
+	at := func(s float64) *time.Time { x := t0.Add(time.Duration(s * float64(time.Second))); return &x }
+	r.Start = &t0
+	r.Jobs[0].Start, r.Jobs[0].Duration = at(0), 0.2
+	r.Jobs[1].Start, r.Jobs[1].Duration = at(0.2), 12.5
+	r.Jobs[2].Reused = false
+	r.Jobs[2].Start, r.Jobs[2].Duration = at(0.2), 3
+	gpu := &r.Jobs[3]
+	gpu.Start, gpu.Duration, gpu.Substituted, gpu.Reason = at(12.7), 30, "", `<b>"quoted"</b>`
+	gpu.Key = `pr-test/stage-b-2-gpu-h200<script>`
+	fleet := []timeline.Devices{{Model: "h200", IDs: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}}
+	f := timeline.Compute(tasksOf(r, fleet), []timeline.Job{{ID: "pr-test/policy"}, {ID: "pr-test/stage-a-cpu", Needs: []string{"pr-test/policy"}},
+		{ID: gpu.Key, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}}}, fleet)
+	r.Timeline = &f
+	page, err := RenderCI(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPage(t, string(page), []string{`<h2>Where the time went</h2>`, `<svg id="timeline"`,
+		"span 43 s, lower bound 43 s (H200 60 GPU-s over 8 devices = 7.5 s; critical path 43 s; critical path binds): 1.00x",
+		`<text x="4" y="35">H200 0</text>`, `<text x="4" y="179">CPU 1</text>`, `<text x="4" y="197">CPU 2</text>`, `<text x="4" y="215">miles-ci</text>`,
+		`class="bound"`, "pr-test/stage-b-2-gpu-h200&lt;script&gt;: passed, 12.7 s to 42.7 s (30.0 s)"},
+		[]string{"<script>"})
+}
+
+// tasksOf are the report's tasks on fleet, before its figures are made.
+func tasksOf(r *cirun.Report, fleet []timeline.Devices) []timeline.Task {
+	r.Timeline = &timeline.Figures{Fleet: fleet}
+	return r.Tasks()
 }

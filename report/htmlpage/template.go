@@ -30,6 +30,7 @@ pre { background: #0d1117; color: #e6edf3; padding: .6em .8em; overflow-x: auto;
 svg .passed { fill: #dafbe1; } svg .failed { fill: #ffebe9; } svg .not-run { fill: #fff8c5; }
 svg .cancelled { fill: #eaeef2; } svg .would-run { fill: #ddf4ff; } svg .quiet { fill: #f6f8fa; }
 svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg line { stroke: #8c959f; }
+#timeline rect { stroke-width: .5; } #timeline text { font-size: 11px; } #timeline .bound { stroke: #a40e26; stroke-dasharray: 4 3; }
 </style>
 </head>
 <body>
@@ -111,6 +112,25 @@ svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg l
 {{- end}}
 {{- range .Boxes}}
 <g><rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="230" height="40" rx="4"/><text x="{{.TextX}}" y="{{.TextY}}">{{.Label}}</text><text x="{{.TextX}}" y="{{.StateY}}">{{.State}}</text></g>
+{{- end}}
+</svg>
+{{- end}}
+{{- with .Timeline}}
+<h2>Where the time went</h2>
+<p id="timeline-figures">{{.Figures}}</p>
+<svg id="timeline" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="the timeline: each shard on its host and devices">
+{{- range .Ticks}}
+<line x1="{{.X}}" y1="18" x2="{{.X}}" y2="{{.Y}}"/><text x="{{.X}}" y="12">{{.Label}}</text>
+{{- end}}
+{{- range .Lanes}}
+<g class="lane"><text x="4" y="{{.TextY}}">{{.Label}}</text>
+{{- range .Bars}}
+<g class="bar"><title>{{.Title}}</title><rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"/>{{if .Label}}<text x="{{.TextX}}" y="{{.TextY}}">{{.Label}}</text>{{end}}</g>
+{{- end}}
+</g>
+{{- end}}
+{{- if .BoundX}}
+<line class="bound" x1="{{.BoundX}}" y1="18" x2="{{.BoundX}}" y2="{{.BoundY2}}"/>
 {{- end}}
 </svg>
 {{- end}}
