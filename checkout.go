@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/dagger"
@@ -92,7 +91,7 @@ func (m *MilesCi) Verify(
 		if !rep.OK() {
 			return struct{}{}, errors.New(strings.TrimRight(text, "\n"))
 		}
-		fmt.Fprint(os.Stderr, text)
+		progress(text)
 		return struct{}{}, nil
 	})
 	return err
@@ -142,7 +141,7 @@ func (m *MilesCi) Lint(ctx context.Context) error {
 		if !ans.OK() {
 			return struct{}{}, errors.New(strings.TrimRight(ans.Text(), "\n"))
 		}
-		fmt.Fprint(os.Stderr, ans.Text())
+		progress(ans.Text())
 		return struct{}{}, nil
 	})
 	return err

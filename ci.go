@@ -247,7 +247,7 @@ func (g *Graph) Run(
 		runner := &ci.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
 		start := time.Now()
 		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
-		req.Notify = func(j cirun.JobReport) { fmt.Fprint(os.Stderr, masker.Mask(j.Line(time.Since(start)))) }
+		req.Notify = func(j cirun.JobReport) { progress(masker.Mask(j.Line(time.Since(start)))) }
 		ans, err := ci.CI(ctx, req)
 		if err != nil {
 			return nil, errors.New(masker.Mask(err.Error()))

@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -161,7 +163,7 @@ func (m *MilesCi) pullRequest(ctx context.Context, files bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintln(os.Stderr, "trigger facts of "+pr.Describe())
+	progress("trigger facts of " + pr.Describe() + "\n")
 	return pr.Encode()
 }
 
@@ -223,6 +225,14 @@ func specAnswer(req stagerun.Request) (*ContainerSpec, error) {
 // come back without its messages.
 func printMessages(msgs []usecase.Message) {
 	for _, m := range msgs {
-		fmt.Fprint(os.Stderr, ghoutput.Annotations(m.Level, m.Text))
+		stderr.Command(ghoutput.Annotations(m.Level, m.Text))
 	}
 }
+
+// stderr is the module's one way out, a function's progress on the
+// engine (printable.Writer): every line passes printable.Plain, whatever
+// it quotes, but the annotations of printMessages.
+var stderr = printable.NewWriter(os.Stderr)
+
+// progress prints whole lines on the function's progress, through stderr.
+func progress(text string) { io.WriteString(stderr, text) }

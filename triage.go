@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/internal/resultsdir"
 	"github.com/radixark/miles-ci/internal/typedjson"
 	"github.com/radixark/miles-ci/report"
@@ -90,7 +90,7 @@ func (m *MilesCi) Triage(
 			}
 			req.Runner = moduleTriage{sessions: map[string]*session{dir: headS, baseDir: baseS}, head: headS, m: masker}
 			req.Notify = func(f string, a triage.Attempt) {
-				fmt.Fprintf(os.Stderr, "miles-ci: triage %s %s #%d %s (%.1fs)\n", f, a.Side, a.N, a.Outcome, a.DurationS)
+				progress(fmt.Sprintf("miles-ci: triage %s %s #%d %s (%.1fs)\n", printable.Line(f), a.Side, a.N, a.Outcome, a.DurationS))
 			}
 			ans, err := usecase.Triage(ctx, req)
 			if err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/printable"
 )
 
 // Board is the live table of a run on a terminal: the latest state of
@@ -74,9 +76,9 @@ func (b *Board) Table(elapsed time.Duration, width int) string {
 		if j.Host != "" {
 			gpus = j.Host + " " + gpus
 		}
-		line := fmt.Sprintf("  %-*s  %-9s %-12s", titleW, j.Title(), j.State, gpus)
+		line := fmt.Sprintf("  %-*s  %-9s %-12s", titleW, j.Title(), j.State, printable.Line(gpus))
 		if j.State != Running {
-			line += " " + j.Reason // a queued shard's says which devices it waits for
+			line += " " + printable.Line(j.Reason) // a queued shard's says which devices it waits for
 		}
 		lines = append(lines, strings.TrimRight(line, " "))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -35,17 +36,19 @@ func (r *Report) fill() {
 
 // Title is the job's name: a called workflow's job under its caller, a
 // shard as every miles-ci output names it ("pr-test/stage-a-cpu shard 2/4",
-// policy.Partition.String), a pool file as GitHub names it.
+// policy.Partition.String), a pool file as GitHub names it. The job's id
+// and a pool file's name are the checkout's (or a results folder's), so
+// the title is one printable line (printable.Line).
 func (j JobReport) Title() string {
 	t := j.Key
 	if j.Batch > 0 {
 		// As GitHub names a pool job: Batch N / G GPU / FILE.
-		return fmt.Sprintf("%s (Batch %d / %d GPU / %s)", t, j.Batch, j.GPUs, j.File)
+		return printable.Line(fmt.Sprintf("%s (Batch %d / %d GPU / %s)", t, j.Batch, j.GPUs, j.File))
 	}
 	if p := j.Partition(); p != nil {
 		t += " " + p.String()
 	}
-	return t
+	return printable.Line(t)
 }
 
 // Partition is the shard of a sharded stage the job ran, nil for any other.
@@ -79,7 +82,7 @@ func (j JobReport) Line(elapsed time.Duration) string {
 	}
 	b.WriteString(j.where(" on GPUs "))
 	if j.Reason != "" && j.State != Running {
-		b.WriteString(": " + j.Reason)
+		b.WriteString(": " + printable.Line(j.Reason))
 	}
 	return b.String() + "\n"
 }
@@ -97,9 +100,9 @@ func (r *Report) Text() string {
 		for _, h := range r.Hosts {
 			hs = append(hs, h.Name+" "+h.GPUs)
 		}
-		fmt.Fprintf(&b, "%s on %s (--hosts: %s)\n", describeEvent(r.Event), Repository, strings.Join(hs, ", "))
+		fmt.Fprintf(&b, "%s on %s (--hosts: %s)\n", printable.Line(describeEvent(r.Event)), Repository, printable.Line(strings.Join(hs, ", ")))
 	} else {
-		fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", describeEvent(r.Event), Repository, r.Host)
+		fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", printable.Line(describeEvent(r.Event)), Repository, printable.Line(r.Host))
 	}
 	for _, j := range r.Jobs {
 		gpus := ""
@@ -115,15 +118,17 @@ func (r *Report) Text() string {
 		if j.Substituted != "" {
 			gpus += " (substituted " + j.Substituted + ")"
 		}
+		gpus = printable.Line(gpus)
 		state := fmt.Sprintf("%-12s", j.State)
 		if r.Attempt > 1 {
 			state += fmt.Sprintf(" %-18s", j.AttemptText())
 		}
-		line := fmt.Sprintf("%-*s  %s %-8s %s", width, j.Title(), state, gpus, j.Reason)
+		line := fmt.Sprintf("%-*s  %s %-8s %s", width, j.Title(), state, gpus, printable.Line(j.Reason))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 		if d, ok := j.Detail.(Described); ok {
+			// A shard's command and test files are the checkout's.
 			for _, l := range d.Lines() {
-				b.WriteString("    " + l + "\n")
+				b.WriteString("    " + printable.Line(l) + "\n")
 			}
 		}
 	}
@@ -210,7 +215,7 @@ func (r *Report) Mermaid(g *Graph) string {
 	}
 	for _, n := range g.Nodes {
 		st, shards := r.nodeState(n.Key)
-		label := n.Key
+		label := printable.Line(n.Key)
 		if shards > 1 {
 			label += fmt.Sprintf(" ×%d", shards)
 		}
@@ -267,5 +272,5 @@ func (j JobReport) where(devices string) string {
 	if j.Substituted != "" {
 		b.WriteString(" (substituted " + j.Substituted + ")")
 	}
-	return b.String()
+	return printable.Line(b.String())
 }

@@ -2,35 +2,15 @@ package ghoutput
 
 import (
 	"io"
-	"strings"
 
-	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/internal/printable"
 )
 
 // Plain makes text miles-ci prints on stdout, which holds what the checkout
-// and the container wrote, safe for a GitHub Actions log and a terminal:
-// each line's control characters but tabs are escaped, and a line
-// the runner would read as a workflow command (::add-mask::, ::error::,
-// ::stop-commands::, after any leading space, or ##[...] anywhere) is
-// broken, so that no line of it is a command.
-func Plain(text string) string {
-	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		body = report.EscapeControls(strings.ReplaceAll(body, "\r", `\r`))
-		if trimmed := strings.TrimLeft(body, " \t"); strings.HasPrefix(trimmed, "::") {
-			lead := body[:len(body)-len(trimmed)]
-			body = lead + ": :" + trimmed[2:]
-		}
-		// The runner's older command form, ##[name ...], counts anywhere in a line.
-		body = strings.ReplaceAll(body, "##[", `##\[`)
-		if nl {
-			body += "\n"
-		}
-		lines[i] = body
-	}
-	return strings.Join(lines, "")
-}
+// and the container wrote, safe for a GitHub Actions log and a terminal
+// (printable.Plain): no line of it is a workflow command or holds a
+// terminal escape.
+func Plain(text string) string { return printable.Plain(text) }
 
 // PlainWriter passes what is written to w through Plain (for the engine's
 // progress on stderr, which shows what the run's commands print); each

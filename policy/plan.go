@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy/pysource"
 )
 
@@ -127,7 +128,8 @@ func (p *Plan) Text() string {
 	if len(p.Skipped) > 0 {
 		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
 		for _, s := range p.Skipped {
-			fmt.Fprintf(&b, "  - %s (reason: %s)\n", s.File, s.Reason)
+			// A file's name and reason are the checkout's: each on its line.
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", printable.Line(s.File), printable.Line(s.Reason))
 		}
 		b.WriteString("\n")
 	}
@@ -141,7 +143,7 @@ func (p *Plan) Text() string {
 			if t.Implicit {
 				suffix = " [implicit]"
 			}
-			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pysource.FloatRepr(t.EstTime), suffix)
+			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", printable.Line(t.File), pysource.FloatRepr(t.EstTime), suffix)
 		}
 	}
 	b.WriteString("\n")

@@ -14,7 +14,7 @@ func (s Spec) Text() string {
 	name := s.Stage
 	switch {
 	case s.File != "":
-		name = fmt.Sprintf("%s on %s", s.File, s.Stage)
+		name = fmt.Sprintf("%s on %s", report.Printable(s.File), s.Stage)
 	case s.Shard != nil:
 		name = fmt.Sprintf("%s %s (0-based id=%d)", s.Stage, s.Shard, s.Shard.ID)
 	}
@@ -25,11 +25,11 @@ func (s Spec) Text() string {
 	fmt.Fprintf(&b, "\nimage: %s\n", s.Image)
 	b.WriteString("env:\n")
 	for _, e := range s.Env {
-		fmt.Fprintf(&b, "  %s=%s\n", e.Name, e.Value)
+		fmt.Fprintf(&b, "  %s=%s\n", e.Name, report.Printable(e.Value))
 	}
 	b.WriteString("run env (set in the run phase, after every cached layer):\n")
 	for _, e := range s.RunEnv {
-		fmt.Fprintf(&b, "  %s=%s\n", e.Name, e.Value)
+		fmt.Fprintf(&b, "  %s=%s\n", e.Name, report.Printable(e.Value))
 	}
 	b.WriteString("caches:\n")
 	for _, c := range s.Caches {
@@ -73,7 +73,7 @@ func (s Spec) Text() string {
 	if len(s.Resolve) > 0 {
 		b.WriteString("resolve (uncached, before the steps; the fetches below then use the commit):\n")
 		for _, r := range s.Resolve {
-			fmt.Fprintf(&b, "  %s %s (%s): %s%s\n", r.Dependency, r.Ref, r.Origin, argvText(r.Argv), inDir(r.Workdir))
+			fmt.Fprintf(&b, "  %s %s (%s): %s%s\n", r.Dependency, report.Printable(r.Ref), r.Origin, argvText(r.Argv), inDir(r.Workdir))
 		}
 	}
 	b.WriteString("steps:\n")
@@ -85,7 +85,7 @@ func (s Spec) Text() string {
 			fmt.Fprintf(&b, "      copy %s to %s\n", f.Path, f.Dest)
 		}
 		for _, e := range st.Env {
-			fmt.Fprintf(&b, "      env %s=%s\n", e.Name, e.Value)
+			fmt.Fprintf(&b, "      env %s=%s\n", e.Name, report.Printable(e.Value))
 		}
 		switch st.Kind {
 		case KindSource:
@@ -108,9 +108,9 @@ func (s Spec) Text() string {
 	}
 	for _, t := range s.Tests {
 		if t.TimeoutS != nil {
-			fmt.Fprintf(&b, "  %s (timeout %ds)\n", t.File, *t.TimeoutS)
+			fmt.Fprintf(&b, "  %s (timeout %ds)\n", report.Printable(t.File), *t.TimeoutS)
 		} else {
-			fmt.Fprintf(&b, "  %s\n", t.File)
+			fmt.Fprintf(&b, "  %s\n", report.Printable(t.File))
 		}
 	}
 	if len(s.Tests) == 0 && s.PlanFromContainer == "" {
@@ -122,15 +122,17 @@ func (s Spec) Text() string {
 	return b.String()
 }
 
-// argvText shows an argv on one line; a fixed script shows by name.
+// argvText shows an argv on one line (its words can be a checkout's file
+// names, a PR's refs and labels: report.Printable); a fixed script shows
+// by name.
 func argvText(argv []string) string {
 	if len(argv) >= 4 && argv[0] == "bash" && argv[1] == "-c" && scripts[argv[3]] == argv[2] {
-		return "bash -c <" + argv[3] + " script> " + strings.Join(argv[4:], " ")
+		return "bash -c <" + argv[3] + " script> " + report.Printable(strings.Join(argv[4:], " "))
 	}
 	if len(argv) >= 4 && argv[0] == "python3" && argv[1] == "-ISc" && argv[2] == runWrapper {
-		return "python3 -ISc <run wrapper> " + strings.Join(argv[4:], " ")
+		return "python3 -ISc <run wrapper> " + report.Printable(strings.Join(argv[4:], " "))
 	}
-	return strings.Join(argv, " ")
+	return report.Printable(strings.Join(argv, " "))
 }
 
 func inDir(dir string) string {

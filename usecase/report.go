@@ -10,6 +10,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/stagerun"
 
 	"github.com/radixark/miles-ci/ghoutput"
@@ -77,12 +78,13 @@ func Report(r ReportRequest) (ReportAnswer, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %s, exit code %d\n", s.Suite, s.HW, verdict, s.ExitCode)
+	// A results folder is outside input: each field shows on its line.
+	fmt.Fprintf(&b, "%s (%s): %s, exit code %d\n", printable.Line(s.Suite), printable.Line(string(s.HW)), verdict, s.ExitCode)
 	for _, t := range s.Tests {
-		fmt.Fprintf(&b, "  %-8s %8.1fs  %s\n", t.Status, t.ElapsedS, t.File)
+		fmt.Fprintf(&b, "  %-8s %8.1fs  %s\n", t.Status, t.ElapsedS, printable.Line(t.File))
 	}
 	for _, n := range s.Inconsistent {
-		fmt.Fprintf(&b, "  inconsistent: %s\n", n)
+		fmt.Fprintf(&b, "  inconsistent: %s\n", printable.Line(n))
 	}
 	return ReportAnswer{Summary: s, Markdown: ghoutput.ResultsMarkdown(s), Text: b.String() + pageLine(r.Results)}, nil
 }

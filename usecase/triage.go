@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/report/htmlpage"
 	"github.com/radixark/miles-ci/stagerun"
@@ -353,11 +354,13 @@ func (a TriageAnswer) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "triage %s: head %s, merge base %s\n", a.Session, short(a.Head), short(a.Base))
 	for _, f := range a.Files {
-		fmt.Fprintf(&b, "%s  %s  %s: %s\n", f.File, f.Verdict, f.Counts, f.Reason)
+		// A file's name comes from the checkout or a results folder, a
+		// reason from what the test printed: each shows on its one line.
+		fmt.Fprintf(&b, "%s  %s  %s: %s\n", printable.Line(f.File), f.Verdict, f.Counts, printable.Line(f.Reason))
 		for _, at := range f.Attempts {
-			line := fmt.Sprintf("    %s #%d  %-10s %6.1fs  %s", at.Side, at.N, at.Outcome, at.DurationS, at.Log)
+			line := fmt.Sprintf("    %s #%d  %-10s %6.1fs  %s", at.Side, at.N, at.Outcome, at.DurationS, printable.Line(at.Log))
 			if at.Reason != "" {
-				line += "  (" + at.Reason + ")"
+				line += "  (" + printable.Line(at.Reason) + ")"
 			}
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}

@@ -19,6 +19,7 @@ var Layers = map[string]int{
 	"internal/encode":      0,
 	"internal/hostexec":    0,
 	"internal/resultsdir":  0,
+	"internal/printable":   0,
 	"internal/testfiles":   0,
 	"internal/typedjson":   0,
 	"internal/layering":    0,

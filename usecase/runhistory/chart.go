@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/plural"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -102,19 +103,19 @@ func ChartSVG(slow SlowestAnswer, shards []ShardsAnswer) string {
 	var body strings.Builder
 	y := 30
 	title := func(text string) {
-		fmt.Fprintf(&body, `<text x="10" y="%d" font-size="15" font-weight="bold">%s</text>`+"\n", y, html.EscapeString(text))
+		fmt.Fprintf(&body, `<text x="10" y="%d" font-size="15" font-weight="bold">%s</text>`+"\n", y, xmlText(text))
 		y += 10
 	}
 	legend := func(a, b string) {
-		fmt.Fprintf(&body, `<rect x="10" y="%d" width="12" height="%d" fill="#8da0cb"/><text x="26" y="%d">%s</text>`+"\n", y, barHeight, y+7, html.EscapeString(a))
-		fmt.Fprintf(&body, `<rect x="220" y="%d" width="12" height="%d" fill="#fc8d62"/><text x="236" y="%d">%s</text>`+"\n", y, barHeight, y+7, html.EscapeString(b))
+		fmt.Fprintf(&body, `<rect x="10" y="%d" width="12" height="%d" fill="#8da0cb"/><text x="26" y="%d">%s</text>`+"\n", y, barHeight, y+7, xmlText(a))
+		fmt.Fprintf(&body, `<rect x="220" y="%d" width="12" height="%d" fill="#fc8d62"/><text x="236" y="%d">%s</text>`+"\n", y, barHeight, y+7, xmlText(b))
 		y += 22
 	}
 	pair := func(label string, est, obs, scale float64, note string) {
-		fmt.Fprintf(&body, `<text x="10" y="%d">%s</text>`+"\n", y+10, html.EscapeString(label))
+		fmt.Fprintf(&body, `<text x="10" y="%d">%s</text>`+"\n", y+10, xmlText(label))
 		fmt.Fprintf(&body, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="#8da0cb"><title>est_time %.0fs</title></rect>`+"\n", labelWidth, y, width(est, scale), barHeight, est)
 		fmt.Fprintf(&body, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="#fc8d62"><title>observed %.0fs</title></rect>`+"\n", labelWidth, y+barHeight+1, width(obs, scale), barHeight, obs)
-		fmt.Fprintf(&body, `<text x="%.1f" y="%d">%s</text>`+"\n", float64(labelWidth)+width(max(est, obs), scale)+6, y+11, html.EscapeString(note))
+		fmt.Fprintf(&body, `<text x="%.1f" y="%d">%s</text>`+"\n", float64(labelWidth)+width(max(est, obs), scale)+6, y+11, xmlText(note))
 		y += rowHeight
 	}
 	title(fmt.Sprintf("est_time against the observed p90, per test (%s to %s)", slow.From.Format("2006-01-02"), slow.Before.Format("2006-01-02")))
@@ -166,3 +167,8 @@ func finite(v float64) float64 {
 	}
 	return v
 }
+
+// xmlText is a text of the chart, which names the store's tests and
+// suites: one printable line (printable.Line: no control character, which
+// XML may not hold), escaped for XML.
+func xmlText(s string) string { return html.EscapeString(printable.Line(s)) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/estimate"
 	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -143,7 +144,8 @@ func (a SlowestAnswer) Text() string {
 		if t.Registered {
 			est = fmt.Sprintf("%.0fs", t.EstTime)
 		}
-		fmt.Fprintf(&b, "%-60s %-5s %-22s %7d %9.0fs %10s %9ds\n", t.TestPath, t.Backend, t.Suite, t.Samples, t.P90, est, t.Calibrated)
+		// A store's rows are outside input: each field shows on its line.
+		fmt.Fprintf(&b, "%-60s %-5s %-22s %7d %9.0fs %10s %9ds\n", printable.Line(t.TestPath), printable.Line(t.Backend), printable.Line(t.Suite), t.Samples, t.P90, est, t.Calibrated)
 	}
 	return b.String()
 }
@@ -216,7 +218,7 @@ const trendWidth = 40
 // with a bar of its seconds, and '|' where the est_time of that run was.
 func (a TrendAnswer) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d attempt(s) from %s to %s\n", a.File, len(a.Attempts), a.From.Format("2006-01-02"), a.Before.Format("2006-01-02"))
+	fmt.Fprintf(&b, "%s: %d attempt(s) from %s to %s\n", printable.Line(a.File), len(a.Attempts), a.From.Format("2006-01-02"), a.Before.Format("2006-01-02"))
 	if len(a.Attempts) == 0 {
 		b.WriteString("no attempt of this file in the window; check the path (repo-relative, e.g. tests/e2e/...) or give more --days\n")
 		return b.String()
@@ -243,8 +245,8 @@ func (a TrendAnswer) Text() string {
 			bar[i] = '#'
 		}
 		bar[at(r.EstimatedS)] = '|'
-		fmt.Fprintf(&b, "%s  %-7s %7.0fs  est %5.0fs  %s  %s %s run %d/%d\n", r.RecordedAt.UTC().Format("2006-01-02 15:04"), r.Status, r.ElapsedS, r.EstimatedS,
-			bar, r.Backend, r.Suite, r.RunID, r.RunAttempt)
+		fmt.Fprintf(&b, "%s  %-7s %7.0fs  est %5.0fs  %s  %s %s run %d/%d\n", r.RecordedAt.UTC().Format("2006-01-02 15:04"), printable.Line(r.Status), r.ElapsedS, r.EstimatedS,
+			bar, printable.Line(r.Backend), printable.Line(r.Suite), r.RunID, r.RunAttempt)
 	}
 	return b.String()
 }

@@ -153,7 +153,7 @@ func runCI(args []string, env Env) int {
 			if err != nil {
 				return fail(env, err)
 			}
-			env.Stdout.Write(out)
+			writeJSON(env.Stdout, out)
 		case *mermaid:
 			io.WriteString(env.Stdout, ans.Report.Mermaid(ans.Graph))
 		default:

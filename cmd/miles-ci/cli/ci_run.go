@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,7 +90,7 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	} else {
 		s, err := ciConnect(ctx, host, log)
 		if err != nil {
-			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+			annotate(env, "error", m.Mask(err.Error()))
 			pointAtEngineLog(env, logPath)
 			return report.ExitCannotRun
 		}
@@ -188,7 +187,7 @@ func (p *ciProgress) notify(j cirun.JobReport) {
 	p.board.Update(j)
 	var text string
 	text, p.drawn = p.board.Redraw(p.drawn, time.Since(p.start), p.width)
-	io.WriteString(p.env.Stdout, p.m.Mask(text))
+	drawLive(p.env.Stdout, p.m.Mask(text))
 }
 
 // done erases the live table.
@@ -196,24 +195,13 @@ func (p *ciProgress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live {
-		io.WriteString(p.env.Stdout, cirun.Erase(p.drawn))
+		drawLive(p.env.Stdout, cirun.Erase(p.drawn))
 		p.drawn = 0
 	}
 }
 
 // oneLine is text on one line, for a cell of the live table.
 func oneLine(text string) string { return strings.ReplaceAll(text, "\n", " ") }
-
-// isTerminal reports a writer that is a terminal (a character device) on a
-// terminal type that can move the cursor.
-func isTerminal(w io.Writer, getenv func(string) string) bool {
-	f, ok := w.(*os.File)
-	if !ok || getenv("TERM") == "" || getenv("TERM") == "dumb" {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
 
 // fleetConnectTimeout bounds the connection to one host's engine: a host
 // that does not answer is down, and its shards go elsewhere.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/nearest"
+	"github.com/radixark/miles-ci/internal/printable"
 )
 
 // DaggerEngineVersion is the Dagger engine the module targets: dagger.json's
@@ -53,6 +54,12 @@ func Run(args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
 	}
+	// The one way out: every line any command prints passes the writer
+	// (printable.Writer), whatever it quotes.
+	out, errw := printable.NewWriter(env.Stdout), printable.NewWriter(env.Stderr)
+	defer errw.Flush()
+	defer out.Flush()
+	env.Stdout, env.Stderr = out, errw
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(env.Stdout)
 		if len(args) == 0 {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
@@ -103,7 +102,7 @@ func (g *githubFlags) fetch(env Env, needFiles bool) (*github.PR, error) {
 // note prints the PR the answer is for, as a notice on stderr so stdout keeps
 // the command's own output.
 func (g *githubFlags) note(env Env, pr *github.PR) {
-	fmt.Fprint(env.Stderr, ghoutput.Annotation("notice", "", 0, "trigger facts of "+pr.Describe()))
+	annotate(env, "notice", "trigger facts of "+pr.Describe())
 }
 
 // writeSummary appends Markdown to --github-step-summary, else to

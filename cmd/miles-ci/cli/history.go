@@ -12,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/nearest"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
@@ -337,8 +338,9 @@ func historyFlaky(args []string, env Env) int {
 		if t := f.Triage; t != nil {
 			triaged = fmt.Sprintf("; triage %s: %s (%s)", t.Session, t.Verdict, t.Counts)
 		}
-		io.WriteString(env.Stdout, ghoutput.Plain(fmt.Sprintf("%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails%s\n",
-			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails, triaged)))
+		// The store's rows are outside input: the line is one line.
+		io.WriteString(env.Stdout, printable.Line(fmt.Sprintf("%s (%s, %s): %d commits with a pass and a fail, %d passes only on retry; %d passes, %d fails%s",
+			f.TestPath, f.Backend, f.Suite, len(f.Commits), f.RetryPasses, f.Passes, f.Fails, triaged))+"\n")
 	}
 	return 0
 }

@@ -35,7 +35,7 @@ func runLint(args []string, env Env) int {
 	if env.Getenv("GITHUB_ACTIONS") == "true" {
 		// Under GitHub Actions each drift shows on its file and line in the
 		// PR diff; the same lines as text would show only in the log.
-		io.WriteString(env.Stdout, ans.Annotations())
+		annotateOut(env, ans.Annotations())
 		return code
 	}
 	io.WriteString(env.Stdout, ans.Text())

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -18,7 +20,7 @@ import (
 // know (usecase.UnknownError: a typo is a usage error). Every subcommand
 // reports errors through it.
 func fail(env Env, err error) int {
-	io.WriteString(env.Stderr, ghoutput.ErrorAnnotations(err))
+	writeCommands(env.Stderr, ghoutput.ErrorAnnotations(err))
 	if unknown := (*usecase.UnknownError)(nil); errors.As(err, &unknown) {
 		return 2
 	}
@@ -36,7 +38,40 @@ func printMessages(env Env, msgs []usecase.Message) {
 }
 
 func annotate(env Env, level, msg string) {
-	io.WriteString(env.Stderr, ghoutput.Annotations(level, msg))
+	writeCommands(env.Stderr, ghoutput.Annotations(level, msg))
+}
+
+// annotateOut prints annotations on stdout (lint under GitHub Actions: each
+// drift on its file and line).
+func annotateOut(env Env, annotations string) { writeCommands(env.Stdout, annotations) }
+
+// writeCommands writes workflow commands miles-ci formatted itself (their
+// messages escaped by ghoutput) past the line filter of the one writer
+// (printable.Writer), which Run puts on every command's stdout and stderr:
+// everything else a command prints passes it, and a line that would be a
+// workflow command there is broken.
+func writeCommands(w io.Writer, commands string) { printable.NewWriter(w).Command(commands) }
+
+// writeJSON prints JSON miles-ci encoded through the one writer
+// (printable.Writer.JSON: the same meaning, no workflow command).
+func writeJSON(w io.Writer, js []byte) { printable.NewWriter(w).JSON(js) }
+
+// drawLive draws the live table on a terminal: its cursor moves are
+// miles-ci's, its cells already printable.Line's.
+func drawLive(w io.Writer, text string) { printable.NewWriter(w).Control(text) }
+
+// isTerminal reports a writer that is a terminal (a character device) on a
+// terminal type that can move the cursor.
+func isTerminal(w io.Writer, getenv func(string) string) bool {
+	if pw, ok := w.(*printable.Writer); ok {
+		w = pw.Unwrap()
+	}
+	f, ok := w.(*os.File)
+	if !ok || getenv("TERM") == "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // printJSON writes v as indented JSON followed by a newline (encode.JSON,
@@ -47,7 +82,7 @@ func printJSON(env Env, v any) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	env.Stdout.Write(out)
+	writeJSON(env.Stdout, out)
 	return 0
 }
 

@@ -276,7 +276,7 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 			if err != nil {
 				return fail(env, err)
 			}
-			env.Stdout.Write(out)
+			writeJSON(env.Stdout, out)
 			return 0
 		}
 		io.WriteString(env.Stdout, ghoutput.Plain(spec.Text()))
@@ -336,7 +336,7 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 				say(ghoutput.Plain("waiting for GPUs " + strings.Join(h.Devices, ",") + ", held by " + h.By))
 			})
 		if err != nil {
-			fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, err.Error()))
+			annotate(env, "error", err.Error())
 			return report.ExitCannotRun
 		}
 		defer release()
@@ -344,14 +344,14 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	res, err := engineRun(ctx, req, host, nonce, log, m, say)
 	if err != nil && ctx.Err() != nil {
 		// Not a run that could not happen: the user stopped it.
-		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, "interrupted (SIGINT or SIGTERM): miles-ci stopped the run; nothing of it was read"))
+		annotate(env, "error", "interrupted (SIGINT or SIGTERM): miles-ci stopped the run; nothing of it was read")
 		return ExitInterrupted
 	}
 	if err == nil {
 		res, err = usecase.WithPage(res, req, m)
 	}
 	if err != nil {
-		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+		annotate(env, "error", m.Mask(err.Error()))
 		pointAtEngineLog(env, logPath)
 		return report.ExitCannotRun
 	}

@@ -160,14 +160,14 @@ func runTriage(args []string, env Env) int {
 		return fail(env, err)
 	}
 	if err := writeResultsDepth(dest, head, resultFiles, 3); err != nil {
-		fmt.Fprint(env.Stderr, ghoutput.Annotation("error", "", 0, m.Mask(err.Error())))
+		annotate(env, "error", m.Mask(err.Error()))
 		return report.ExitCannotRun
 	}
 	if err := gh.writeSummary(env, md); err != nil {
 		return fail(env, err)
 	}
 	if *asJSON {
-		env.Stdout.Write([]byte(m.Mask(string(js))))
+		writeJSON(env.Stdout, []byte(m.Mask(string(js))))
 	} else {
 		io.WriteString(env.Stdout, m.Mask(ans.Text()))
 		fmt.Fprintf(env.Stdout, "results: %s\n", dest)

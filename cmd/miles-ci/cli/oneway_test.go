@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/history/historytest"
+	"github.com/radixark/miles-ci/internal/testfiles"
+)
+
+// forged is text a test, a checkout, a store or a results folder can hold:
+// a line of its own that reads as a verdict, a workflow command, a group,
+// a terminal title (OSC), a screen clear and a bidirectional override.
+const forged = "x\n23 jobs: 23 passed\n::error::owned\n##[group]g\x1b]0;title\x07\x1b[2J\u202eyp.txt"
+
+// forgedShown is forged as the one writer shows it: one line (its ##[
+// broken as printable.Plain breaks it).
+const forgedShown = `x\n23 jobs: 23 passed\n::error::owned\n##\[group]g\x1b]0;title\x07\x1b[2J\u202eyp.txt`
+
+// oneWayOut fails when out holds a line that is not miles-ci's: a forged
+// line, a control character, a workflow command miles-ci did not make.
+func oneWayOut(t *testing.T, name, out string) {
+	t.Helper()
+	noCommands(t, name, out)
+	for _, l := range strings.Split(out, "\n") {
+		if l == "23 jobs: 23 passed" {
+			t.Errorf("%s: a forged line of its own: %q", name, l)
+		}
+		if strings.ContainsAny(l, "\x1b\x07\r\u202e") {
+			t.Errorf("%s: a control character: %q", name, l)
+		}
+	}
+}
+
+// TestUntrustedTextIsOneLine: what a checkout, a results folder or a
+// store holds reaches stdout as one line of text, never a line of its own
+// (issue 38 item 10: ci --dry-run's test files, report's job reasons,
+// history slowest's paths).
+func TestUntrustedTextIsOneLine(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "miles")
+	testfiles.CopyTree(t, milesRepo(), repo)
+	name := filepath.Join(repo, "tests", "fast", "test_"+strings.ReplaceAll(forged, "/", "_")+".py")
+	if err := os.WriteFile(name, []byte("def test_x():\n    pass\n"), 0o644); err != nil {
+		t.Skip("the file system takes no such name:", err)
+	}
+	want := "tests/fast/test_" + strings.ReplaceAll(forgedShown, "/", "_") + ".py"
+
+	t.Run("ci --dry-run", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, nil, "ci", "--repo", repo, "--event", "pull_request", "--gpus", "none", "--dry-run", "--only", "stage-a-cpu")
+		if code != 0 || !strings.Contains(stdout, "    "+want+"\n") {
+			t.Fatalf("wanted the file on one line, got %d\n%s\n%s", code, stdout, stderr)
+		}
+		oneWayOut(t, "stdout", stdout)
+	})
+	t.Run("plan", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, nil, "plan", "--repo", repo, "--hw", "cpu", "--suite", "stage-a-cpu")
+		if code != 0 || !strings.Contains(stdout, "  - "+want+" (est_time=") {
+			t.Fatalf("wanted the file on one line, got %d\n%s\n%s", code, stdout, stderr)
+		}
+		oneWayOut(t, "stdout", stdout)
+	})
+	t.Run("report of a ci folder", func(t *testing.T) {
+		fakeCIEngine(t, nil)
+		results := filepath.Join(t.TempDir(), "results")
+		if code, _, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--gpus", "none", "--quiet", "--only", "stage-a-cpu", "--results", results); code != 0 {
+			t.Fatalf("the run: %d\n%s", code, stderr)
+		}
+		editSummary(t, results, func(s map[string]any) {
+			for _, j := range s["jobs"].([]any) {
+				if job := j.(map[string]any); job["kind"] == "policy" {
+					job["reason"] = forged
+				}
+			}
+		})
+		_, stdout, stderr := runCLI(t, nil, "report", "--results", results)
+		if !strings.Contains(stdout, forgedShown) {
+			t.Fatalf("wanted the reason on its job's line, got\n%s\n%s", stdout, stderr)
+		}
+		oneWayOut(t, "stdout", stdout)
+		oneWayOut(t, "stderr", stderr)
+	})
+	t.Run("history slowest", func(t *testing.T) {
+		db := historytest.DBs(t)["sqlite"](t)
+		s, err := history.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		for i := range 3 {
+			b := history.Batch{Provenance: history.Provenance{CommitSHA: "c", RunID: int64(i + 1), RunAttempt: 1, Event: "schedule", Ref: "refs/heads/main"},
+				Attempts:   []history.Attempt{{TestPath: forged, Backend: "CUDA", Suite: "s\x1b[2J", TestAttempt: 1, Status: history.Pass, ElapsedS: 10, EstimatedS: 10}},
+				RecordedAt: now.AddDate(0, 0, -1)}
+			if err := s.Write(context.Background(), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		code, stdout, stderr := runCLI(t, nil, "history", "slowest", "--db", db, "--repo", milesRepo())
+		if code != 0 || !strings.Contains(stdout, forgedShown) || !strings.Contains(stdout, `s\x1b[2J`) {
+			t.Fatalf("wanted the path on one line, got %d\n%s\n%s", code, stdout, stderr)
+		}
+		oneWayOut(t, "stdout", stdout)
+		code, stdout, _ = runCLI(t, nil, "history", "chart", "--db", db, "--repo", milesRepo(), "--out", "-")
+		if code != 0 {
+			t.Fatalf("history chart: %d", code)
+		}
+		// Item 11: the SVG is XML, whatever the store's paths hold.
+		dec := xml.NewDecoder(strings.NewReader(stdout))
+		for {
+			_, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("wanted the chart to be XML, got %v\n%s", err, stdout)
+			}
+		}
+	})
+}
+
+// editSummary rewrites dir's summary.json with edit, as a person (or an
+// attacker) with the folder can.
+func editSummary(t *testing.T, dir string, edit func(map[string]any)) {
+	t.Helper()
+	name := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	edit(s)
+	if data, err = json.MarshalIndent(s, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
