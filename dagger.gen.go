@@ -1062,11 +1062,11 @@ func (r *Message) UnmarshalJSON(bs []byte) error {
 func (r Shard) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Stage    *Stage
-		Index    int
+		Number   int
 		Messages []*Message
 	}
 	concrete.Stage = r.Stage
-	concrete.Index = r.Index
+	concrete.Number = r.Number
 	concrete.Messages = r.Messages
 	return json.Marshal(&concrete)
 }
@@ -1074,7 +1074,7 @@ func (r Shard) MarshalJSON() ([]byte, error) {
 func (r *Shard) UnmarshalJSON(bs []byte) error {
 	var concrete struct {
 		Stage    *Stage
-		Index    int
+		Number   int
 		Messages []*Message
 	}
 	err := json.Unmarshal(bs, &concrete)
@@ -1082,7 +1082,7 @@ func (r *Shard) UnmarshalJSON(bs []byte) error {
 		return err
 	}
 	r.Stage = concrete.Stage
-	r.Index = concrete.Index
+	r.Number = concrete.Number
 	r.Messages = concrete.Messages
 	return nil
 }
@@ -2890,14 +2890,14 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 			if err != nil {
 				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
 			}
-			var id int
-			if inputArgs["id"] != nil {
-				err = json.Unmarshal([]byte(inputArgs["id"]), &id)
+			var number int
+			if inputArgs["number"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["number"]), &number)
 				if err != nil {
-					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg id", err))
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg number", err))
 				}
 			}
-			return (*Stage).Shard(&parent, ctx, id)
+			return (*Stage).Shard(&parent, ctx, number)
 		default:
 			return nil, fmt.Errorf("unknown function %s", fnName)
 		}

@@ -133,13 +133,14 @@ func (s *Stage) Plan(ctx context.Context) (*PlanAnswer, error) {
 	return answerOf[PlanAnswer](plans, notesOf(notes))
 }
 
-// Shard selects one shard of the stage (0 for an unsharded stage).
+// Shard selects one shard of the stage, numbered as every output prints
+// it: shard --number 2 is shard 2/4 (1 for an unsharded stage).
 func (s *Stage) Shard(
 	ctx context.Context,
-	// 0-based shard index, below the stage's shard count.
-	id int,
+	// The shard as every output numbers it, 1 to the stage's shard count (shard 2/4 is 2; Miles' --auto-partition-id is one less).
+	number int,
 ) (*Shard, error) {
-	sh := &Shard{Stage: s, Index: id}
+	sh := &Shard{Stage: s, Number: number}
 	req, err := sh.request(ctx)
 	if err != nil {
 		return nil, err
@@ -152,8 +153,8 @@ func (s *Stage) Shard(
 type Shard struct {
 	// +private
 	Stage *Stage
-	// The 0-based shard index ("id" is a name Dagger reserves).
-	Index int
+	// The shard as every output numbers it (shard 2/4 is 2).
+	Number int
 	// What planning the shard found: a label its checkout does not know, a plan read from the container.
 	Messages []*Message
 }
@@ -164,7 +165,7 @@ func (sh *Shard) request(context.Context) (stagerun.Request, error) {
 	if err != nil {
 		return stagerun.Request{}, err
 	}
-	return p.Shard(sh.Index)
+	return p.Shard(sh.Number)
 }
 
 // Plan returns miles-ci's plan of the shard; its json is `miles-ci plan ... --json`.

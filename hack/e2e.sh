@@ -162,7 +162,7 @@ typo() { # NAME WANT -- dagger call args
 	fi
 }
 typo "call plan mistyped suite" "did you mean stage-a-cpu?" -- --source "$fixture" plan --hw cpu --suite stage-a-cpuu
-typo "call stage mistyped name" "did you mean stage-b-cpu?" -- --source "$fixture" stage --name stage-b-cpuu shard --id 0 plan
+typo "call stage mistyped name" "did you mean stage-b-cpu?" -- --source "$fixture" stage --name stage-b-cpuu shard --number 1 plan
 typo "call ci --only mistyped stage" "did you mean stage-a-cpu?" -- --source "$fixture" --gpus none ci --event schedule --schedule "0 15 * * 0-5" --only stage-z plan
 same "call plan with a mistyped label (Miles' answer)" plan --repo "$fixture" --hw cpu --suite stage-a-cpu --labels run-ci-megatorn --json \
 	-- --source "$fixture" plan --hw cpu --suite stage-a-cpu --labels run-ci-megatorn json

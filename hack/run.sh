@@ -5,14 +5,14 @@
 # builds it the first time (about 30 min on 2 cores with empty Go caches; needs root,
 # apt and ~10 GB) and starts it. --repo defaults to the bundled testdata/miles.
 #
-#   sudo bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron --gpus none
+#   sudo bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 1 --labels run-ci-megatron --gpus none
 #
 # The run happens in a network namespace with only loopback, so a GitHub API stand-in
 # started beside it is out of reach. MILES_CI_GITHUB_STANDIN=DIR starts the stand-in
 # (github/githubtest/standin) on DIR's recorded answers inside that namespace and points
 # GITHUB_API_URL at it, so --pr N works offline:
 #
-#   MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run
+#   MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 1 --dry-run
 #
 # MILES_CI_SUBCOMMAND names another subcommand to run the same way (hack/ci.sh: ci).
 set -euo pipefail

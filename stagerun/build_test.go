@@ -82,7 +82,7 @@ const (
 
 // TestBuildCUDA states a CUDA stage's whole container (rules §9) in order.
 func TestBuildCUDA(t *testing.T) {
-	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-megatron"},
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), Labels: []string{"run-ci-megatron"},
 		HeadSHA: "abc", PRNumber: "42", VisibleDevices: "4,5"})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
@@ -136,7 +136,7 @@ func TestBuildCUDA(t *testing.T) {
 
 // TestBuildROCm states the ROCm container with both dependencies named.
 func TestBuildROCm(t *testing.T) {
-	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), Labels: []string{"run-ci-amd"},
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(2), Labels: []string{"run-ci-amd"},
 		PRBody: "ci-sglang-pr: #1234\nci-megatron-pr: miles-main\n"})
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
 	spec := build(t, req)
@@ -231,7 +231,7 @@ func TestBuildEveryStage(t *testing.T) {
 		t.Run(st.Name, func(t *testing.T) {
 			var id *int
 			if st.Shards > 1 {
-				id = shard(st.Shards - 1)
+				id = shard(st.Shards)
 			}
 			spec := build(t, stageRequest(t, usecase.Inputs{Stage: st.Name, Shard: id, Labels: []string{"run-ci-all"}}))
 			want := map[policy.Backend]struct {
@@ -301,7 +301,7 @@ func TestBuildROCmNamedSides(t *testing.T) {
 		{"both", "ci-sglang-pr: v0.5.0\nci-megatron-pr: #101\n", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: tc.body}))
+			spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), PRBody: tc.body}))
 			in := func(dir string) bool {
 				return slices.ContainsFunc(spec.Steps, func(s Step) bool { return s.Workdir == dir })
 			}
@@ -394,7 +394,7 @@ func TestBuildRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Release: &lock}))
+	spec := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(2), Release: &lock}))
 	if spec.Cadence != policy.Release || spec.Image != "radixark/miles:release-v0.3.0-ci" || len(spec.Resolve) != 0 {
 		t.Errorf("wanted cadence release in radixark/miles:release-v0.3.0-ci with nothing to resolve, got %s in %s, %v", spec.Cadence, spec.Image, spec.Resolve)
 	}
@@ -427,7 +427,7 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 		in   usecase.Inputs
 		want string
 	}{
-		{usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), GPUs: "0,1"},
+		{usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), GPUs: "0,1"},
 			"--gpus 0,1: device ids select NVIDIA GPUs only; for ROCm give --gpus all and --visible-devices (HIP_VISIBLE_DEVICES)"},
 		{usecase.Inputs{Stage: "stage-b-cpu", VisibleDevices: "1"},
 			"stage stage-b-cpu is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only"},
@@ -452,9 +452,10 @@ func TestUsecaseErrors(t *testing.T) {
 	}{
 		{usecase.Inputs{Stage: "stage-x"}, `unknown stage "stage-x"; did you mean stage-a-cpu? (the known ones: stage-a-cpu, stage-b-cpu, stage-b-2-gpu-h200, stage-c-2-gpu-h200, stage-c-4-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-mi350)`},
 		{usecase.Inputs{Stage: "nightly-stage-c-2-gpu-mi350"}, "stage nightly-stage-c-2-gpu-mi350 runs outside miles-ci (the external MI350 nightly); pick one of [stage-a-cpu stage-b-cpu stage-b-2-gpu-h200 stage-c-2-gpu-h200 stage-c-4-gpu-h200 stage-c-8-gpu-h100 stage-c-8-gpu-h200 stage-c-4-gpu-mi350]"},
-		{usecase.Inputs{Stage: "stage-a-cpu"}, "stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3"},
-		{usecase.Inputs{Stage: "stage-a-cpu", Shard: shard(4)}, "stage stage-a-cpu has shards 0 to 3; 4 is not one of them"},
-		{usecase.Inputs{Stage: "stage-b-cpu", Shard: shard(1)}, "stage stage-b-cpu is not sharded; give shard 0 or none"},
+		{usecase.Inputs{Stage: "stage-a-cpu"}, "stage stage-a-cpu runs in 4 shards; give the shard, 1 to 4, as every output numbers them (shard 2/4 is 2)"},
+		{usecase.Inputs{Stage: "stage-a-cpu", Shard: shard(5)}, "stage stage-a-cpu has shards 1 to 4, as every output numbers them (shard 1/4 to 4/4); 5 is not one of them"},
+		{usecase.Inputs{Stage: "stage-a-cpu", Shard: shard(0)}, "stage stage-a-cpu has shards 1 to 4, as every output numbers them (shard 1/4 to 4/4); 0 is not one of them"},
+		{usecase.Inputs{Stage: "stage-b-cpu", Shard: shard(2)}, "stage stage-b-cpu is not sharded; give shard 1 or none"},
 		{usecase.Inputs{Stage: "stage-b-cpu", Event: "pull_request", PRLabelsJSON: "[]", Cadence: "nightly"},
 			"give either the trigger facts (--event ...) or --cadence and --labels, not both: the event decides cadence and labels"},
 		{usecase.Inputs{Stage: "stage-b-cpu", GPUs: "some"}, `--gpus "some": "some" is not a device id; give all, none, or ids such as 0,1 (or GPU-<uuid>)`},
@@ -491,7 +492,7 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 		}
 		return "", false
 	}
-	h4 := build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: shard(0), Labels: []string{"run-ci-short"}}))
+	h4 := build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: shard(1), Labels: []string{"run-ci-short"}}))
 	if v, ok := envOf(h4, "NVSHMEM_HCA_LIST"); !ok || v != "none_single_node_nvlink_only" {
 		t.Errorf("4-GPU H200: NVSHMEM_HCA_LIST %q, %t", v, ok)
 	}
@@ -507,12 +508,12 @@ func TestBuildFollowsRunWorkflows(t *testing.T) {
 		t.Errorf("no reconcile step %q in\n%s", want, strings.Join(listing(h4), "\n"))
 	}
 	body := "ci-megatron-pr: miles-main\n"
-	rocm := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
+	rocm := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Repo: tree, Stage: "stage-c-4-gpu-mi350", Shard: shard(1), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
 	if strings.Contains(rocm, string(KindPatch)) || !strings.Contains(rocm, "pip install polars zstandard xxhash blake3 --break-system-packages") {
 		t.Errorf("ROCm steps of a workflow without the patch:\n%s", rocm)
 	}
 	// testdata/miles has no run workflows: the steps of rules §9.
-	old := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
+	old := strings.Join(listing(build(t, stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), PRBody: body, Given: usecase.Given{Body: true}}))), "\n")
 	if !strings.Contains(old, string(KindPatch)) || !strings.Contains(old, "numba==0.65.1") {
 		t.Errorf("ROCm steps of rules §9:\n%s", old)
 	}

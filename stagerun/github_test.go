@@ -87,7 +87,7 @@ func TestBuildGitHubRun(t *testing.T) {
 		t.Run(stage, func(t *testing.T) {
 			in := usecase.Inputs{Stage: stage, Labels: []string{"run-ci-megatron"}, HeadSHA: "abc", PRNumber: "42"}
 			if stage != "stage-b-cpu" {
-				in.Shard = shard(0)
+				in.Shard = shard(1)
 			}
 			base := stageRequest(t, in)
 			base.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}

@@ -193,7 +193,7 @@ func TestRenderOrder(t *testing.T) {
 
 // TestRenderPatch checks the three §8 states of the ROCm patch.
 func TestRenderPatch(t *testing.T) {
-	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), PRBody: "ci-megatron-pr: rocm-x\n"})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), PRBody: "ci-megatron-pr: rocm-x\n"})
 	req.Commits.Megatron = megatronHead
 	spec := build(t, req)
 	patch := Workspace + "/docker/amd_patch/latest/megatron.patch"
@@ -253,7 +253,7 @@ func prepared(t *testing.T, e *engine, req Request) (Prepared, Spec) {
 // TestTestGPU checks a GPU run: the plan check passes, a fail-fast stop
 // leaves later files not run, and summary.json and junit.xml are written.
 func TestTestGPU(t *testing.T) {
-	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(1), Labels: []string{"run-ci-all"}})
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(2), Labels: []string{"run-ci-all"}})
 	if len(req.Plan.Enabled) < 3 {
 		t.Fatalf("wanted a shard of 3 or more files, got %d", len(req.Plan.Enabled))
 	}
@@ -521,7 +521,7 @@ func TestRenderForkMountsNoCache(t *testing.T) {
 	for _, in := range []usecase.Inputs{
 		{Stage: "stage-b-cpu", Fork: true},
 		{Stage: "stage-b-2-gpu-h200", Labels: []string{"run-ci-short"}, Fork: true},
-		{Stage: "stage-c-4-gpu-mi350", Shard: shard(0), Labels: []string{"run-ci-amd"}, Fork: true},
+		{Stage: "stage-c-4-gpu-mi350", Shard: shard(1), Labels: []string{"run-ci-amd"}, Fork: true},
 	} {
 		t.Run(in.Stage, func(t *testing.T) {
 			p, spec := prepared(t, &engine{}, stageRequest(t, in))

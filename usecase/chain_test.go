@@ -10,7 +10,7 @@ import (
 )
 
 // TestModuleChainPlansOnce counts the plans of the module's chain `stage ...
-// shard --id N plan|spec|test`, with the calls it makes: PlanStage at the
+// shard --number N plan|spec|test`, with the calls it makes: PlanStage at the
 // stage, then each hop reads the plan back from the Stage's field (the
 // engine hands each call its parent as JSON).
 func TestModuleChainPlansOnce(t *testing.T) {
@@ -29,7 +29,7 @@ func TestModuleChainPlansOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := back.Shard(id); err != nil {
+			if _, err := back.Shard(id + 1); err != nil {
 				t.Fatal(err)
 			}
 		}

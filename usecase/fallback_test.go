@@ -20,7 +20,7 @@ func TestStageOfCheckoutAheadOfMilesCI(t *testing.T) {
 		"def register_cuda_ci(est_time, suite, *, labels=None, nightly=False, disabled=None):\n    return None\n")
 	testfiles.Write(t, tree, "tests/e2e/older/test_no_labels.py",
 		"from tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=60, suite=\"stage-c-4-gpu-h200\")\n")
-	shard := 1
+	shard := 2
 	req, err := Stage(Inputs{Repo: tree, Stage: "stage-c-4-gpu-h200", Shard: &shard, Labels: []string{"run-ci-megatron"}})
 	if err != nil {
 		t.Fatal(err)

@@ -49,18 +49,18 @@ func TestStageFromPR(t *testing.T) {
 		withheld bool
 		note     string
 	}{
-		{name: "the PR decides", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), PR: pr2874},
+		{name: "the PR decides", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), PR: pr2874},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, commit: "5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_2874",
 			sglang: "#1234 (pr-body line 7)", secrets: []string{"WANDB_API_KEY", "NEON_DATABASE_URL"}},
-		{name: "a stage CI skips on the PR", in: Inputs{Stage: "stage-c-8-gpu-h100", Shard: shard(0), PR: pr2874},
+		{name: "a stage CI skips on the PR", in: Inputs{Stage: "stage-c-8-gpu-h100", Shard: shard(1), PR: pr2874},
 			cadence: policy.Regular, labels: []string{"run-ci-megatron"}, commit: "5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_2874",
 			sglang: "#1234 (pr-body line 7)", secrets: []string{"WANDB_API_KEY", "NEON_DATABASE_URL"},
 			note: "CI skips stage-c-8-gpu-h100 on radixark/miles#2874 (rules §4: no enabled test of it is selected by cadence regular and labels [run-ci-megatron]); it runs here because it was asked for"},
-		{name: "a fork PR gets no secrets whatever the caller says", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), PR: fork, Given: Given{}},
+		{name: "a fork PR gets no secrets whatever the caller says", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(2), PR: fork, Given: Given{}},
 			cadence: policy.Regular, labels: []string{}, commit: "8e2c4a6f0b1d3e5a7c9f1b3d5e7a9c0b2d4f6a81_2901",
 			sglang: "sglang-miles (default)", withheld: true,
 			note: "CI skips stage-c-4-gpu-h200 on radixark/miles#2901 (rules §4: no enabled test of it is selected by cadence regular and labels (none)); it runs here because it was asked for"},
-		{name: "given facts win", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), PR: pr2874,
+		{name: "given facts win", in: Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), PR: pr2874,
 			Cadence: "nightly", Labels: []string{}, PRBody: "", PRNumber: "7", HeadSHA: "abc",
 			Given: Given{Body: true, Cadence: true, Labels: true, Number: true, HeadSHA: true}},
 			cadence: policy.Nightly, labels: []string{}, commit: "abc_7",

@@ -41,11 +41,11 @@ func TestForkGetsNoSecrets(t *testing.T) {
 		fork    bool
 		secrets []string // the spec's; every run is handed all three otherwise
 	}{
-		{name: "stage run, --fork", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), Fork: true}), fork: true},
-		{name: "stage run, a fork's PR", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), PR: forkPR}), fork: true},
+		{name: "stage run, --fork", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), Fork: true}), fork: true},
+		{name: "stage run, a fork's PR", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), PR: forkPR}), fork: true},
 		{name: "file run, --fork", request: file(Inputs{Fork: true}), fork: true},
 		{name: "file run, a fork's PR", request: file(Inputs{PR: forkPR}), fork: true},
-		{name: "stage run, a same-repo PR", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(0), PR: pr}),
+		{name: "stage run, a same-repo PR", request: stage(Inputs{Stage: "stage-c-4-gpu-h200", Shard: shard(1), PR: pr}),
 			secrets: []string{stagerun.SecretWandb, stagerun.SecretNeon}},
 		{name: "CPU stage run", request: stage(Inputs{Stage: "stage-b-cpu"}), secrets: []string{stagerun.SecretHF}},
 	}

@@ -54,13 +54,13 @@ func PlanStage(in Inputs) (StagePlan, error) {
 	return p, nil
 }
 
-// Shard is the request of shard id, checked against the stage's shard count
-// as Stage checks it.
-func (p StagePlan) Shard(id int) (stagerun.Request, error) {
-	if err := CheckShard(p.Stage, p.Count, &id); err != nil {
+// Shard is the request of shard n, numbered as every output prints it
+// (shard 2/4 is 2), checked against the stage's shard count as Stage checks it.
+func (p StagePlan) Shard(n int) (stagerun.Request, error) {
+	if err := CheckShard(p.Stage, p.Count, &n); err != nil {
 		return stagerun.Request{}, err
 	}
-	return p.Shards[id], nil
+	return p.Shards[n-1], nil
 }
 
 // Plans are miles-ci's plans of every shard; a checkout miles-ci cannot plan

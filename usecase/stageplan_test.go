@@ -36,7 +36,7 @@ func TestPlanStageIsStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			for id := range back.Shards {
-				got, err := back.Shard(id)
+				got, err := back.Shard(id + 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -45,7 +45,8 @@ func TestPlanStageIsStage(t *testing.T) {
 				}
 				one := in
 				if p.Count > 1 {
-					one.Shard = &id
+					n := id + 1
+					one.Shard = &n
 				}
 				want, err := Stage(one)
 				if err != nil {
@@ -86,9 +87,9 @@ func TestStagePlanShardErrors(t *testing.T) {
 		id    int
 		want  string
 	}{
-		{"stage-a-cpu", 4, "stage stage-a-cpu has shards 0 to 3; 4 is not one of them"},
-		{"stage-a-cpu", -1, "stage stage-a-cpu has shards 0 to 3; -1 is not one of them"},
-		{"stage-b-cpu", 1, "stage stage-b-cpu is not sharded; give shard 0 or none"},
+		{"stage-a-cpu", 5, "stage stage-a-cpu has shards 1 to 4, as every output numbers them (shard 1/4 to 4/4); 5 is not one of them"},
+		{"stage-a-cpu", 0, "stage stage-a-cpu has shards 1 to 4, as every output numbers them (shard 1/4 to 4/4); 0 is not one of them"},
+		{"stage-b-cpu", 0, "stage stage-b-cpu is not sharded; give shard 1 or none"},
 	} {
 		t.Run(tc.stage, func(t *testing.T) {
 			p, err := PlanStage(Inputs{Repo: "../testdata/miles", Stage: tc.stage})

@@ -26,7 +26,9 @@ type Inputs struct {
 	Repo string
 	// Stage is the stage (= suite) name of a stage run.
 	Stage string
-	// Shard is the 0-based shard of a sharded stage; nil for an unsharded one.
+	// Shard is the shard of a sharded stage as every output numbers it, 1
+	// to the stage's count (shard 2/4 is 2; Miles' 0-based
+	// --auto-partition-id is one less); nil for an unsharded one.
 	Shard *int
 	// File is the test file of a single-file run (rules §10).
 	File string
@@ -231,15 +233,16 @@ func planRequest(st policy.Stage, shards int, cadence policy.Cadence, labels []s
 	return req
 }
 
-// CheckShard checks a shard id against the stage's shard count.
+// CheckShard checks a shard, numbered as every output prints it (shard
+// 2/4 is 2, Miles' --auto-partition-id 1), against the stage's shard count.
 func CheckShard(st policy.Stage, shards int, shard *int) error {
 	switch {
 	case shards > 1 && shard == nil:
-		return fmt.Errorf("stage %s runs in %d shards; give the shard id, 0 to %d", st.Name, shards, shards-1)
-	case shards > 1 && (*shard < 0 || *shard >= shards):
-		return fmt.Errorf("stage %s has shards 0 to %d; %d is not one of them", st.Name, shards-1, *shard)
-	case shards <= 1 && shard != nil && *shard != 0:
-		return fmt.Errorf("stage %s is not sharded; give shard 0 or none", st.Name)
+		return fmt.Errorf("stage %s runs in %d shards; give the shard, 1 to %d, as every output numbers them (shard 2/%d is 2)", st.Name, shards, shards, shards)
+	case shards > 1 && (*shard < 1 || *shard > shards):
+		return fmt.Errorf("stage %s has shards 1 to %d, as every output numbers them (shard 1/%d to %d/%d); %d is not one of them", st.Name, shards, shards, shards, shards, *shard)
+	case shards <= 1 && shard != nil && *shard != 1:
+		return fmt.Errorf("stage %s is not sharded; give shard 1 or none", st.Name)
 	}
 	return nil
 }
@@ -251,7 +254,7 @@ func Stage(in Inputs) (stagerun.Request, error) {
 			return nil, err
 		}
 		if in.Shard != nil {
-			return []int{*in.Shard}, nil
+			return []int{*in.Shard - 1}, nil
 		}
 		return []int{0}, nil
 	})

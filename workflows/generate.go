@@ -487,9 +487,9 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 	}
 	script = append(script,
 		`# The same --run-id makes the assert call reuse the test run instead of running it again.`,
-		`dagger call "${module[@]}" "${stage[@]}" shard --id "$SHARD" test --run-id "$RUN_ID" results export --path "$RUNNER_TEMP/results"`,
+		`dagger call "${module[@]}" "${stage[@]}" shard --number "$SHARD" test --run-id "$RUN_ID" results export --path "$RUNNER_TEMP/results"`,
 		`go run "$MILES_CI" report --results "$RUNNER_TEMP/results"`,
-		`dagger call "${module[@]}" "${stage[@]}" shard --id "$SHARD" test --run-id "$RUN_ID" assert`,
+		`dagger call "${module[@]}" "${stage[@]}" shard --number "$SHARD" test --run-id "$RUN_ID" assert`,
 	)
 	add(job, "steps", seq(
 		checkout(0),
@@ -502,7 +502,7 @@ func (w workflow) stageJob(st policy.Stage, o Options) *yaml.Node {
 			)),
 		),
 		mapping(
-			kvs("name", "Test "+st.Name+" shard ${{ matrix.shard }}"),
+			kvs("name", "Test "+st.Name+" shard ${{ matrix.shard }}/${{ strategy.job-total }}"),
 			kv("env", mapping(env...)),
 			kv("run", block(script...)),
 		),
@@ -549,16 +549,18 @@ func maxParallel(st policy.Stage) *yaml.Node {
 	return str("${{ " + expr + " }}")
 }
 
-// shardList is the JSON list of shard ids 0..n-1.
+// shardList is the JSON list of shard numbers 1..n, as every output
+// numbers them (shard 2/4 is 2) and `shard --number` takes them, so
+// GitHub's job title "stage-a-cpu (2)" is shard 2/4.
 func shardList(n int) []int {
 	ids := make([]int, n)
 	for i := range ids {
-		ids[i] = i
+		ids[i] = i + 1
 	}
 	return ids
 }
 
-// shardMatrix is the shard ids, by cadence where the roster says so.
+// shardMatrix is the shard numbers, by cadence where the roster says so.
 func shardMatrix(st policy.Stage) *yaml.Node {
 	quotedList := func(n int) string {
 		return "'" + strings.ReplaceAll(fmt.Sprint(shardList(n)), " ", ",") + "'"

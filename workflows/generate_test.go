@@ -85,8 +85,17 @@ func TestJobGraphFollowsTheRoster(t *testing.T) {
 			if strings.Join(j.Needs, ",") != strings.Join(st.Needs, ",") {
 				t.Errorf("needs: wanted %q, got %q", st.Needs, j.Needs)
 			}
-			if ids, _ := j.Strategy.Matrix.Shard.([]any); len(ids) != st.Shards {
+			ids, _ := j.Strategy.Matrix.Shard.([]any)
+			if len(ids) != st.Shards {
 				t.Errorf("wanted %d shards, got %v", st.Shards, j.Strategy.Matrix.Shard)
+			}
+			// Numbered as every output and shard --number count them, so
+			// GitHub's job title "stage-a-cpu (2)" is shard 2/4.
+			for i, id := range ids {
+				if id != i+1 {
+					t.Errorf("wanted the shards numbered 1 to %d, got %v", st.Shards, ids)
+					break
+				}
 			}
 			runsOn := j.RunsOn
 			if s, ok := runsOn.(string); ok {
@@ -115,7 +124,7 @@ func TestJobGraphFollowsTheRoster(t *testing.T) {
 				t.Errorf("max-parallel: wanted %v, got %v", wantPar, j.Strategy.MaxParallel)
 			}
 			run := j.Steps[len(j.Steps)-1].Run
-			for _, want := range []string{`dagger call "${module[@]}" "${stage[@]}" shard --id "$SHARD" test --run-id "$RUN_ID" results export`, `test --run-id "$RUN_ID" assert`, `go run "$MILES_CI" report --results`} {
+			for _, want := range []string{`dagger call "${module[@]}" "${stage[@]}" shard --number "$SHARD" test --run-id "$RUN_ID" results export`, `test --run-id "$RUN_ID" assert`, `go run "$MILES_CI" report --results`} {
 				if !strings.Contains(run, want) {
 					t.Errorf("the stage step does not run %q:\n%s", want, run)
 				}
@@ -181,7 +190,7 @@ func TestRosterFromACheckout(t *testing.T) {
 	if got := strings.Join(h100.Needs, ","); got != "policy,image,stage-a-cpu" {
 		t.Errorf("needs: wanted the helper jobs by their short names, got %q", got)
 	}
-	want := "${{ fromJSON(needs.policy.outputs.cadence == 'nightly' && '[0,1]' || needs.policy.outputs.cadence == 'weekly' && '[0,1]' || needs.policy.outputs.cadence == 'release' && '[0,1]' || '[0]') }}"
+	want := "${{ fromJSON(needs.policy.outputs.cadence == 'nightly' && '[1,2]' || needs.policy.outputs.cadence == 'weekly' && '[1,2]' || needs.policy.outputs.cadence == 'release' && '[1,2]' || '[1]') }}"
 	if got := h100.Strategy.Matrix.Shard; got != want {
 		t.Errorf("shards by cadence: wanted %q, got %v", want, got)
 	}

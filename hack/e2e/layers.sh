@@ -25,7 +25,7 @@ registry=127.0.0.1:5000/miles-ci/layers-e2e-$$-$(date +%s)
 
 # layers_run N: miles-ci run of stage-a-cpu's shard 0 with the cache registry, results in $out/layers-N.
 layers_run() {
-	bash "$engine" run "$out/miles-ci" run --repo "$fxl" --stage stage-a-cpu --shard 0 --gpus none --quiet \
+	bash "$engine" run "$out/miles-ci" run --repo "$fxl" --stage stage-a-cpu --shard 1 --gpus none --quiet \
 		--cache-registry "$registry" --results "$out/layers-$1" >"$out/layers-$1.out" 2>"$out/layers-$1.log"
 }
 # note N: the dependency-layers note of run N's summary.json.

@@ -41,7 +41,7 @@ else
 	same "call --pr stage shard plan" plan --pr 2874 --repo "$fixture" --hw cuda --suite stage-c-4-gpu-h200 \
 		--auto-partition-id 0 --auto-partition-size 3 --json \
 		-- --source "$fixture" with-pr --number 2874 --token env:GITHUB_TOKEN --api-url "$engine_api" \
-		stage --name stage-c-4-gpu-h200 shard --id 0 plan json
+		stage --name stage-c-4-gpu-h200 shard --number 1 plan json
 	leaked "call --pr: no output holds the token"
 	if grep -q '^GET /repos/radixark/miles/pulls/2874 (with a token)$' "$out/api-engine.log" &&
 		grep -q '^GET /repos/radixark/miles/pulls/2874/files?page=3&per_page=100 (with a token)$' "$out/api-engine.log"; then
@@ -58,10 +58,10 @@ else
 	same "call --pr policy" policy --pr 2874 --repo "$fixture" --json \
 		-- --source "$fixture" with-pr --number 2874 --api-url "$engine_api" policy json
 
-	same "call --pr fork spec" run --pr 2901 --repo "$fixture" --stage stage-c-4-gpu-h200 --shard 1 --dry-run --json \
-		-- --source "$fixture" with-pr --number 2901 --api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 spec json
+	same "call --pr fork spec" run --pr 2901 --repo "$fixture" --stage stage-c-4-gpu-h200 --shard 2 --dry-run --json \
+		-- --source "$fixture" with-pr --number 2901 --api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --number 2 spec json
 	if grep -q '"secrets_withheld": "a pull request from a fork gets no secrets' "$out/got" &&
-		dagger call --source "$fixture" with-pr --number 2901 --api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --id 1 \
+		dagger call --source "$fixture" with-pr --number 2901 --api-url "$engine_api" stage --name stage-c-4-gpu-h200 shard --number 2 \
 			spec messages text >"$out/got" 2>"$out/got.err" && grep -q "CI skips stage-c-4-gpu-h200 on radixark/miles#2901" "$out/got"; then
 		ok "call --pr fork: no secrets, and the stage CI skips on the PR is named"
 	else

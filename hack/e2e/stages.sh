@@ -81,7 +81,7 @@ fi
 echo "=== RUN stage cuda shard"
 t0=$SECONDS
 mc with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short \
-	shard --id 0 test --run-id "$run" results export --path "$out/cuda"
+	shard --number 1 test --run-id "$run" results export --path "$out/cuda"
 rc=$?
 cat "$out/last.out" "$out/last.log" >"$out/cuda-call.log"
 ((rc == 0)) && json "$out/cuda/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255 and not s['passed'] and s['shard'] is None" &&
@@ -91,7 +91,7 @@ cat "$out/last.out" "$out/last.log" >"$out/cuda-call.log"
 	test -s "$out/cuda/junit.xml" -a -s "$out/cuda/plan.txt" -a -s "$out/cuda/exit-code"
 check $? "stage cuda shard: results ($((SECONDS - t0)) s)"
 
-mc with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run" assert
+mc with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --run-id "$run" assert
 rc=$?
 cat "$out/last.out" "$out/last.log" >"$out/cuda-assert.log"
 ((rc != 0)) && has "$out/last.log" "stage-b-2-gpu-h200 failed with exit code 255: tests/e2e/gpu/test_b_fail.py (exit 1); not run: tests/e2e/gpu/test_c_timeout.py"
@@ -107,37 +107,37 @@ fi
 
 echo "=== RUN stage cuda continue-on-error"
 t0=$SECONDS
-mc stage --name stage-b-2-gpu-h200 --labels run-ci-short,bypass-fastfail shard --id 0 test results export --path "$out/cuda-all" &&
+mc stage --name stage-b-2-gpu-h200 --labels run-ci-short,bypass-fastfail shard --number 1 test results export --path "$out/cuda-all" &&
 	json "$out/cuda-all/summary.json" "$(statuses "['pass', 'fail', 'timeout']") and s['tests'][2]['timeout_s'] == 4 and s['tests'][1]['exit_code'] == 1"
 check $? "stage cuda shard with bypass-fastfail: a timeout ($((SECONDS - t0)) s)"
 
 echo "=== RUN stage cpu shard"
 t0=$SECONDS
-mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" results export --path "$out/cpu" &&
+mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --number 1 test --run-id "$run" results export --path "$out/cpu" &&
 	json "$out/cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1 and s['image'] == 'python:3.11'" &&
 	has "$out/cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"' &&
 	has "$out/cpu/artifacts/hf-token.sha256" "$hf_sha" &&
 	! grep -rqF -- "$HF_TOKEN" "$out/cpu" "$out/last.log" "$out/last.out"
 check $? "stage cpu shard: results from pytest's JUnit, checkouts from GitHub URLs ($((SECONDS - t0)) s)"
-mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test --run-id "$run" assert
+mc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --number 1 test --run-id "$run" assert
 rc=$?
 ((rc != 0)) && has "$out/last.log" "stage-b-cpu failed with exit code 1: tests/fast/test_cpu_b_fail.py (fail); not run: tests/fast/test_cpu_c_later.py"
 check $? "stage cpu shard: assert names the failed file"
 
 echo "=== RUN rocm with only ci-sglang-pr"
 t0=$SECONDS
-mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/rocm" &&
+mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --number 1 test results export --path "$out/rocm" &&
 	json "$out/rocm/summary.json" "$(statuses "['pass']") and s['image'] == 'rocm/sgl-dev:miles-rocm720-mi35x'" &&
 	has "$out/rocm/run.log" "platform: rocm" "sglang head: $sglang_1234" "megatron head: $megatron_main" "megatron diff: none" \
 		"installed sglang: /sgl-workspace/sglang/python/sglang/__init__.py" "installed megatron: no" &&
-	mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec json &&
+	mc with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --number 1 spec json &&
 	json "$out/last.out" "not any(st.get('workdir') == '/root/Megatron-LM' for st in s['steps'])"
 check $? "rocm: only ci-sglang-pr moves SGLang; Megatron-LM untouched and not installed ($((SECONDS - t0)) s)"
 
 # megatron STATE REF: the ROCm container with ci-megatron-pr: REF; prints HEAD and the diff.
 megatron() {
 	printf 'ci-megatron-pr: %s\n' "$2" >"$out/body-$1.md"
-	mc with-pull-request --body-file "$out/body-$1.md" stage --name stage-c-4-gpu-mi350 shard --id 0 container \
+	mc with-pull-request --body-file "$out/body-$1.md" stage --name stage-c-4-gpu-mi350 shard --number 1 container \
 		with-exec --args "sh,-c,git -C /root/Megatron-LM rev-parse HEAD && git -C /root/Megatron-LM diff --stat" stdout
 }
 echo "=== RUN rocm patch states"
@@ -161,7 +161,7 @@ check $? "single-file run: rocm (a miles-ci addition)"
 echo "=== RUN release run"
 mc release-lock --branch release/v0.1.0 export --path "$out/release-lock.json" &&
 	json "$out/release-lock.json" "s['sglang_commit'] == '$sglang_main' and s['megatron_commit'] == '$megatron_main' and s['ci_image_tag'] == 'release-v0.1.0-ci'" &&
-	mc release --lockfile "$out/release-lock.json" stage --name stage-c-4-gpu-h200 shard --id 0 test results export --path "$out/release" &&
+	mc release --lockfile "$out/release-lock.json" stage --name stage-c-4-gpu-h200 shard --number 1 test results export --path "$out/release" &&
 	json "$out/release/summary.json" "s['cadence'] == 'release' and s['image'] == 'radixark/miles:release-v0.1.0-ci' and $(statuses "['pass']")" &&
 	has "$out/release/run.log" "sglang head: $sglang_main" "megatron head: $megatron_main"
 check $? "release run from the lockfile release-lock made"
@@ -173,7 +173,7 @@ stamps() {
 	local src=$1 body=()
 	[[ -n ${2:-} ]] && body=(with-pull-request --body-file "$2")
 	shift $(($# < 2 ? $# : 2))
-	dagger call --source "$src" --gpus none "${body[@]}" "$@" stage --name stage-b-2-gpu-h200 shard --id 0 container \
+	dagger call --source "$src" --gpus none "${body[@]}" "$@" stage --name stage-b-2-gpu-h200 shard --number 1 container \
 		with-exec --args cat,/opt/miles-ci/layers/base,/opt/miles-ci/layers/requirements,/opt/miles-ci/layers/deps,/opt/miles-ci/layers/source \
 		stdout 2>"$out/last.log"
 }
@@ -202,7 +202,7 @@ echo "=== RUN GitHub run facts"
 # workflow name may hold a comma or a quote).
 gh_run=(with-github-env --env '"GITHUB_RUN_ID=4242",GITHUB_RUN_ATTEMPT=2,GITHUB_EVENT_NAME=schedule,GITHUB_REF=refs/heads/main'
 	--env '"GITHUB_WORKFLOW=PR ""Test"", e2e"')
-mc "${gh_run[@]}" stage --name stage-b-2-gpu-h200 shard --id 0 container with-exec --args env stdout &&
+mc "${gh_run[@]}" stage --name stage-b-2-gpu-h200 shard --number 1 container with-exec --args env stdout &&
 	has "$out/last.out" "GITHUB_RUN_ID=4242" "GITHUB_RUN_ATTEMPT=2" "GITHUB_EVENT_NAME=schedule" "GITHUB_REF=refs/heads/main" \
 		'GITHUB_WORKFLOW=PR "Test", e2e' "GITHUB_COMMIT_NAME=local_non-pr" && ! grep -q "^GITHUB_SHA=" "$out/last.out"
 check $? "GitHub run facts: the values given reach the container's env, a comma and a quote intact"
@@ -313,18 +313,18 @@ if [[ -n ${MILES_CI_REAL_MILES:-} ]]; then
 		fi
 		rmc() { dagger call --source "$real" --gpus none "$@" >"$out/last.out" 2>"$out/last.log"; }
 		t0=$SECONDS
-		rmc stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test results export --path "$out/real-cuda" &&
+		rmc stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test results export --path "$out/real-cuda" &&
 			json "$out/real-cuda/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255 and s['tests'][1]['exit_code'] == 1" &&
 			has "$out/real-cuda/status.log" "[1/3] tests/e2e/gpu/test_a_pass.py  PASS" "[2/3] tests/e2e/gpu/test_b_fail.py  FAIL"
 		check $? "Miles' own runner: a CUDA shard's plan agrees and its status lines give the results ($((SECONDS - t0)) s)"
 		t0=$SECONDS
-		rmc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/real-cpu" &&
+		rmc with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --number 1 test results export --path "$out/real-cpu" &&
 			json "$out/real-cpu/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 1" &&
 			has "$out/real-cpu/junit.xml" 'classname="tests.fast.test_cpu_a_ok"'
 		check $? "Miles' own runner: a CPU shard's results from pytest's JUnit ($((SECONDS - t0)) s)"
 		if [[ -n $gpugen ]]; then
 			t0=$SECONDS
-			rmc stage --name stage-c-8-gpu-b200 --labels run-on-blackwell,run-ci-short shard --id 0 test results export --path "$out/real-b200" &&
+			rmc stage --name stage-c-8-gpu-b200 --labels run-on-blackwell,run-ci-short shard --number 1 test results export --path "$out/real-b200" &&
 				json "$out/real-b200/summary.json" "$(statuses "['pass', 'fail', 'not-run']") and s['exit_code'] == 255" &&
 				has "$out/real-b200/status.log" "[1/3] tests/e2e/gpu/test_a_pass.py  PASS"
 			check $? "Miles' own runner, GPU-generation rules: run-on-blackwell dispatches the shard's tests to the B200 stage ($((SECONDS - t0)) s)"
@@ -336,8 +336,8 @@ same "miles-ci run --dry-run --json = module spec, with the run facts of an Acti
 	GITHUB_ACTIONS=true GITHUB_RUN_ID=4242 GITHUB_RUN_ATTEMPT=2 GITHUB_WORKFLOW='PR "Test", e2e' \
 	run --repo "$fx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none --dry-run --json -- \
 	--source "$fx" --gpus none with-github-env --env GITHUB_RUN_ID=4242,GITHUB_RUN_ATTEMPT=2 --env '"GITHUB_WORKFLOW=PR ""Test"", e2e"' \
-	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 spec json
-same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd \
+	stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 spec json
+same "miles-ci run --dry-run --json = module spec" run --repo "$fx" --stage stage-c-4-gpu-mi350 --shard 1 --labels run-ci-amd \
 	--pr-body-file "$out/body-sglang.md" --gpus none --dry-run --json -- \
-	--source "$fx" --gpus none with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 spec json
+	--source "$fx" --gpus none with-pull-request --body-file "$out/body-sglang.md" stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --number 1 spec json
 set -e

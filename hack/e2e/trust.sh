@@ -87,12 +87,12 @@ forged() {
 
 echo "=== RUN trust: a hostile CUDA test"
 t0=$SECONDS
-mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 \
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 \
 	test --run-id "$run-h" results export --path "$out/t-forge"
 rc=$?
 ((rc == 0)) && forged "$out/t-forge" && ((SECONDS - t0 < 240))
 check $? "trust (module): forged lines, a bind-mounted exit-code, a symlinked run.log, a flood and sleep infinity give FAIL, NOT-RUN, NOT-RUN, exit 255, nothing leaked ($((SECONDS - t0)) s)"
-mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run-h" assert
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --run-id "$run-h" assert
 rc=$?
 ((rc != 0)) && has "$out/last.log" "stage-b-2-gpu-h200 failed with exit code 255: tests/e2e/gpu/test_h1_forge.py (exit 1)" &&
 	! grep -qF -- "$WANDB_API_KEY" "$out/last.log" "$out/last.out"
@@ -103,10 +103,10 @@ cli "$fxh" "$out/t-forge-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-sho
 check $? "trust (CLI): the hostile CUDA run exits 255 with the same results ($((SECONDS - t0)) s)"
 
 echo "=== RUN trust: a runner that skips a planned file and exits 0"
-mt "$fxs" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run-s" results export --path "$out/t-skip" &&
+mt "$fxs" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --run-id "$run-s" results export --path "$out/t-skip" &&
 	json "$out/t-skip/summary.json" "$(statuses "['pass', 'not-run', 'not-run']") and s['exit_code'] == 0 and s['verdict'] == 'inconsistent' and not s['passed']" &&
 	clean "$out/t-skip" &&
-	! mt "$fxs" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --run-id "$run-s" assert &&
+	! mt "$fxs" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --run-id "$run-s" assert &&
 	has "$out/last.log" "inconsistent: the runner exited 0 but these planned files reported no outcome: tests/e2e/gpu/test_p2.py, tests/e2e/gpu/test_p3.py"
 check $? "trust (module): a skipped file under exit 0 fails the run as inconsistent"
 cli "$fxs" "$out/t-skip-cli" run --stage stage-b-2-gpu-h200 --labels run-ci-short
@@ -130,14 +130,14 @@ cli "$fxh" "$out/t-124-cli" file-run --file tests/e2e/gpu/test_k_exit124.py
 check $? "trust (CLI): a file exiting 124 exits 124 as FAIL"
 
 echo "=== RUN trust: the secret of a failing test on every backend"
-mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --id 0 test results export --path "$out/t-rocm" &&
+mt "$fxh" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-c-4-gpu-mi350 --labels run-ci-amd shard --number 1 test results export --path "$out/t-rocm" &&
 	json "$out/t-rocm/summary.json" "$(statuses "['fail']") and s['hw'] == 'rocm'" && has "$out/t-rocm/run.log" "rocm secret: ***" &&
 	has "$out/t-rocm/step-summary.md" "rocm step summary secret: ***" && clean "$out/t-rocm"
 check $? "trust (module): a failing ROCm test's secret is in no exported byte"
-cli "$fxh" "$out/t-rocm-cli" run --stage stage-c-4-gpu-mi350 --shard 0 --labels run-ci-amd
+cli "$fxh" "$out/t-rocm-cli" run --stage stage-c-4-gpu-mi350 --shard 1 --labels run-ci-amd
 ((rc == 255)) && has "$out/t-rocm-cli/run.log" "rocm secret: ***" && clean "$out/t-rocm-cli"
 check $? "trust (CLI): a failing ROCm test's secret is in no exported byte, exit 255"
-mt "$fxl" with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-cpu" &&
+mt "$fxl" with-secrets --hf-token env:HF_TOKEN stage --name stage-b-cpu shard --number 1 test results export --path "$out/t-cpu" &&
 	json "$out/t-cpu/summary.json" "$(statuses "['fail', 'not-run']") and s['exit_code'] == 1" &&
 	has "$out/t-cpu/junit.xml" 'classname="tests.fast.test_l1_leak"' "leak ***" && clean "$out/t-cpu"
 check $? "trust (module): a failing CPU test's secret is in no exported byte, pytest's JUnit included"
@@ -147,13 +147,13 @@ check $? "trust (CLI): a failing CPU test's secret is in no exported byte, exit 
 # The CUDA backend's failing test is the hostile one above (log, step summary, artifact).
 
 echo "=== RUN trust: pytest's collection errors and a JUnit report over its cap"
-mt "$fxc" stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-collect" &&
+mt "$fxc" stage --name stage-b-cpu shard --number 1 test results export --path "$out/t-collect" &&
 	json "$out/t-collect/summary.json" "$(statuses "['not-run', 'fail', 'not-run']") and s['exit_code'] == 1" && clean "$out/t-collect"
 check $? "trust (module): a file failing at collection is FAIL, the others NOT-RUN"
 cli "$fxc" "$out/t-collect-cli" run --stage stage-b-cpu
 ((rc == 1)) && has "$out/last.out" "FAIL     tests/fast/test_c2_import.py" && clean "$out/t-collect-cli"
 check $? "trust (CLI): a collection error exits as the runner did (1) with its file FAIL"
-mt "$fxb" stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-big" &&
+mt "$fxb" stage --name stage-b-cpu shard --number 1 test results export --path "$out/t-big" &&
 	json "$out/t-big/summary.json" "$(statuses "['fail', 'not-run']") and any('more than the 16777216 miles-ci reads' in n for n in s['notes'])" &&
 	has "$out/t-big/run.log" "bytes of output cut here" && clean "$out/t-big"
 check $? "trust (module): a JUnit report over its cap is named, the outcomes come from pytest's -v lines"
@@ -164,7 +164,7 @@ check $? "trust (CLI): a JUnit report over its cap still gives a complete result
 echo "=== RUN trust: a fork PR's run phase shares no cache"
 # cachemounts ARGS...: how many cache volumes the shard's container (its run phase) mounts.
 cachemounts() {
-	mt "$fx" "$@" stage --name stage-b-cpu shard --id 0 container with-exec --args sh,-c,"grep -c ' /root/.cache/' /proc/mounts || true" stdout &&
+	mt "$fx" "$@" stage --name stage-b-cpu shard --number 1 container with-exec --args sh,-c,"grep -c ' /root/.cache/' /proc/mounts || true" stdout &&
 		tr -d '[:space:]' <"$out/last.out"
 }
 n_fork=$(cachemounts with-pull-request --fork) && n_own=$(cachemounts) && [[ $n_fork == 0 && $n_own -gt 0 ]]
@@ -180,7 +180,7 @@ named() { ! find "$1" -name "*$WANDB_API_KEY*" -o -name "*$HF_TOKEN*" | grep -q 
 round2() {
 	local l=$1 f=$2 n=$3 a=$4
 	echo "=== RUN trust ($l): 5,000 status-shaped lines of a passing test (case 4)"
-	mt "$f" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test results export --path "$out/t-$l-flood" &&
+	mt "$f" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test results export --path "$out/t-$l-flood" &&
 		json "$out/t-$l-flood/summary.json" "$(statuses "['pass', 'pass']") and s['verdict'] == 'passed' and s['exit_code'] == 0 and any('5000 lines shaped like status lines' in n for n in s['notes'])" &&
 		clean "$out/t-$l-flood"
 	check $? "trust ($l, module): a test that prints 5,000 status-shaped lines still passes"
@@ -189,7 +189,7 @@ round2() {
 	check $? "trust ($l, CLI): the same run exits 0"
 
 	echo "=== RUN trust ($l): an atexit hook forges an all-pass junit.xml and exits 0 (case 5)"
-	mt "$a" stage --name stage-b-cpu shard --id 0 test results export --path "$out/t-$l-atexit" &&
+	mt "$a" stage --name stage-b-cpu shard --number 1 test results export --path "$out/t-$l-atexit" &&
 		json "$out/t-$l-atexit/summary.json" "$(statuses "['fail', 'not-run']") and s['exit_code'] == 0 and s['verdict'] == 'inconsistent' and any('pytest reported exit status 1' in n for n in s['inconsistent'])" &&
 		clean "$out/t-$l-atexit"
 	check $? "trust ($l, module): the failure pytest reported counts, the forged junit.xml does not"
@@ -198,7 +198,7 @@ round2() {
 	check $? "trust ($l, CLI): the same run exits 1 as inconsistent"
 
 	echo "=== RUN trust ($l): 100,000 files, a secret and HTML in file names, commands in a skip reason (cases 6, 7, 8)"
-	mt "$n" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 \
+	mt "$n" with-secrets --wandb-api-key env:WANDB_API_KEY stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 \
 		test results export --path "$out/t-$l-names" &&
 		json "$out/t-$l-names/summary.json" "$(statuses "['fail']") and len(open(sys.argv[1]).read()) < 65536 and any('not exported from /results, 99970 file(s)' in n and '<img src=x' in n and 'and 99950 more' in n for n in s['notes'])" &&
 		(($(find "$out/t-$l-names/artifacts" -type f | wc -l) == 32)) && clean "$out/t-$l-names" && named "$out/t-$l-names"
@@ -219,8 +219,8 @@ for d in ("/root/.cache/huggingface", "/root/.cache/pip", "/root/.cache/uv"):
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, "miles-ci-poison-$run"), "w").write("poison")
 PY
-mt "$fxp" with-pull-request --fork stage --name stage-b-cpu shard --id 0 container with-exec --args true stdout &&
-	mt "$fx" stage --name stage-b-cpu shard --id 0 container with-exec --args sh,-c,"ls -a /root/.cache/huggingface /root/.cache/pip /root/.cache/uv" stdout &&
+mt "$fxp" with-pull-request --fork stage --name stage-b-cpu shard --number 1 container with-exec --args true stdout &&
+	mt "$fx" stage --name stage-b-cpu shard --number 1 container with-exec --args sh,-c,"ls -a /root/.cache/huggingface /root/.cache/pip /root/.cache/uv" stdout &&
 	! grep -q "miles-ci-poison" "$out/last.out"
 check $? "trust (module): a fork's checkout code writes nothing a trusted run's caches hold"
 
@@ -269,7 +269,7 @@ if [[ -n ${MILES_CI_REAL_MILES:-} && -f ${MILES_CI_REAL_MILES:-}/tests/ci/run_su
 fi
 
 echo "=== RUN docs: hack/run.sh --pr N with the GitHub API stand-in (docs/running.md)"
-MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 0 --dry-run \
+MILES_CI_GITHUB_STANDIN=testdata/github bash hack/run.sh --pr 2874 --stage stage-c-4-gpu-h200 --shard 1 --dry-run \
 	>"$out/last.out" 2>"$out/last.log" &&
 	has "$out/last.log" "::notice::trigger facts of pull request radixark/miles#2874" && has "$out/last.out" "stage-c-4-gpu-h200 shard 1/3"
 check $? "docs: hack/run.sh --pr 2874 reaches the GitHub API stand-in started in its namespace"
@@ -277,7 +277,7 @@ check $? "docs: hack/run.sh --pr 2874 reaches the GitHub API stand-in started in
 echo "=== RUN docs: the README's quick start, as written"
 # The first command of the README and the output it shows, run from a scratch folder
 # so its results/ lands there.
-readme_cmd='bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron --gpus none --results results'
+readme_cmd='bash hack/run.sh --stage stage-c-4-gpu-h200 --shard 1 --labels run-ci-megatron --gpus none --results results'
 python3 - "$readme_cmd" README.md >"$out/readme-want" <<'PY'
 import sys
 cmd, text = sys.argv[1], open(sys.argv[2]).read()
@@ -285,7 +285,7 @@ rest = text[text.index(cmd + "\n```"):]
 block = rest.split("```", 3)[2]  # the next fenced block after the command's own
 print(block.strip("\n").removeprefix("\n"))
 PY
-mkdir -p "$out/readme" && (cd "$out/readme" && bash "$repo/hack/run.sh" --stage stage-c-4-gpu-h200 --shard 0 --labels run-ci-megatron \
+mkdir -p "$out/readme" && (cd "$out/readme" && bash "$repo/hack/run.sh" --stage stage-c-4-gpu-h200 --shard 1 --labels run-ci-megatron \
 	--gpus none --results results) >"$out/readme-got" 2>"$out/last.log"
 rc=$?
 # (a file's seconds may differ by one)
@@ -306,7 +306,7 @@ assert old in s
 open(p, "w").write(s.replace(old, "    import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(10**6)\n" + old, 1))
 PY
 	t0=$SECONDS
-	mt "$fxt" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --timeout-minutes 1 results export --path "$out/t-hang" &&
+	mt "$fxt" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --timeout-minutes 1 results export --path "$out/t-hang" &&
 		json "$out/t-hang/summary.json" "$(statuses "['timeout', 'not-run', 'not-run']") and s['verdict'] == 'timeout' and s['exit_code'] == 124 and s['timeout_s'] == 60" &&
 		clean "$out/t-hang"
 	check $? "trust (module): --timeout-minutes 1 ends a hung runner as TIMEOUT, TERM ignored ($((SECONDS - t0)) s)"
@@ -323,7 +323,7 @@ if os.environ.get("MILES_CI_RUN_ID"):
     time.sleep(200)
 ' >"$fxz/sitecustomize.py"
 	t0=$SECONDS
-	mt "$fxz" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test --timeout-minutes 1 results export --path "$out/t-sleep" &&
+	mt "$fxz" stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test --timeout-minutes 1 results export --path "$out/t-sleep" &&
 		json "$out/t-sleep/summary.json" "s['verdict'] == 'timeout' and s['exit_code'] == 124" && clean "$out/t-sleep" && ((SECONDS - t0 < 190))
 	check $? "trust (module): a sleeping sitecustomize.py ends as TIMEOUT by the deadline ($((SECONDS - t0)) s)"
 	t0=$SECONDS
@@ -338,7 +338,7 @@ WANDB_API_KEY=short bash "$engine" run "$out/miles-ci" run --repo "$fx" --stage 
 rc=$?
 ((rc == 1)) && has "$out/last.log" "secret WANDB_API_KEY is (or has a line) shorter than 8 characters"
 check $? "trust (CLI): a secret shorter than 8 characters is refused before the run"
-SHORT_SECRET=short mt "$fx" with-secrets --wandb-api-key env:SHORT_SECRET stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --id 0 test exit-code
+SHORT_SECRET=short mt "$fx" with-secrets --wandb-api-key env:SHORT_SECRET stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test exit-code
 rc=$?
 ((rc != 0)) && has "$out/last.log" "secret WANDB_API_KEY is (or has a line) shorter than 8 characters"
 check $? "trust (module): a secret shorter than 8 characters is refused before the run"

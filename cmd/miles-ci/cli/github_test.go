@@ -37,7 +37,7 @@ func TestPRCommands(t *testing.T) {
 		{"deps", []string{"deps", "--backend", "cuda", "--pr", "2874", "--repo", repo}},
 		{"image", []string{"image", "--backend", "cuda", "--pr", "2950"}},
 		{"file-plan", []string{"file-plan", "--pr", "2950", "--repo", repo, "--file", "tests/e2e/sglang/test_sglang_weight_update.py"}},
-		{"run", []string{"run", "--pr", "2874", "--repo", repo, "--stage", "stage-c-8-gpu-h100", "--shard", "0", "--gpus", "none", "--dry-run"}},
+		{"run", []string{"run", "--pr", "2874", "--repo", repo, "--stage", "stage-c-8-gpu-h100", "--shard", "1", "--gpus", "none", "--dry-run"}},
 		{"file-run-fork", []string{"file-run", "--pr", "2901", "--repo", repo, "--file", "tests/e2e/megatron/test_glm4_9b.py", "--gpus", "none", "--dry-run"}},
 	}
 	for _, tt := range tests {
@@ -214,11 +214,11 @@ func TestRunWithPR(t *testing.T) {
 		wantCommit, wantCmd string
 		wantFork            bool
 	}{
-		{"labels from the PR", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2874"},
+		{"labels from the PR", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "1", "--pr", "2874"},
 			"5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_2874", "--cadence regular --labels run-ci-megatron", false},
-		{"flags win", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2874", "--labels", "run-ci-sglang", "--pr-number", "7"},
+		{"flags win", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "1", "--pr", "2874", "--labels", "run-ci-sglang", "--pr-number", "7"},
 			"5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d_7", "--cadence regular --labels run-ci-sglang", false},
-		{"fork", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--pr", "2901"},
+		{"fork", []string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "1", "--pr", "2901"},
 			"8e2c4a6f0b1d3e5a7c9f1b3d5e7a9c0b2d4f6a81_2901", "--cadence regular --labels", true},
 		{"file-run", []string{"file-run", "--file", "tests/e2e/megatron/test_glm4_9b.py", "--pr", "2901"},
 			"8e2c4a6f0b1d3e5a7c9f1b3d5e7a9c0b2d4f6a81_2901", "tests/e2e/megatron/test_glm4_9b.py", true},

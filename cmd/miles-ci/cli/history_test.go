@@ -49,7 +49,7 @@ func TestRunRecords(t *testing.T) {
 				return len(r)
 			}
 			run := func(vars map[string]string, extra ...string) (int, string) {
-				args := append([]string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "0", "--repo", milesRepo(), "--labels", "run-ci-megatron",
+				args := append([]string{"run", "--stage", "stage-c-4-gpu-h200", "--shard", "1", "--repo", milesRepo(), "--labels", "run-ci-megatron",
 					"--gpus", "none", "--quiet", "--record", "--run-id", "77"}, extra...)
 				code, _, stderr := runCLI(t, vars, args...)
 				return code, stderr
@@ -75,7 +75,7 @@ func TestRunRecords(t *testing.T) {
 		results := filepath.Join(dir, "results")
 		bad := filepath.Join(dir, "not-a-db")
 		os.WriteFile(bad, []byte("not sqlite"), 0o644)
-		code, _, stderr := runCLI(t, map[string]string{"MILES_CI_HISTORY_DB": "postgres://ci:hunter2hunter2@127.0.0.1:1/x?connect_timeout=1"}, "run", "--stage", "stage-c-4-gpu-h200", "--shard", "0",
+		code, _, stderr := runCLI(t, map[string]string{"MILES_CI_HISTORY_DB": "postgres://ci:hunter2hunter2@127.0.0.1:1/x?connect_timeout=1"}, "run", "--stage", "stage-c-4-gpu-h200", "--shard", "1",
 			"--repo", milesRepo(), "--labels", "run-ci-megatron", "--gpus", "none", "--quiet", "--results", results)
 		if code != 0 || !strings.Contains(stderr, "runtime history write failed") || strings.Contains(stderr, "hunter2") || !strings.Contains(stderr, "miles-ci history import --results "+results) {
 			t.Errorf("wanted exit 0 and a masked warning naming the import, got %d, %q", code, stderr)

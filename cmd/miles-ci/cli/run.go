@@ -120,14 +120,14 @@ func (f runFlags) readPR(fs *flagSet, in *usecase.Inputs, files bool) error {
 }
 
 func runStage(args []string, env Env) int {
-	fs := newFlagSet("run", "--stage S [--shard I] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
+	fs := newFlagSet("run", "--stage S [--shard N] [--repo DIR] [--cadence C | --nightly] [--labels L ...] [--match-all-labels]\n"+
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
 		"    [--run-id ID] [--timeout-minutes N] [--cache-registry REF] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
 		"--stage JOB --batch N [the flags above but --shard and --results]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
-	shard := fs.Int("shard", "I", "0-based shard of a sharded stage", 0, maxShards-1)
+	shard := fs.Int("shard", "N", "the shard of a sharded stage as every output numbers it, 1 to its count: --shard 2 is shard 2/4 (Miles' --auto-partition-id 1)", 0, maxShards)
 	batch := fs.Int("batch", "N", "1-based batch of the B200 pool job (e.g. --stage stage-c-b200; see miles-ci plan --pool): each of its files runs alone with its own GPU count", 1, policy.PoolMaxJobs)
 	sf := addRunSuiteFlags(fs)
 	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")
@@ -162,8 +162,8 @@ func runStage(args []string, env Env) int {
 	in.Stage, in.Labels, in.MatchAllLabels = *stage, *sf.labels, *sf.matchAllLabels
 	in.Event, in.Schedule, in.PRLabelsJSON = *event, *schedule, *prLabels
 	if shard.Set {
-		id := shard.Value
-		in.Shard = &id
+		n := shard.Value
+		in.Shard = &n
 	}
 	if rf.timeout.Set {
 		in.TimeoutMinutes = rf.timeout.Value

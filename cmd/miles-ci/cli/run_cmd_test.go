@@ -43,7 +43,7 @@ func TestRunDryRunEveryStage(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", st.Name, id), func(t *testing.T) {
 				args := []string{"run", "--repo", milesRepo(), "--stage", st.Name, "--labels", "run-ci-megatron", "--dry-run", "--json"}
 				if st.Shards > 1 {
-					args = append(args, "--shard", fmt.Sprint(id))
+					args = append(args, "--shard", fmt.Sprint(id+1))
 				}
 				spec := dryRunSpec(t, nil, args...)
 				w := want[st.Backend]
@@ -146,7 +146,7 @@ func TestRunErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--repo", milesRepo()}, 2, "miles-ci run: --stage is required\n"},
-		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-a-cpu", "--dry-run"}, 1, "::error::stage stage-a-cpu runs in 4 shards; give the shard id, 0 to 3\n"},
+		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-a-cpu", "--dry-run"}, 1, "::error::stage stage-a-cpu runs in 4 shards; give the shard, 1 to 4, as every output numbers them (shard 2/4 is 2)\n"},
 		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--json"}, 1, "::error::--json goes with --dry-run; a run writes JSON to --results DIR/summary.json\n"},
 		{[]string{"run", "--repo", milesRepo(), "--stage", "stage-b-cpu", "--cadence", "hourly", "--dry-run"}, 2, "miles-ci run: --cadence \"hourly\" is not one of regular, nightly, weekly, release\n"},
 		{[]string{"file-run", "--repo", milesRepo(), "--file", "tests/e2e/megatron/test_glm4_9b.py", "--timeout-minutes", "5", "--dry-run"}, 2,
@@ -330,7 +330,7 @@ func TestRunFromPR(t *testing.T) {
 	t.Run("stage run", func(t *testing.T) {
 		summary := filepath.Join(dir, "stage.md")
 		api.Requests = 0
-		code, stdout, stderr := runWithEnv([]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-c-8-gpu-h100", "--shard", "0", "--gpus", "none", "--quiet"},
+		code, stdout, stderr := runWithEnv([]string{"run", "--pr", "2874", "--repo", milesRepo(), "--stage", "stage-c-8-gpu-h100", "--shard", "1", "--gpus", "none", "--quiet"},
 			with(map[string]string{"GITHUB_STEP_SUMMARY": summary, "GITHUB_EVENT_PATH": filepath.Join(apiFixtures(), "events", "pull_request.json")}))
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)

@@ -2,11 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/report"
 )
@@ -45,7 +50,7 @@ func TestOneShardNumber(t *testing.T) {
 	if !strings.Contains(out, "Partition: 2/3 (0-based id=1)") {
 		t.Errorf("wanted plan to print Miles' own partition line, got\n%s", out)
 	}
-	_, out, _ = runCLI(t, nil, append([]string{"run", "--repo", milesRepo(), "--stage", stage, "--shard", "1", "--dry-run", "--labels"}, labels...)...)
+	_, out, _ = runCLI(t, nil, append([]string{"run", "--repo", milesRepo(), "--stage", stage, "--shard", "2", "--dry-run", "--labels"}, labels...)...)
 	only("run --dry-run", strings.SplitN(out, "\n", 2)[0])
 	_, out, _ = runCLI(t, nil, append([]string{"explain", "--repo", milesRepo(), "--file", "tests/e2e/sglang/test_sglang_weight_update.py", "--labels"}, labels...)...)
 	only("explain", out)
@@ -109,4 +114,52 @@ func shardLines(t *testing.T, out, stage string) string {
 		}
 	}
 	return strings.Join(got, "\n")
+}
+
+// TestGuideJobTitle holds the guide's mapping from a GitHub job title to a
+// command (docs/when-ci-fails.md, step 1): the title it quotes names the
+// matrix entry of the stage's job in Miles' pr-test.yml (testdata/miles is
+// written in its form: partition_id [0, 1, 2, 3], --auto-partition-id ${{
+// matrix.partition_id }}), and the --shard its command gives runs exactly
+// that entry's --auto-partition-id.
+func TestGuideJobTitle(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "when-ci-fails.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := regexp.MustCompile("`PR Test / (stage-[a-z0-9-]+) \\((\\d+)\\) / run-cpu`").FindStringSubmatch(string(guide))
+	if title == nil {
+		t.Fatal("the guide quotes no job title such as `PR Test / stage-a-cpu (1) / run-cpu`")
+	}
+	stage, entry := title[1], title[2]
+	cmd := regexp.MustCompile(`miles-ci run --stage ` + stage + ` --shard (\d+) `).FindStringSubmatch(string(guide))
+	if cmd == nil {
+		t.Fatalf("the guide gives no `miles-ci run --stage %s --shard N` command", stage)
+	}
+	// GitHub titles a matrix job "JOB (VALUE)": the entry whose
+	// partition_id is the title's number, run with that partition id.
+	wf, err := os.ReadFile(filepath.Join(milesRepo(), ".github", "workflows", "pr-test.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Jobs map[string]struct {
+			Strategy struct {
+				Matrix struct {
+					PartitionID []int `yaml:"partition_id"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(wf, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(entry)
+	if !slices.Contains(doc.Jobs[stage].Strategy.Matrix.PartitionID, n) {
+		t.Fatalf("%s's matrix has no partition_id %d: %v", stage, n, doc.Jobs[stage].Strategy.Matrix.PartitionID)
+	}
+	_, out, stderr := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", stage, "--shard", cmd[1], "--dry-run")
+	if want := fmt.Sprintf("--auto-partition-id %d ", n); !strings.Contains(out, want) {
+		t.Errorf("the guide maps the job %s (%d) to --shard %s, which runs\n%s\n%s\nwanted %q, as the job runs", stage, n, cmd[1], out, stderr, want)
+	}
 }

@@ -182,7 +182,7 @@ func (m *MilesCiTest) stageRun(ctx context.Context, _, stages, _ *dagger.Directo
 	token := dag.SetSecret("HF_TOKEN", "e2e-moduletest-hf-token-0123456789")
 	run := dag.MilesCi(dagger.MilesCiOpts{Source: stages, Gpus: "none"}).
 		WithSecrets(dagger.MilesCiWithSecretsOpts{HfToken: token}).
-		Stage("stage-b-cpu").Shard(0).Test()
+		Stage("stage-b-cpu").Shard(1).Test()
 	code, err := run.ExitCode(ctx)
 	if err != nil {
 		return err
