@@ -133,8 +133,9 @@ func (s *Stage) Plan(ctx context.Context) (*PlanAnswer, error) {
 	return answerOf[PlanAnswer](plans, notesOf(notes))
 }
 
-// Shard selects one shard of the stage, numbered as every output prints
-// it: shard --number 2 is shard 2/4 (1 for an unsharded stage).
+// Shard selects one shard of the stage by its number (2 is shard 2/4).
+//
+// It is numbered as every output prints it, 1 for an unsharded stage.
 func (s *Stage) Shard(
 	ctx context.Context,
 	// The shard as every output numbers it, 1 to the stage's shard count (shard 2/4 is 2; Miles' --auto-partition-id is one less).
