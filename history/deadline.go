@@ -44,11 +44,15 @@ func (s *sqlStore) call(ctx context.Context, limit time.Duration, what string, f
 	if err == nil || cctx.Err() == nil {
 		return err
 	}
+	noun := s.noun
+	if noun == "" {
+		noun = "the runtime history"
+	}
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("%s the runtime history %s: %w before it answered", what, s.where, ErrInterrupted)
+		return fmt.Errorf("%s %s %s: %w before it answered", what, noun, s.where, ErrInterrupted)
 	case ctx.Err() != nil:
-		return fmt.Errorf("%s the runtime history %s: %w (the deadline of the whole recording passed)", what, s.where, ErrStalled)
+		return fmt.Errorf("%s %s %s: %w (the deadline of the whole recording passed)", what, noun, s.where, ErrStalled)
 	}
-	return fmt.Errorf("%s the runtime history %s: %w (none within %s); is the server up and answering, and the table not locked by another session?", what, s.where, ErrStalled, limit)
+	return fmt.Errorf("%s %s %s: %w (none within %s); is the server up and answering, and the table not locked by another session?", what, noun, s.where, ErrStalled, limit)
 }

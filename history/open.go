@@ -203,6 +203,12 @@ func (s *sqlStore) createTx(ctx context.Context, schema []string) error {
 }
 
 func openSQLite(path string, read bool) (*sqlStore, error) {
+	return openSQLiteWAL(path, read, true)
+}
+
+// openSQLiteWAL is openSQLite; wal sets a writer's journal to WAL (a file
+// another program shares is left in its own journal mode).
+func openSQLiteWAL(path string, read, wal bool) (*sqlStore, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no SQLite file named; give --db PATH")
 	}
@@ -221,6 +227,9 @@ func openSQLite(path string, read bool) (*sqlStore, error) {
 	// reader sets no journal mode: that would write to the file.
 	busy := fmt.Sprintf("?_pragma=busy_timeout(%d)", sqliteBusy.Milliseconds())
 	params := busy + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	if !wal {
+		params = busy + "&_txlock=immediate"
+	}
 	if read {
 		params = busy + "&_pragma=query_only(true)"
 	}

@@ -30,6 +30,8 @@ type sqlStore struct {
 	d  dialect
 	// where names the database in errors, without a password.
 	where string
+	// noun is what the store holds, in errors ("" is the runtime history).
+	noun string
 	// connect and statement are the deadlines (ConnectTimeout,
 	// StatementTimeout; tests shorten them).
 	connect, statement time.Duration
