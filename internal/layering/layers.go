@@ -31,6 +31,7 @@ var Layers = map[string]int{
 	"hostgpu":         1,
 	"timeline":        1,
 	"policy":          2,
+	"metricgate":      2,
 	"deps":            3,
 	"estimate":        3,
 	"cirun":           3,
@@ -55,6 +56,7 @@ var Layers = map[string]int{
 	"usecase":            7,
 	"usecase/ci":         8,
 	"usecase/runhistory": 8,
+	"usecase/gatestore":  8,
 
 	// The engine adapter of the command, then the front ends.
 	"cmd/miles-ci/engine": 8,
@@ -80,7 +82,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
+var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are

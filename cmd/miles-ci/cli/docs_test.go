@@ -244,6 +244,8 @@ func skipReason(command string) string {
 		return "needs the Megatron-LM git checkout the page describes; TestPatchCheckCommand runs the same cases"
 	case ok && args[0] == "workflows":
 		return "writes examples/workflows; TestExamplesAreUpToDate checks what it writes"
+	case ok && args[0] == "gate" && slices.Contains(args, "~/miles"):
+		return "needs the page's Miles checkout and store; TestGateCommand runs the same flow on testdata/miles-gate"
 	case ok && (args[0] == "est-time" || args[0] == "history"):
 		return "needs the page's runtime history database; TestEstTimeCommand and TestRunRecords run these commands on fixtures"
 	case ok && slices.Contains(args, "--repo") && args[slices.Index(args, "--repo")+1] == ".":

@@ -1,0 +1,1 @@
+from tests.ci.metric_history.register import register_ci_gate  # noqa: F401
