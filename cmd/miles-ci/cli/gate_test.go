@@ -54,7 +54,7 @@ func TestGateRefuses(t *testing.T) {
 		{gateArgs("none.jsonl"), 1, "--record: "},
 		{gateArgs("steady.jsonl", "--backend", "tpu"), 2, "--backend"},
 		{gateArgs("steady.jsonl", "--cadence", "nightly", "--nightly"), 2, "--nightly is not allowed with --cadence"},
-		{append(gateArgs("steady.jsonl"), "--repo", filepath.Join("..", "..", "..", "testdata", "miles")), 1, "no metric-history gate"},
+		{[]string{"gate", "--repo", filepath.Join("..", "..", "..", "testdata", "miles"), "--file", "tests/e2e/test_gpu.py", "--record", filepath.Join("..", "..", "..", "testdata", "miles-gate", "records", "steady.jsonl")}, 1, "no metric-history gate"},
 	} {
 		code, _, stderr := runCLI(t, nil, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.err) {
