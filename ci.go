@@ -10,6 +10,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/hostgpu"
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
@@ -129,7 +130,7 @@ type Graph struct {
 // request is the graph's use-case request, its checkout exported to dir.
 func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 	m := g.Ci
-	host, err := cirun.ParseHost(m.Gpus, func() ([]cirun.Detected, error) {
+	host, err := cirun.ParseHost(m.Gpus, func() ([]hostgpu.Device, error) {
 		return nil, errors.New("the module cannot read the host's GPUs")
 	})
 	if err != nil {

@@ -1,11 +1,14 @@
 package cirun
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/radixark/miles-ci/device"
+	"github.com/radixark/miles-ci/hostgpu"
 )
 
 // Host is one host's GPUs as --gpus (or a --hosts file's entry) gives
@@ -25,11 +28,15 @@ type Host struct {
 	// (--gpus none:0-3) they are handed out as on a real host, as the
 	// visible-devices variable only, and the engine gives no device: the
 	// scheduling of a GPU host, tested on an engine without GPUs.
-	Devices []string
+	Devices device.Set
 	// Models are the runner labels of the devices' models (h200, mi350),
 	// Models[i] that of Devices[i]; nil when the devices were given as bare
 	// ids, whose kinds are then not checked.
-	Models []string
+	Models []device.Model
+	// Detected says the devices and models were read from this machine's
+	// GPUs (--gpus all), not given by a person: their models are the
+	// GPUs' own, so they need not be models a stage runs on.
+	Detected bool
 	// Runners split the host's GPUs as Miles' runners do (scitix-73: 4gpu on
 	// 0-3, 2gpu on 4,5 and on 6,7): a job runs on a runner that carries
 	// every label of its runs_on, on all of the runner's devices. None: a
@@ -43,26 +50,23 @@ type Host struct {
 type Runner struct {
 	Name    string
 	Labels  []string
-	Devices []string
+	Devices device.Set
 }
 
 // maxHostGPUs bounds a device list.
-const maxHostGPUs = 256
+const maxHostGPUs = device.MaxSet
 
-// modelLabel is how a kind is written before its ids: h200, mi350, b200.
-var modelLabel = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,31}$`)
-
-// Detected is one device --gpus all found: its id and its model's runner
-// label ("" when its name names none).
-type Detected struct {
-	ID, Model string
-}
+// Detect reads this machine's GPUs for --gpus all (nvidia-smi, else
+// rocm-smi): each with its id and, where its name names one, its model.
+type Detect func() ([]hostgpu.Device, error)
 
 // ParseHost reads a --gpus value: none; all (what detect finds); ids 0-7,
 // 0,1,2,3 or a mix (0-3,6); ids of a kind, h200:0-7 or h200:0-3,h100:4-7
 // (an id without a kind has the kind before it); or none: before ids,
-// stand-ins scheduled as on a host with those GPUs.
-func ParseHost(s string, detect func() ([]Detected, error)) (Host, error) {
+// stand-ins scheduled as on a host with those GPUs. Ids are read by the one
+// grammar of package device, normalised (00 is 0); one named twice is an
+// error that names it.
+func ParseHost(s string, detect Detect) (Host, error) {
 	if ids, ok := strings.CutPrefix(s, "none:"); ok {
 		h, err := parseIDs(s, ids)
 		if err != nil {
@@ -85,10 +89,13 @@ func ParseHost(s string, detect func() ([]Detected, error)) (Host, error) {
 		if len(found) > maxHostGPUs {
 			return Host{}, fmt.Errorf("--gpus all: this host shows %d GPUs, more than the %d miles-ci schedules", len(found), maxHostGPUs)
 		}
-		var h Host
+		h := Host{Detected: true}
 		kinded := true
 		for _, d := range found {
-			h.Devices = append(h.Devices, d.ID)
+			var err error
+			if h.Devices, err = h.Devices.With(d.ID); err != nil {
+				return Host{}, fmt.Errorf("--gpus all: %w", err)
+			}
 			h.Models = append(h.Models, d.Model)
 			kinded = kinded && d.Model != ""
 		}
@@ -102,45 +109,18 @@ func ParseHost(s string, detect func() ([]Detected, error)) (Host, error) {
 
 // parseIDs reads the ids of --gpus value whole, each with its kind or none.
 func parseIDs(whole, s string) (Host, error) {
-	var h Host
-	seen := map[string]bool{}
-	kind, kinds := "", 0
-	for _, part := range strings.Split(s, ",") {
-		if k, ids, ok := strings.Cut(part, ":"); ok {
-			k = strings.ToLower(k)
-			if !modelLabel.MatchString(k) || k == "none" || k == "all" {
-				return Host{}, fmt.Errorf("--gpus %q: %q is not a GPU model; write the model as its runner label, such as h200:0-7 or mi350:0-3", whole, k)
-			}
-			kind, part = k, ids
-			kinds++
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, errA := strconv.Atoi(lo)
-		b := a
-		var errB error
-		if isRange {
-			b, errB = strconv.Atoi(hi)
-		}
-		if errA != nil || errB != nil || a < 0 || b < a || lo != strconv.Itoa(a) || (isRange && hi != strconv.Itoa(b)) {
-			return Host{}, fmt.Errorf("--gpus %q: %q is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7", whole, part)
-		}
-		for d := a; d <= b; d++ {
-			id := strconv.Itoa(d)
-			if seen[id] {
-				return Host{}, fmt.Errorf("--gpus %q names device %s twice", whole, id)
-			}
-			if len(h.Devices) >= maxHostGPUs {
-				return Host{}, fmt.Errorf("--gpus %q names more than %d devices", whole, maxHostGPUs)
-			}
-			seen[id] = true
-			h.Devices = append(h.Devices, id)
-			if kind != "" {
-				h.Models = append(h.Models, kind)
-			}
-		}
+	ds, err := device.ParseList(s)
+	if ne := (*device.NotIDError)(nil); errors.As(err, &ne) {
+		return Host{}, fmt.Errorf("--gpus %q: %w; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7", whole, err)
 	}
-	if kinds > 0 && len(h.Models) != len(h.Devices) {
-		return Host{}, fmt.Errorf("--gpus %q gives a kind to some devices only; give one to every device (h200:0-3,h100:4-7) or to none", whole)
+	if err != nil {
+		return Host{}, fmt.Errorf("--gpus %q: %w", whole, err)
+	}
+	h := Host{Devices: device.IDs(ds)}
+	if ds[0].Model != "" {
+		for _, d := range ds {
+			h.Models = append(h.Models, d.Model)
+		}
 	}
 	return h, nil
 }
@@ -159,7 +139,7 @@ func (h Host) String() string {
 	if h.StandIn && len(h.Devices) == 0 {
 		return "none"
 	}
-	s := strings.Join(h.Devices, ",")
+	s := h.Devices.String()
 	if h.Kinded() {
 		s = kindRanges(h.Devices, h.Models)
 	}
@@ -170,30 +150,24 @@ func (h Host) String() string {
 }
 
 // kindRanges writes devices by kind, consecutive ids as a range.
-func kindRanges(devs, models []string) string {
+func kindRanges(devs device.Set, models []device.Model) string {
 	var parts []string
 	for i := 0; i < len(devs); {
 		j := i
-		for j+1 < len(devs) && models[j+1] == models[i] && consecutive(devs[j], devs[j+1]) {
+		for j+1 < len(devs) && models[j+1] == models[i] && device.Consecutive(devs[j], devs[j+1]) {
 			j++
 		}
-		p := devs[i]
+		p := string(devs[i])
 		if j > i {
-			p += "-" + devs[j]
+			p += "-" + string(devs[j])
 		}
 		if i == 0 || models[i] != models[i-1] {
-			p = models[i] + ":" + p
+			p = string(models[i]) + ":" + p
 		}
 		parts = append(parts, p)
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
-}
-
-func consecutive(a, b string) bool {
-	x, errA := strconv.Atoi(a)
-	y, errB := strconv.Atoi(b)
-	return errA == nil && errB == nil && y == x+1
 }
 
 // Have says what the host has, as a not-run reason names it: "8 H200",
@@ -202,8 +176,8 @@ func (h Host) Have() string {
 	if !h.Kinded() {
 		return strconv.Itoa(len(h.Devices))
 	}
-	var order []string
-	count := map[string]int{}
+	var order []device.Model
+	count := map[device.Model]int{}
 	for _, m := range h.Models {
 		if count[m] == 0 {
 			order = append(order, m)
@@ -212,13 +186,13 @@ func (h Host) Have() string {
 	}
 	var parts []string
 	for _, m := range order {
-		parts = append(parts, fmt.Sprintf("%d %s", count[m], strings.ToUpper(m)))
+		parts = append(parts, fmt.Sprintf("%d %s", count[m], m.Upper()))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // modelOf is the model of a device ("" when not known).
-func (h Host) modelOf(dev string) string {
+func (h Host) modelOf(dev device.ID) device.Model {
 	if i := slices.Index(h.Devices, dev); i >= 0 && i < len(h.Models) {
 		return h.Models[i]
 	}
@@ -228,17 +202,21 @@ func (h Host) modelOf(dev string) string {
 // Substitute lets a stage of one GPU model run on devices of another
 // (--substitute h100=h200).
 type Substitute struct {
-	From, To string
+	From, To device.Model
 }
 
-// ParseSubstitute reads a --substitute value FROM=TO.
+// ParseSubstitute reads a --substitute value FROM=TO. Whether miles-ci
+// knows both models, and that they are of one vendor, is the run's check
+// (its checkout's stages name models too).
 func ParseSubstitute(s string) (Substitute, error) {
-	from, to, ok := strings.Cut(strings.ToLower(s), "=")
-	if !ok || !modelLabel.MatchString(from) || !modelLabel.MatchString(to) || from == to {
+	from, to, ok := strings.Cut(s, "=")
+	f, errF := device.ParseModel(from)
+	t, errT := device.ParseModel(to)
+	if !ok || errF != nil || errT != nil || f == t {
 		return Substitute{}, fmt.Errorf("--substitute %q: give MODEL=MODEL, the stage's GPU model and the one to run it on, such as h100=h200", s)
 	}
-	return Substitute{From: from, To: to}, nil
+	return Substitute{From: f, To: t}, nil
 }
 
 // String is the substitution as --substitute writes it.
-func (s Substitute) String() string { return s.From + "=" + s.To }
+func (s Substitute) String() string { return string(s.From) + "=" + string(s.To) }

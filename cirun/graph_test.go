@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
+	"github.com/radixark/miles-ci/hostgpu"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -185,7 +187,7 @@ type fake struct {
 	hold     time.Duration
 	running  int
 	peak     int
-	devices  map[string][]string
+	devices  map[string]device.Set
 	commands map[string]string
 	calls    []string
 }
@@ -197,9 +199,9 @@ func (f *fake) Run(ctx context.Context, u *Unit) Outcome {
 	f.running++
 	f.peak = max(f.peak, f.running)
 	if f.devices == nil {
-		f.devices, f.commands = map[string][]string{}, map[string]string{}
+		f.devices, f.commands = map[string]device.Set{}, map[string]string{}
 	}
-	f.devices[key], f.commands[key] = u.Devices, u.Command
+	f.devices[key], f.commands[key] = u.Placement.Devices, u.Command
 	f.mu.Unlock()
 	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
 	if u.Stage != nil && f.hold > 0 {
@@ -253,7 +255,7 @@ func run(t *testing.T, pr string, ev Event, f *fake, opt Options) *Report {
 
 func TestGraphStates(t *testing.T) {
 	pr := Event{Name: EventPullRequest}
-	eight := Options{Host: Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}}
+	eight := Options{Host: Host{Devices: device.Set{"0", "1", "2", "3", "4", "5", "6", "7"}}}
 	tests := []struct {
 		name string
 		pr   string
@@ -287,18 +289,18 @@ func TestGraphStates(t *testing.T) {
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Skipped, "pr-test/stage-c-2-gpu-h200 shard 2/2": Passed}},
 		{name: "a closed pull request runs nothing", pr: prTest, ev: Event{Name: EventPullRequest, Action: "closed"}, f: &fake{}, opt: eight, exit: 0,
 			want: map[string]State{"pr-test/resolve-ci-policy": Skipped, "pr-test/stage-a-cpu": Skipped, "pr-test/stage-c-8-gpu-h200": Skipped, "pr-test/notify": NotModelled}},
-		{name: "an 8-GPU shard on a 4-GPU host is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
+		{name: "an 8-GPU shard on a 4-GPU host is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: device.Set{"0", "1", "2", "3"}}}, exit: 125,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 shard 1/2": Passed}},
-		{name: "--skip leaves it out and the run passes", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}, Skip: []string{"stage-c-8-gpu-h200"}}, exit: 0,
+		{name: "--skip leaves it out and the run passes", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{Devices: device.Set{"0", "1", "2", "3"}}, Skip: []string{"stage-c-8-gpu-h200"}}, exit: 0,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Excluded}},
 		{name: "--only cpu on a laptop", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true}, Only: []string{"cpu"}}, exit: 0,
 			want: map[string]State{"pr-test/stage-a-cpu shard 2/2": Passed, "pr-test/docker-build": Excluded, "pr-test/stage-c-2-gpu-h200": Excluded}},
-		{name: "stand-ins on four device ids: the 8-GPU shard is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true, Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
+		{name: "stand-ins on four device ids: the 8-GPU shard is not run", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true, Devices: device.Set{"0", "1", "2", "3"}}}, exit: 125,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": NotRun, "pr-test/stage-c-2-gpu-h200 shard 1/2": Passed}},
 		{name: "stand-ins: every GPU shard runs without devices", pr: prTest, ev: pr, f: &fake{}, opt: Options{Host: Host{StandIn: true}}, exit: 0,
 			want: map[string]State{"pr-test/stage-c-8-gpu-h200": Passed}},
 		{name: "a release call whose 8-GPU shard cannot run on a 4-GPU host is not-run, exit 125", pr: prTest,
-			ev: Event{Name: EventRelease, ReleaseOutputs: map[string]string{"ci_image_tag": "release-v0.1.0-ci"}}, f: &fake{}, opt: Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}}, exit: 125,
+			ev: Event{Name: EventRelease, ReleaseOutputs: map[string]string{"ci_image_tag": "release-v0.1.0-ci"}}, f: &fake{}, opt: Options{Host: Host{Devices: device.Set{"0", "1", "2", "3"}}}, exit: 125,
 			want: map[string]State{"release-branch-cut/run-tests-cuda": NotRun, "run-tests-cuda/stage-c-8-gpu-h200": NotRun, "run-tests-cuda/stage-a-cpu shard 1/2": Passed}},
 		{name: "a release call runs the PR workflow at cadence release", pr: prTest, ev: Event{Name: EventRelease, ReleaseOutputs: map[string]string{"ci_image_tag": "release-v0.1.0-ci"}}, f: &fake{}, opt: eight, exit: 0,
 			want: map[string]State{"release-branch-cut/cut-release-branch": Passed, "release-branch-cut/run-tests-cuda": Passed,
@@ -337,9 +339,9 @@ func TestSkipReasons(t *testing.T) {
 
 func TestDisjointDevices(t *testing.T) {
 	f := &fake{hold: 50 * time.Millisecond}
-	r := run(t, prTest, Event{Name: EventPullRequest}, f, Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}, Skip: []string{"stage-c-8-gpu-h200"}})
+	r := run(t, prTest, Event{Name: EventPullRequest}, f, Options{Host: Host{Devices: device.Set{"0", "1", "2", "3"}}, Skip: []string{"stage-c-8-gpu-h200"}})
 	a, b := f.devices["pr-test/stage-c-2-gpu-h200/0"], f.devices["pr-test/stage-c-2-gpu-h200/1"]
-	if len(a) != 2 || len(b) != 2 || slices.ContainsFunc(a, func(d string) bool { return slices.Contains(b, d) }) {
+	if len(a) != 2 || len(b) != 2 || slices.ContainsFunc(a, b.Contains) {
 		t.Errorf("wanted two disjoint 2-GPU sets, got %v and %v", a, b)
 	}
 	if f.peak < 2 {
@@ -408,8 +410,8 @@ func TestCancelKeepsFinished(t *testing.T) {
 }
 
 func TestParseHost(t *testing.T) {
-	four := func() ([]Detected, error) {
-		return []Detected{{"0", ""}, {"1", ""}, {"2", ""}, {"3", ""}}, nil
+	four := func() ([]hostgpu.Device, error) {
+		return []hostgpu.Device{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
 	}
 	tests := []struct {
 		in, want, err string
@@ -423,9 +425,12 @@ func TestParseHost(t *testing.T) {
 		{"none:all", "", `--gpus "none:all": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
 		{"none:", "", `--gpus "none:": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
 		{"none:x", "", `--gpus "none:x": after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)`},
-		{"0,0", "", `--gpus "0,0" names device 0 twice`},
-		{"a", "", `--gpus "a": "a" is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
-		{"3-1", "", `--gpus "3-1": "3-1" is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
+		{"0,0", "", `--gpus "0,0": device 0 is named twice`},
+		{"0,00", "", `--gpus "0,00": device 0 is named twice`},
+		{"00,01", "0,1", ""},
+		{"none:00-03", "none:0,1,2,3", ""},
+		{"a", "", `--gpus "a": "a" is not a device id (an index such as 0, or a uuid GPU-...); give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
+		{"3-1", "", `--gpus "3-1": "3-1" is not a device range (LOW-HIGH of indexes, such as 0-7); give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

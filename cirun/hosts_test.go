@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
+	"github.com/radixark/miles-ci/hostgpu"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -87,11 +89,11 @@ func (f *hostsFake) Run(ctx context.Context, u *Unit) Outcome {
 		if f.on == nil {
 			f.on = map[string]string{}
 		}
-		if f.down[u.Host] {
+		if f.down[u.Placement.Host] {
 			f.mu.Unlock()
 			return Outcome{Result: ResultFailure, HostDown: true, Reason: "cannot reach its engine"}
 		}
-		f.on[u.Node.Key+"/"+fmt.Sprint(u.Shard)] = u.Host + "[" + strings.Join(u.Devices, ",") + "]" + u.Substituted
+		f.on[u.Node.Key+"/"+fmt.Sprint(u.Shard)] = u.Placement.Host + "[" + u.Placement.Devices.String() + "]" + u.Placement.Substituted
 		f.mu.Unlock()
 	}
 	return f.fake.Run(ctx, u)
@@ -177,7 +179,7 @@ func TestShardsRunOnDevicesOfTheirKind(t *testing.T) {
 				if !ok {
 					t.Fatalf("no job %s in %v", title, states(r))
 				}
-				if j.State != w.state || (w.reason != "" && j.Reason != w.reason) || j.Model != w.model || j.Substituted != w.subst {
+				if j.State != w.state || (w.reason != "" && j.Reason != w.reason) || string(j.Model) != w.model || j.Substituted != w.subst {
 					t.Errorf("%s: wanted %s %q model %q substituted %q, got %s %q model %q substituted %q", title, w.state, w.reason, w.model, w.subst, j.State, j.Reason, j.Model, j.Substituted)
 				}
 			}
@@ -186,7 +188,7 @@ func TestShardsRunOnDevicesOfTheirKind(t *testing.T) {
 			h := mustHost(t, tt.gpus)
 			for _, j := range r.Jobs {
 				for _, d := range j.Devices {
-					if m := h.modelOf(d); h.Kinded() && m != j.Model && j.Substituted != j.Model+"="+m {
+					if m := h.modelOf(d); h.Kinded() && m != j.Model && j.Substituted != string(j.Model)+"="+string(m) {
 						t.Errorf("%s (%s) ran on device %s, a %s", j.Title(), j.Model, d, m)
 					}
 				}
@@ -295,16 +297,16 @@ func TestFleetHostDown(t *testing.T) {
 // until released.
 type lockFake struct {
 	mu    sync.Mutex
-	held  map[string]bool
-	taken map[string]bool
+	held  map[device.ID]bool
+	taken map[device.ID]bool
 	tries int
 }
 
-func (l *lockFake) TryLease(h Host, devs []string) (func(), Held, bool, error) {
+func (l *lockFake) TryLease(h Host, devs device.Set) (func(), Held, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.tries++
-	var busy []string
+	var busy device.Set
 	for _, d := range devs {
 		if l.held[d] || l.taken[d] {
 			busy = append(busy, d)
@@ -326,7 +328,7 @@ func (l *lockFake) TryLease(h Host, devs []string) (func(), Held, bool, error) {
 }
 
 func TestShardsWaitForDevicesAnotherProcessHolds(t *testing.T) {
-	lock := &lockFake{held: map[string]bool{"0": true, "1": true, "2": true}, taken: map[string]bool{}}
+	lock := &lockFake{held: map[device.ID]bool{"0": true, "1": true, "2": true}, taken: map[device.ID]bool{}}
 	retry := make(chan time.Time)
 	var mu sync.Mutex
 	var waits []string
@@ -373,9 +375,9 @@ func TestParseKindedHost(t *testing.T) {
 		{in: "h200:0,1,2,3", want: "h200:0-3", have: "4 H200"},
 		{in: "mi350:0-3", want: "mi350:0-3", have: "4 MI350"},
 		{in: "none:h200:0-3", want: "none:h200:0-3", have: "4 H200"},
-		{in: "0-3,h100:4-7", err: `--gpus "0-3,h100:4-7" gives a kind to some devices only; give one to every device (h200:0-3,h100:4-7) or to none`},
-		{in: "h 2:0", err: `--gpus "h 2:0": "h 2" is not a GPU model; write the model as its runner label, such as h200:0-7 or mi350:0-3`},
-		{in: "h200:0-3,h100:3", err: `--gpus "h200:0-3,h100:3" names device 3 twice`},
+		{in: "0-3,h100:4-7", err: `--gpus "0-3,h100:4-7": a model is given to some devices only; give one to every device (h200:0-3,h100:4-7) or to none`},
+		{in: "h 2:0", err: `--gpus "h 2:0": "h 2" is not a GPU model; write the model as its runner label, such as h200 or mi350`},
+		{in: "h200:0-3,h100:3", err: `--gpus "h200:0-3,h100:3": device 3 is named twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -394,13 +396,13 @@ func TestParseKindedHost(t *testing.T) {
 }
 
 func TestParseHostDetected(t *testing.T) {
-	h, err := ParseHost("all", func() ([]Detected, error) {
-		return []Detected{{ID: "0", Model: "h200"}, {ID: "1", Model: "h200"}}, nil
+	h, err := ParseHost("all", func() ([]hostgpu.Device, error) {
+		return []hostgpu.Device{{ID: "0", Model: "h200"}, {ID: "1", Model: "h200"}}, nil
 	})
 	if err != nil || h.String() != "h200:0-1" {
 		t.Errorf("wanted the detected kinds h200:0-1, got %q %v", h.String(), err)
 	}
-	h, err = ParseHost("all", func() ([]Detected, error) { return []Detected{{ID: "0", Model: "h200"}, {ID: "1"}}, nil })
+	h, err = ParseHost("all", func() ([]hostgpu.Device, error) { return []hostgpu.Device{{ID: "0", Model: "h200"}, {ID: "1"}}, nil })
 	if err != nil || h.Kinded() {
 		t.Errorf("a device of no known model: wanted bare ids (kinds not checked), got %q %v", h.String(), err)
 	}
@@ -416,7 +418,7 @@ func TestParseHostsErrors(t *testing.T) {
 		{"engine", "- {name: a, gpus: none, engine: 'http://x'}\n", `hosts.yml:1 (host a): engine "http://x" is not an address Dagger connects to; give one of unix://, tcp://, docker-container://, podman-container://, kube-pod://, ssh:// followed by the address (tcp://gpu-a:1234)`},
 		{"remote all", "- {name: a, gpus: all, engine: 'tcp://x:1'}\n", "hosts.yml:1 (host a): gpus: all reads this machine's GPUs, not those of engine tcp://x:1; give them (h200:0-7)"},
 		{"runner device", "- name: a\n  gpus: h200:0-3\n  runners: [{name: r, labels: [h200], gpus: 4-7}]\n", "hosts.yml:1 (host a) runner r: device 4 is not one of the host's gpus (h200:0-3)"},
-		{"bad gpus", "- {name: a, gpus: 'x:y'}\n", `hosts.yml:1 (host a): --gpus "x:y": "y" is not a device id or range; give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
+		{"bad gpus", "- {name: a, gpus: 'x:y'}\n", `hosts.yml:1 (host a): --gpus "x:y": "y" is not a device id (an index such as 0, or a uuid GPU-...); give all, none, ids such as 0,1,2,3, a range such as 0-7, or ids of a kind such as h200:0-7`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -433,7 +435,7 @@ func FuzzParseHosts(f *testing.F) {
 	f.Add([]byte("- {name: a, gpus: none:h200:0-3, cpu: false}\n"))
 	f.Add([]byte("- &a {name: a, gpus: none}\n- *a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		hosts, err := ParseHosts("hosts.yml", data, func() ([]Detected, error) { return nil, fmt.Errorf("none") })
+		hosts, err := ParseHosts("hosts.yml", data, func() ([]hostgpu.Device, error) { return nil, fmt.Errorf("none") })
 		if err != nil {
 			return
 		}
@@ -457,7 +459,7 @@ func FuzzParseHost(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		h, err := ParseHost(s, func() ([]Detected, error) { return []Detected{{ID: "0", Model: "h200"}}, nil })
+		h, err := ParseHost(s, func() ([]hostgpu.Device, error) { return []hostgpu.Device{{ID: "0", Model: "h200"}}, nil })
 		if err != nil {
 			return
 		}

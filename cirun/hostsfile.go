@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/internal/yamlnode"
 )
 
@@ -33,7 +34,7 @@ var (
 // shards off it), and optionally the runners that split its GPUs, each
 // with its labels and devices. file names the file in errors; detect
 // reads this machine's GPUs for a local host's gpus: all.
-func ParseHosts(file string, data []byte, detect func() ([]Detected, error)) ([]Host, error) {
+func ParseHosts(file string, data []byte, detect Detect) ([]Host, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s is not YAML: %v", file, err)
@@ -62,7 +63,7 @@ func ParseHosts(file string, data []byte, detect func() ([]Detected, error)) ([]
 	return hosts, nil
 }
 
-func parseHostEntry(file string, n *yaml.Node, detect func() ([]Detected, error)) (Host, error) {
+func parseHostEntry(file string, n *yaml.Node, detect Detect) (Host, error) {
 	at := fmt.Sprintf("%s:%d", file, n.Line)
 	if err := onlyKeys(at, "a host", n, hostKeys); err != nil {
 		return Host{}, err
@@ -130,16 +131,16 @@ func parseRunner(at string, n *yaml.Node, h Host) (Runner, error) {
 		labels[i] = strings.ToLower(l)
 	}
 	ids, _ := yamlnode.Scalar(yamlnode.Get(n, "gpus"))
-	devs, err := parseIDs(ids, ids)
-	if err != nil || devs.Kinded() || len(devs.Devices) == 0 {
-		return Runner{}, fmt.Errorf("%s: gpus are the host's device ids the runner pins (CUDA_VISIBLE_DEVICES), such as 0-3 or 4,5", at)
+	devs, err := device.ParseSet(ids)
+	if err != nil {
+		return Runner{}, fmt.Errorf("%s: gpus are the host's device ids the runner pins (CUDA_VISIBLE_DEVICES), such as 0-3 or 4,5: %v", at, err)
 	}
-	for _, d := range devs.Devices {
-		if !slices.Contains(h.Devices, d) {
+	for _, d := range devs {
+		if !h.Devices.Contains(d) {
 			return Runner{}, fmt.Errorf("%s: device %s is not one of the host's gpus (%s)", at, d, h)
 		}
 	}
-	return Runner{Name: name, Labels: labels, Devices: devs.Devices}, nil
+	return Runner{Name: name, Labels: labels, Devices: devs}, nil
 }
 
 // onlyKeys refuses a key the entry does not know (a typo would otherwise

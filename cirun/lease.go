@@ -3,7 +3,8 @@ package cirun
 import (
 	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 // Leaser takes a shard's devices in the host lock, which every process on
@@ -12,12 +13,12 @@ type Leaser interface {
 	// TryLease takes devs of host without waiting. ok false: another
 	// process holds some of them, which held names, with who holds them
 	// ("pid 4242 miles-ci ci ..., since 13:45:01").
-	TryLease(host Host, devs []string) (release func(), held Held, ok bool, err error)
+	TryLease(host Host, devs device.Set) (release func(), held Held, ok bool, err error)
 }
 
 // Held are devices another process holds, and who.
 type Held struct {
-	Devices []string
+	Devices device.Set
 	By      string
 }
 
@@ -39,7 +40,7 @@ func (s *scheduler) setModel(u *Unit) error {
 		st.RunsOn = u.RunsOn // a pool unit's runners are its own
 	}
 	m, err := s.opt.StageModel(st)
-	u.Model = m
+	u.Model = device.Model(m)
 	return err
 }
 
@@ -88,7 +89,7 @@ func (s *scheduler) placeUnit(ur *unitRun) bool {
 			pl.release = release
 		}
 		ur.place, ur.placed, ur.waiting = pl, true, ""
-		ur.u.Devices, ur.u.Host, ur.u.Substituted = pl.devices, host.Name, pl.substituted
+		ur.u.Placement = Placement{Host: host.Name, Devices: pl.devices, StandIn: host.StandIn, Substituted: pl.substituted}
 		return true
 	}
 	return false
@@ -100,7 +101,7 @@ func waitLine(h Host, held Held) string {
 	if h.Name != "" {
 		on = " of " + h.Name
 	}
-	return fmt.Sprintf("waiting for GPUs %s%s, held by %s", strings.Join(held.Devices, ","), on, held.By)
+	return fmt.Sprintf("waiting for GPUs %s%s, held by %s", held.Devices, on, held.By)
 }
 
 // release gives a unit's devices back, to this run and to the host lock.
@@ -122,7 +123,7 @@ func (s *scheduler) release(ur *unitRun) {
 func (s *scheduler) hostDown(ur *unitRun) bool {
 	h := -1
 	for i, host := range s.place.hosts {
-		if host.Name == ur.u.Host {
+		if host.Name == ur.u.Placement.Host {
 			h = i
 		}
 	}
@@ -144,7 +145,7 @@ func (s *scheduler) hostDown(ur *unitRun) bool {
 		ur.out = Outcome{Result: ResultFailure, CannotRun: true, Reason: s.place.why(s.need(&ur.u))}
 		return false
 	}
-	ur.state, ur.out, ur.started, ur.u.Devices, ur.u.Host, ur.u.Substituted = Queued, Outcome{}, false, nil, "", ""
+	ur.state, ur.out, ur.started, ur.u.Placement = Queued, Outcome{}, false, Placement{}
 	s.notifyUnit(ur)
 	s.finishNodes()
 	return true

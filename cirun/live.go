@@ -69,7 +69,7 @@ func (b *Board) Table(elapsed time.Duration, width int) string {
 		}
 		gpus := ""
 		if len(j.Devices) > 0 {
-			gpus = "GPUs " + strings.Join(j.Devices, ",")
+			gpus = "GPUs " + j.Devices.String()
 		} else if j.GPUs > 0 {
 			gpus = fmt.Sprintf("%d GPUs", j.GPUs)
 		}

@@ -2,6 +2,7 @@ package cirun
 
 import (
 	"fmt"
+	"github.com/radixark/miles-ci/device"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func TestBoardTable(t *testing.T) {
 	b.Update(JobReport{Key: "pr-test/stage-a-cpu", Shard: &zero, Shards: 2, State: Running})
 	b.Update(JobReport{Key: "pr-test/stage-a-cpu", Shard: &one, Shards: 2, State: Failed, Reason: "tests/fast/test_x.py fail (failed)"})
 	b.Update(JobReport{Key: "pr-test/stage-c-4-gpu-h200", State: Queued, GPUs: 4})
-	b.Update(JobReport{Key: "pr-test/stage-b-2-gpu-h200", State: Running, GPUs: 2, Devices: []string{"0", "1"}})
+	b.Update(JobReport{Key: "pr-test/stage-b-2-gpu-h200", State: Running, GPUs: 2, Devices: device.Set{"0", "1"}})
 	b.Update(JobReport{Key: "pr-test/stage-c-8-gpu-h100", State: Skipped, Reason: "the policy skips it"})
 	want := `miles-ci ci [  12s] 6 jobs: 2 running, 1 queued, 1 passed, 1 failed, 1 skipped
   pr-test/stage-a-cpu shard 1/2  running

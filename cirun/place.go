@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 // need is what a shard asks of a host (rules §14): GPUs of its stage's
@@ -13,16 +15,16 @@ type need struct {
 	gpus int
 	// model is the stage's GPU model ("" when the checkout's kinds are not
 	// read, as in tests of the scheduler alone).
-	model  string
+	model  device.Model
 	runsOn []string
 }
 
-// placement is where a shard runs: a host, a runner of it (-1: none), the
-// devices it holds, and the substitution that put it there.
-type placement struct {
+// hold is what the placer gave a shard: a host, a runner of it (-1:
+// none), the devices it holds, and the substitution that put it there.
+type hold struct {
 	host        int
 	runner      int
-	devices     []string
+	devices     device.Set
 	substituted string
 	// release lets the host lock's lease go (nil: none taken).
 	release func()
@@ -30,7 +32,7 @@ type placement struct {
 
 // kindChoice is one way to run a need: its own model, or a substitute's.
 type kindChoice struct {
-	model       string
+	model       device.Model
 	runsOn      []string
 	substituted string
 }
@@ -42,8 +44,8 @@ type placer struct {
 	hosts   []Host
 	subs    []Substitute
 	fleet   bool
-	busy    []map[string]bool
-	foreign []map[string]bool
+	busy    []map[device.ID]bool
+	foreign []map[device.ID]bool
 	down    []string
 	cpu     []int
 }
@@ -51,8 +53,8 @@ type placer struct {
 func newPlacer(hosts []Host, subs []Substitute, fleet bool) *placer {
 	p := &placer{hosts: hosts, subs: subs, fleet: fleet, down: make([]string, len(hosts)), cpu: make([]int, len(hosts))}
 	for range hosts {
-		p.busy = append(p.busy, map[string]bool{})
-		p.foreign = append(p.foreign, map[string]bool{})
+		p.busy = append(p.busy, map[device.ID]bool{})
+		p.foreign = append(p.foreign, map[device.ID]bool{})
 	}
 	return p
 }
@@ -70,8 +72,8 @@ func (p *placer) choices(n need) []kindChoice {
 		}
 		runsOn := slices.Clone(n.runsOn)
 		for i, l := range runsOn {
-			if strings.EqualFold(l, s.From) {
-				runsOn[i] = s.To
+			if strings.EqualFold(l, string(s.From)) {
+				runsOn[i] = string(s.To)
 			}
 		}
 		out = append(out, kindChoice{model: s.To, runsOn: runsOn, substituted: s.String()})
@@ -101,7 +103,7 @@ func (p *placer) fits(n need) bool {
 // option is one set of devices on a host a need could run on.
 type option struct {
 	runner  int
-	devices []string // a runner's devices; or the devices of the kind, of which the need takes gpus
+	devices device.Set // a runner's devices; or the devices of the kind, of which the need takes gpus
 }
 
 // options are where on host h a need of gpus devices of kind c could run,
@@ -123,7 +125,7 @@ func (p *placer) options(h, gpus int, c kindChoice) []option {
 			labels := slices.Concat(r.Labels, implicitLabels)
 			if host.Kinded() {
 				for _, d := range r.Devices {
-					labels = append(labels, host.modelOf(d))
+					labels = append(labels, string(host.modelOf(d)))
 				}
 			}
 			if len(r.Devices) >= gpus && p.ofKind(host, r.Devices, c.model) && containsFold(labels, c.runsOn) {
@@ -132,9 +134,9 @@ func (p *placer) options(h, gpus int, c kindChoice) []option {
 		}
 		return out
 	}
-	var devs []string
+	var devs device.Set
 	for _, d := range host.Devices {
-		if p.ofKind(host, []string{d}, c.model) {
+		if p.ofKind(host, device.Set{d}, c.model) {
 			devs = append(devs, d)
 		}
 	}
@@ -146,7 +148,7 @@ func (p *placer) options(h, gpus int, c kindChoice) []option {
 
 // ofKind says whether the devices are of the model: always where the host
 // or the stage does not say (kinds not checked).
-func (p *placer) ofKind(h Host, devs []string, model string) bool {
+func (p *placer) ofKind(h Host, devs device.Set, model device.Model) bool {
 	if !h.Kinded() || model == "" {
 		return true
 	}
@@ -172,10 +174,10 @@ func containsFold(have, want []string) bool {
 // take places a need now: the first host (in the order given) with free
 // devices of its kind, a CPU shard on the host that runs the fewest; ok
 // false while everything that fits is busy.
-func (p *placer) take(n need) (placement, bool) {
+func (p *placer) take(n need) (hold, bool) {
 	c, ok := p.choice(n)
 	if !ok {
-		return placement{}, false
+		return hold{}, false
 	}
 	if n.gpus == 0 {
 		best := -1
@@ -185,10 +187,10 @@ func (p *placer) take(n need) (placement, bool) {
 			}
 		}
 		if best < 0 {
-			return placement{}, false
+			return hold{}, false
 		}
 		p.cpu[best]++
-		return placement{host: best, runner: -1}, true
+		return hold{host: best, runner: -1}, true
 	}
 	for h := range p.hosts {
 		if p.down[h] != "" {
@@ -196,7 +198,7 @@ func (p *placer) take(n need) (placement, bool) {
 		}
 		for _, o := range p.options(h, n.gpus, c) {
 			if p.hosts[h].unbounded() {
-				return placement{host: h, runner: -1, substituted: c.substituted}, true
+				return hold{host: h, runner: -1, substituted: c.substituted}, true
 			}
 			free := p.free(h, o)
 			if o.runner >= 0 && len(free) < len(o.devices) || len(free) < n.gpus {
@@ -208,15 +210,15 @@ func (p *placer) take(n need) (placement, bool) {
 			for _, d := range free {
 				p.busy[h][d] = true
 			}
-			return placement{host: h, runner: o.runner, devices: free, substituted: c.substituted}, true
+			return hold{host: h, runner: o.runner, devices: free, substituted: c.substituted}, true
 		}
 	}
-	return placement{}, false
+	return hold{}, false
 }
 
 // free are an option's devices neither this process nor another holds.
-func (p *placer) free(h int, o option) []string {
-	var out []string
+func (p *placer) free(h int, o option) device.Set {
+	var out device.Set
 	for _, d := range o.devices {
 		if !p.busy[h][d] && !p.foreign[h][d] {
 			out = append(out, d)
@@ -226,7 +228,7 @@ func (p *placer) free(h int, o option) []string {
 }
 
 // give frees a placement's devices.
-func (p *placer) give(pl placement, gpus int) {
+func (p *placer) give(pl hold, gpus int) {
 	if gpus == 0 && pl.host < len(p.cpu) {
 		p.cpu[pl.host]--
 	}
@@ -236,7 +238,7 @@ func (p *placer) give(pl placement, gpus int) {
 }
 
 // heldElsewhere marks devices another process holds until the next retry.
-func (p *placer) heldElsewhere(h int, devs []string) {
+func (p *placer) heldElsewhere(h int, devs device.Set) {
 	for _, d := range devs {
 		p.foreign[h][d] = true
 	}
@@ -251,7 +253,7 @@ func (p *placer) retry() {
 
 // waitsElsewhere says whether some device is held by another process.
 func (p *placer) waitsElsewhere() bool {
-	return slices.ContainsFunc(p.foreign, func(f map[string]bool) bool { return len(f) > 0 })
+	return slices.ContainsFunc(p.foreign, func(f map[device.ID]bool) bool { return len(f) > 0 })
 }
 
 // why says why a need cannot be placed, naming what it needs and what the
@@ -261,7 +263,7 @@ func (p *placer) why(n need) string {
 	if n.gpus == 0 {
 		want = "a host that takes CPU work"
 	} else if n.model != "" && slices.ContainsFunc(p.hosts, Host.Kinded) {
-		want = fmt.Sprintf("%d %s GPUs", n.gpus, strings.ToUpper(n.model))
+		want = fmt.Sprintf("%d %s GPUs", n.gpus, n.model.Upper())
 	}
 	if slices.ContainsFunc(p.hosts, func(h Host) bool { return len(h.Runners) > 0 }) && n.gpus > 0 {
 		want += fmt.Sprintf(" on a runner labelled %s", strings.Join(n.runsOn, ","))
@@ -269,7 +271,7 @@ func (p *placer) why(n need) string {
 	if subs := p.choices(n)[1:]; len(subs) > 0 {
 		var alt []string
 		for _, c := range subs {
-			alt = append(alt, strings.ToUpper(c.model))
+			alt = append(alt, c.model.Upper())
 		}
 		want += " (or " + strings.Join(alt, ", ") + " by --substitute)"
 	}
@@ -285,7 +287,7 @@ func (p *placer) why(n need) string {
 		if len(h.Runners) > 0 {
 			var rs []string
 			for _, r := range h.Runners {
-				rs = append(rs, fmt.Sprintf("%s [%s] on %s", r.Name, strings.Join(r.Labels, ","), strings.Join(r.Devices, ",")))
+				rs = append(rs, fmt.Sprintf("%s [%s] on %s", r.Name, strings.Join(r.Labels, ","), r.Devices))
 			}
 			d += " (runners " + strings.Join(rs, "; ") + ")"
 		}

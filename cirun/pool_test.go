@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -221,8 +222,8 @@ func (f *poolFake) Run(ctx context.Context, u *Unit) Outcome {
 }
 
 func TestPoolGraph(t *testing.T) {
-	eight := Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
-	four := Host{Devices: []string{"0", "1", "2", "3"}}
+	eight := Host{Devices: device.Set{"0", "1", "2", "3", "4", "5", "6", "7"}}
+	four := Host{Devices: device.Set{"0", "1", "2", "3"}}
 	two := poolMatrix(
 		[]poolJob{{"tests/e2e/a8.py", "stage-c-8-gpu-b200", 8}, {"tests/e2e/b2.py", "stage-c-4-gpu-b200", 2}},
 		[]poolJob{{"tests/e2e/c1.py", "stage-c-4-gpu-b200", 1}, {"tests/e2e/d2.py", "stage-c-4-gpu-b200", 2}})
@@ -315,20 +316,20 @@ func TestPoolBatchesInTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Schedule(context.Background(), g, f, Options{Host: Host{Devices: []string{"0", "1", "2", "3"}}})
+	rep := Schedule(context.Background(), g, f, Options{Host: Host{Devices: device.Set{"0", "1", "2", "3"}}})
 	if f.overlap {
 		t.Error("wanted the batches one after the other, got two running at once")
 	}
 	if f.peak != 2 {
 		t.Errorf("wanted a batch's two files at once, got a peak of %d", f.peak)
 	}
-	var devs [][]string
+	var devs []device.Set
 	for _, j := range rep.Jobs {
 		if j.Batch == 1 {
 			devs = append(devs, j.Devices)
 		}
 	}
-	if len(devs) != 2 || slices.ContainsFunc(devs[0], func(d string) bool { return slices.Contains(devs[1], d) }) {
+	if len(devs) != 2 || slices.ContainsFunc(devs[0], devs[1].Contains) {
 		t.Errorf("wanted disjoint devices for batch 1's files, got %v", devs)
 	}
 }
@@ -380,7 +381,7 @@ func FuzzPool(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Schedule(context.Background(), g, &poolFake{skipped: "[]", matrix: matrix}, Options{Host: Host{Devices: []string{"0", "1"}}, Inline: true})
+		Schedule(context.Background(), g, &poolFake{skipped: "[]", matrix: matrix}, Options{Host: Host{Devices: device.Set{"0", "1"}}, Inline: true})
 	})
 }
 

@@ -109,7 +109,7 @@ func (r *Report) Text() string {
 		if j.GPUs > 0 {
 			gpus = fmt.Sprintf("%d GPUs", j.GPUs)
 			if len(j.Devices) > 0 {
-				gpus += " [" + strings.Join(j.Devices, ",") + "]"
+				gpus += " [" + j.Devices.String() + "]"
 			}
 		}
 		if j.Host != "" {
@@ -267,7 +267,7 @@ func (j JobReport) where(devices string) string {
 		b.WriteString(" on " + j.Host)
 	}
 	if len(j.Devices) > 0 {
-		b.WriteString(devices + strings.Join(j.Devices, ","))
+		b.WriteString(devices + j.Devices.String())
 	}
 	if j.Substituted != "" {
 		b.WriteString(" (substituted " + j.Substituted + ")")

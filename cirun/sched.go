@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/timeline"
 )
@@ -52,20 +53,35 @@ type Unit struct {
 	With map[string]string
 	// Needs are the results and outputs of the jobs it needs, by job id.
 	Needs map[string]Need
-	// GPUs is how many GPUs it takes, Devices the ones it got (nil on a
-	// stand-in host or with none).
-	GPUs    int
-	Devices []string
+	// GPUs is how many GPUs it takes.
+	GPUs int
 	// Batch, File and RunsOn are a B200 pool unit's: its 1-based batch, its
 	// test file and the runner labels the planner gave it.
 	Batch  int
 	File   string
 	RunsOn []string
-	// Host is the name of the host it runs on ("" for the one --gpus host),
-	// Model its stage's GPU model where the host's kinds are known, and
-	// Substituted the --substitute that put it on another model's devices.
-	Host        string
-	Model       string
+	// Model is its stage's GPU model where the host's kinds are known.
+	Model device.Model
+	// Placement is where it runs, set by the scheduler before the executor
+	// is called: the executor hands its devices on as they are.
+	Placement Placement
+}
+
+// Placement is where a unit runs (rules §14): its host, the devices it
+// holds there in the host lock, whether the host runs stand-ins, and the
+// substitution that put it on another model's devices.
+type Placement struct {
+	// Host is the name of the host ("" for the one --gpus host).
+	Host string
+	// Devices are the devices it holds (none for a CPU unit, or on a
+	// stand-in host without ids).
+	Devices device.Set
+	// StandIn says the host is an engine without GPUs running stand-in
+	// images: the devices reach the container as its visible-devices
+	// variable only, and the engine gives it none.
+	StandIn bool
+	// Substituted is the --substitute that put it on another model's
+	// devices ("" for its own).
 	Substituted string
 }
 
@@ -169,26 +185,26 @@ type Previous struct {
 
 // JobReport is one job, or one shard of a stage job, as it ended.
 type JobReport struct {
-	Key      string   `json:"job"`
-	Workflow string   `json:"workflow"`
-	Kind     Kind     `json:"kind"`
-	Stage    string   `json:"stage,omitempty"`
-	Backend  string   `json:"backend,omitempty"`
-	Shard    *int     `json:"shard"`
-	Shards   int      `json:"shards,omitempty"`
-	State    State    `json:"state"`
-	Result   string   `json:"result"`
-	Reason   string   `json:"reason,omitempty"`
-	GPUs     int      `json:"gpus"`
-	Devices  []string `json:"devices,omitempty"`
+	Key      string     `json:"job"`
+	Workflow string     `json:"workflow"`
+	Kind     Kind       `json:"kind"`
+	Stage    string     `json:"stage,omitempty"`
+	Backend  string     `json:"backend,omitempty"`
+	Shard    *int       `json:"shard"`
+	Shards   int        `json:"shards,omitempty"`
+	State    State      `json:"state"`
+	Result   string     `json:"result"`
+	Reason   string     `json:"reason,omitempty"`
+	GPUs     int        `json:"gpus"`
+	Devices  device.Set `json:"devices,omitempty"`
 	// Host, Model and Substituted say where a shard runs (rules §14): its
 	// host (a fleet's), its stage's GPU model (where the host's kinds are
 	// known), and the --substitute that put it on another model.
-	Host        string   `json:"host,omitempty"`
-	Model       string   `json:"gpu_model,omitempty"`
-	Substituted string   `json:"substituted,omitempty"`
-	Needs       []string `json:"needs"`
-	Required    bool     `json:"required"`
+	Host        string       `json:"host,omitempty"`
+	Model       device.Model `json:"gpu_model,omitempty"`
+	Substituted string       `json:"substituted,omitempty"`
+	Needs       []string     `json:"needs"`
+	Required    bool         `json:"required"`
 	// Start and Duration are set when a clock was given and the unit ran.
 	Start    *time.Time `json:"start,omitempty"`
 	Duration float64    `json:"duration_s"`
@@ -291,7 +307,7 @@ type nodeRun struct {
 
 type unitRun struct {
 	u      Unit
-	place  placement
+	place  hold
 	placed bool
 	// waiting says which devices another process holds while it waits.
 	waiting string
@@ -1276,8 +1292,8 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 	r.State, r.Reason, r.ExitCode, r.CannotRun, r.Detail = ur.state, ur.out.Reason, ur.out.ExitCode, ur.out.CannotRun || ur.state == NotRun, ur.out.Detail
 	r.Results = ur.out.Results
 	r.Result = map[State]string{Passed: ResultSuccess, WouldRun: ResultSuccess, Failed: ResultFailure, NotRun: ResultFailure, Cancelled: ResultCancelled}[ur.state]
-	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Devices
-	r.Host, r.Model, r.Substituted = ur.u.Host, ur.u.Model, ur.u.Substituted
+	r.GPUs, r.Devices = ur.u.GPUs, ur.u.Placement.Devices
+	r.Host, r.Model, r.Substituted = ur.u.Placement.Host, ur.u.Model, ur.u.Placement.Substituted
 	if ur.state == Queued && ur.waiting != "" {
 		r.Reason = ur.waiting
 	}

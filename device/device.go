@@ -28,14 +28,24 @@ const MaxIndex = 1<<20 - 1
 // maxIDLen bounds an id as written (a uuid and its prefix).
 const maxIDLen = 80
 
+// NotIDError is text that is no device id or range: the caller, which
+// knows the flag, adds what to give instead.
+type NotIDError struct{ msg string }
+
+func (e *NotIDError) Error() string { return e.msg }
+
+func notID(format string, args ...any) error {
+	return &NotIDError{fmt.Sprintf(format, args...)}
+}
+
 // ParseID reads one device id: an index ("0", "07" is device 7), or a
 // uuid GPU-... or MIG-... of hex digits and dashes (its letters lowered).
 func ParseID(s string) (ID, error) {
 	if s == "" {
-		return "", fmt.Errorf("an empty device id (an index such as 0, or a uuid GPU-...)")
+		return "", notID("an empty device id (an index such as 0, or a uuid GPU-...)")
 	}
 	if len(s) > maxIDLen {
-		return "", fmt.Errorf("%q is not a device id: longer than %d characters", s[:maxIDLen]+"...", maxIDLen)
+		return "", notID("%q is not a device id: longer than %d characters", s[:maxIDLen]+"...", maxIDLen)
 	}
 	if allDigits(s) {
 		t := strings.TrimLeft(s, "0")
@@ -44,7 +54,7 @@ func ParseID(s string) (ID, error) {
 		}
 		n, err := strconv.Atoi(t)
 		if err != nil || n > MaxIndex {
-			return "", fmt.Errorf("%q is not a device id: an index is at most %d", s, MaxIndex)
+			return "", notID("%q is not a device id: an index is at most %d", s, MaxIndex)
 		}
 		return ID(strconv.Itoa(n)), nil
 	}
@@ -54,11 +64,11 @@ func ParseID(s string) (ID, error) {
 			continue
 		}
 		if rest == "" || strings.Trim(strings.ToLower(rest), "0123456789abcdef-") != "" {
-			return "", fmt.Errorf("%q is not a device id: after %s come hex digits and dashes", s, prefix)
+			return "", notID("%q is not a device id: after %s come hex digits and dashes", s, prefix)
 		}
 		return ID(prefix + strings.ToLower(rest)), nil
 	}
-	return "", fmt.Errorf("%q is not a device id (an index such as 0, or a uuid GPU-...)", s)
+	return "", notID("%q is not a device id (an index such as 0, or a uuid GPU-...)", s)
 }
 
 func allDigits(s string) bool {
@@ -100,7 +110,7 @@ const MaxSet = 256
 // named twice ("0,0", "0-3,02") is an error that names it.
 func ParseSet(s string) (Set, error) {
 	if s == "" {
-		return nil, fmt.Errorf("no device id (ids such as 0,1, or a range such as 0-3)")
+		return nil, notID("no device id (ids such as 0,1, or a range such as 0-3)")
 	}
 	var out Set
 	for part := range strings.SplitSeq(s, ",") {
@@ -132,7 +142,7 @@ func parseRange(part string) ([]ID, error) {
 	x, _ := a.Index()
 	y, okB := b.Index()
 	if errA != nil || errB != nil || !okB || y < x {
-		return nil, fmt.Errorf("%q is not a device id or range; a range is LOW-HIGH of indexes, such as 0-7", part)
+		return nil, notID("%q is not a device range (LOW-HIGH of indexes, such as 0-7)", part)
 	}
 	if y-x >= MaxSet {
 		return nil, fmt.Errorf("%q names more than %d devices", part, MaxSet)

@@ -18,7 +18,7 @@ func CIMarkdown(rep *cirun.Report, g *cirun.Graph, reuse string) string {
 			gpus += " on " + j.Host
 		}
 		if len(j.Devices) > 0 {
-			gpus += " [" + strings.Join(j.Devices, ",") + "]"
+			gpus += " [" + j.Devices.String() + "]"
 		}
 		if j.Substituted != "" {
 			gpus += " (substituted " + j.Substituted + ")"

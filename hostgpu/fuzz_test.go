@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 // seed adds every fixture and a few odd inputs to a fuzz corpus.
@@ -23,16 +25,16 @@ func seed(f *testing.F) {
 
 // check holds what every parse promises: an error, or devices each with an
 // index, a name and a vendor, no more than MaxDevices, no id twice.
-func check(t *testing.T, ds []Device, err error, vendor string) {
+func check(t *testing.T, ds []Device, err error, vendor device.Vendor) {
 	if err != nil {
 		return
 	}
 	if len(ds) > MaxDevices {
 		t.Fatalf("wanted at most %d devices, got %d", MaxDevices, len(ds))
 	}
-	seen := map[string]bool{}
+	seen := map[device.ID]bool{}
 	for _, d := range ds {
-		if !isIndex(d.ID) || d.Name == "" || d.Vendor != vendor || seen[d.ID] {
+		if id, ok := index(string(d.ID)); !ok || id != d.ID || d.Name == "" || d.Vendor != vendor || seen[d.ID] {
 			t.Fatalf("wanted a named %s device with a fresh index, got %+v", vendor, d)
 		}
 		seen[d.ID] = true

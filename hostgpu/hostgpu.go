@@ -1,29 +1,30 @@
 // Package hostgpu reads a host's GPUs from what its vendor tools print:
 // nvidia-smi's CSV query and its -L list, and rocm-smi's product names. It
-// runs nothing (usecase.DetectGPUs runs the tools and hands their output
+// runs nothing (hostgpu/detect runs the tools and hands their output
 // here), and it reads a GPU's model from its name only, never from a count.
 package hostgpu
 
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 // Device is one GPU of a host as its vendor tool names it.
 type Device struct {
-	ID     string // the index the vendor tool prints (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES id)
-	Vendor string // "nvidia" or "amd"
-	Model  string // the runner label of its model: "h100", "h200", "b200", "mi350", ... ("" when the name names none)
-	Name   string // the vendor's own name, e.g. "NVIDIA H200", "NVIDIA H100 80GB HBM3", "AMD Instinct MI355X"
-	UUID   string // nvidia's GPU-... uuid, or amd's unique id when shown
+	ID     device.ID     // the index the vendor tool prints (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES id)
+	Vendor device.Vendor // nvidia or amd
+	Model  device.Model  // the runner label of its model: "h100", "h200", "b200", "mi350", ... ("" when the name names none)
+	Name   string        // the vendor's own name, e.g. "NVIDIA H200", "NVIDIA H100 80GB HBM3", "AMD Instinct MI355X"
+	UUID   string        // nvidia's GPU-... uuid, or amd's unique id when shown
 }
 
 // The vendors a Device names.
 const (
-	NVIDIA = "nvidia"
-	AMD    = "amd"
+	NVIDIA = device.NVIDIA
+	AMD    = device.AMD
 )
 
 // Bounds on what a parser reads: a tool's output past MaxInput bytes, or
@@ -66,7 +67,7 @@ func ParseNvidiaQuery(out []byte) ([]Device, error) {
 			return nil, fmt.Errorf("%s: line %d %q is not index, name, uuid", what, n+1, clip(line))
 		}
 		id, name, uuid := strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
-		if err := ds.add(what, n+1, Device{ID: id, Vendor: NVIDIA, Name: name, UUID: uuid}); err != nil {
+		if err := ds.add(what, n+1, id, Device{Vendor: NVIDIA, Name: name, UUID: uuid}); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +98,7 @@ func ParseNvidiaList(out []byte) ([]Device, error) {
 		if i := strings.LastIndex(rest, " (UUID: "); i >= 0 && strings.HasSuffix(rest, ")") {
 			name, uuid = rest[:i], rest[i+len(" (UUID: "):len(rest)-1]
 		}
-		if err := ds.add(what, n+1, Device{ID: id, Vendor: NVIDIA, Name: strings.TrimSpace(name), UUID: strings.TrimSpace(uuid)}); err != nil {
+		if err := ds.add(what, n+1, id, Device{Vendor: NVIDIA, Name: strings.TrimSpace(name), UUID: strings.TrimSpace(uuid)}); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +128,7 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 			continue
 		}
 		id, rest, ok := strings.Cut(rest, "]")
-		if !ok || !isIndex(id) {
+		if _, isIdx := index(id); !ok || !isIdx {
 			return nil, fmt.Errorf("%s: line %d %q does not start with GPU[N]", what, n+1, clip(line))
 		}
 		rest = strings.TrimSpace(rest)
@@ -167,7 +168,7 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 			// name here: the output is not the product-name form.
 			return nil, fmt.Errorf("%s: GPU[%s] shows no Card Series or Card Model (is this rocm-smi --showproductname's output?)", what, id)
 		}
-		if err := ds.add(what, 0, Device{ID: id, Vendor: AMD, Name: name, UUID: c.uid}); err != nil {
+		if err := ds.add(what, 0, id, Device{Vendor: AMD, Name: name, UUID: c.uid}); err != nil {
 			return nil, err
 		}
 	}
@@ -177,17 +178,19 @@ func ParseRocmSmi(out []byte) ([]Device, error) {
 // devices collects parsed devices, checking each and filling in its model.
 type devices struct {
 	list []Device
-	seen map[string]bool
+	seen map[device.ID]bool
 }
 
-func (ds *devices) add(what string, line int, d Device) error {
+func (ds *devices) add(what string, line int, id string, d Device) error {
 	at := ""
 	if line > 0 {
 		at = fmt.Sprintf(" line %d:", line)
 	}
+	var isIdx bool
+	d.ID, isIdx = index(id)
 	switch {
-	case !isIndex(d.ID):
-		return fmt.Errorf("%s:%s %q is not a GPU index", what, at, clip(d.ID))
+	case !isIdx:
+		return fmt.Errorf("%s:%s %q is not a GPU index", what, at, clip(id))
 	case d.Name == "":
 		return fmt.Errorf("%s:%s GPU %s has no name", what, at, d.ID)
 	case ds.seen[d.ID]:
@@ -196,7 +199,7 @@ func (ds *devices) add(what string, line int, d Device) error {
 		return fmt.Errorf("%s: lists more than %d GPUs", what, MaxDevices)
 	}
 	if ds.seen == nil {
-		ds.seen = map[string]bool{}
+		ds.seen = map[device.ID]bool{}
 	}
 	ds.seen[d.ID] = true
 	d.Model, _ = Model(d.Name)
@@ -204,11 +207,15 @@ func (ds *devices) add(what string, line int, d Device) error {
 	return nil
 }
 
-// isIndex is a device index as the vendor tools print it: a decimal number
-// without sign or leading zero, small enough for a device list.
-func isIndex(s string) bool {
-	n, err := strconv.Atoi(s)
-	return err == nil && n >= 0 && n < 1<<20 && s == strconv.Itoa(n)
+// index reads a device index as the vendor tools print it, through the one
+// parser of device ids (a uuid is no index here).
+func index(s string) (device.ID, bool) {
+	id, err := device.ParseID(s)
+	if err != nil {
+		return "", false
+	}
+	_, ok := id.Index()
+	return id, ok
 }
 
 // clip shortens a line quoted in an error.
@@ -233,7 +240,7 @@ func clip(s string) string {
 // MI350X and MI355X are both mi350. MI300X and MI300A are mi300; MI325X, a
 // gfx942 card like MI300X with more memory, is its own mi325 so a stage
 // labelled for one never silently runs on the other.
-var models = map[string]string{
+var models = map[string]device.Model{
 	// NVIDIA data-centre models.
 	"V100":  "v100",
 	"A100":  "a100",
@@ -265,7 +272,7 @@ var models = map[string]string{
 // Model is the runner label a vendor name names ("NVIDIA H100 80GB HBM3" ->
 // "h100"), never from a count: false when no token of the name is a model
 // in the table above.
-func Model(name string) (string, bool) {
+func Model(name string) (device.Model, bool) {
 	if len(name) > 256 {
 		return "", false
 	}
@@ -279,9 +286,9 @@ func Model(name string) (string, bool) {
 
 // Labels are the runner labels Model gives, sorted, for a flag's help and
 // its errors.
-func Labels() []string {
-	seen := map[string]bool{}
-	var out []string
+func Labels() []device.Model {
+	seen := map[device.Model]bool{}
+	var out []device.Model
 	for _, l := range models {
 		if !seen[l] {
 			seen[l] = true

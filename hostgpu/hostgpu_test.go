@@ -1,12 +1,15 @@
 package hostgpu
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 func read(t *testing.T, name string) []byte {
@@ -46,7 +49,7 @@ func TestParseNvidia(t *testing.T) {
 			t.Fatalf("wanted 8 devices, got %d (%v)", len(got), err)
 		}
 		for i, d := range got {
-			if d.ID != strconv.Itoa(i) || d.Model != "h100" || d.Name != "NVIDIA H100 80GB HBM3" {
+			if string(d.ID) != strconv.Itoa(i) || d.Model != "h100" || d.Name != "NVIDIA H100 80GB HBM3" {
 				t.Errorf("wanted GPU %d an h100, got %+v", i, d)
 			}
 		}
@@ -94,8 +97,10 @@ func TestParseErrors(t *testing.T) {
 			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "0, NVIDIA H200, 0 MiB, 143771 MiB" is not index, name, uuid`},
 		{"query, driver down", ParseNvidiaQuery, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
 			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1 "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver." is not index, name, uuid`},
-		{"query, bad index", ParseNvidiaQuery, "00, NVIDIA H200, GPU-x\n",
-			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: "00" is not a GPU index`},
+		{"query, bad index", ParseNvidiaQuery, "GPU-1, NVIDIA H200, GPU-x\n",
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 1: "GPU-1" is not a GPU index`},
+		{"query, one index written twice", ParseNvidiaQuery, "0, NVIDIA H200, GPU-a\n00, NVIDIA H200, GPU-b\n",
+			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 2: GPU 0 is listed twice; run it by hand to see why`},
 		{"query, twice", ParseNvidiaQuery, "0, NVIDIA H200, GPU-a\n0, NVIDIA H200, GPU-b\n",
 			`nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader: line 2: GPU 0 is listed twice; run it by hand to see why`},
 		{"query, no name", ParseNvidiaQuery, "0, , GPU-a\n",
@@ -159,16 +164,33 @@ func TestModel(t *testing.T) {
 		{"", ""},
 	} {
 		got, ok := Model(tc.name)
-		if got != tc.want || ok != (tc.want != "") {
+		if string(got) != tc.want || ok != (tc.want != "") {
 			t.Errorf("Model(%q): wanted %q, got %q (%v)", tc.name, tc.want, got, ok)
 		}
 	}
 }
 
 func TestLabels(t *testing.T) {
-	got := strings.Join(Labels(), " ")
+	got := fmt.Sprint(Labels())
+	got = strings.Trim(got, "[]")
 	want := "a100 a800 b200 b300 gb200 gb300 gh200 h100 h20 h200 h800 l4 l40 l40s mi210 mi250 mi300 mi308 mi325 mi350 v100"
 	if got != want {
 		t.Errorf("wanted %q, got %q", want, got)
+	}
+}
+
+// TestEveryNamedModelHasAVendor holds the name table to the vocabulary:
+// every label a GPU's name gives is a model package device knows the
+// vendor of (the one that --substitute and the checks of a run ask).
+func TestEveryNamedModelHasAVendor(t *testing.T) {
+	for tok, m := range models {
+		v, ok := m.VendorOf()
+		if !ok {
+			t.Errorf("%s gives %s, which device does not know the vendor of", tok, m)
+			continue
+		}
+		if want := map[bool]device.Vendor{true: AMD, false: NVIDIA}[strings.HasPrefix(tok, "MI")]; v != want {
+			t.Errorf("%s gives %s of vendor %s, wanted %s", tok, m, v, want)
+		}
 	}
 }

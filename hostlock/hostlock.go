@@ -16,21 +16,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode"
 
 	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/device"
 )
 
 // HostFile is the whole-host lock beside the device files.
 const HostFile = "host.lock"
 
 // DeviceFile is the lock file of device id.
-func DeviceFile(id string) string { return "gpu-" + id + ".lock" }
+func DeviceFile(id device.ID) string { return "gpu-" + string(id) + ".lock" }
 
 // DefaultDir is the lock folder when --lock-dir gives none: under /run
 // where this process may write there, else under /dev/shm (both are
@@ -63,16 +62,11 @@ const maxHolder = 512
 // exclusive, host.lock shared (exclusive when devs are all of h's
 // devices). ok false: another process holds some, which held names with
 // who holds them.
-func (l *Lock) TryLease(h cirun.Host, devs []string) (release func(), held cirun.Held, ok bool, err error) {
+func (l *Lock) TryLease(h cirun.Host, devs device.Set) (release func(), held cirun.Held, ok bool, err error) {
 	if err := l.makeDir(); err != nil {
 		return nil, cirun.Held{}, false, err
 	}
-	sorted := slices.Clone(devs)
-	slices.SortFunc(sorted, func(a, b string) int {
-		x, _ := strconv.Atoi(a)
-		y, _ := strconv.Atoi(b)
-		return x - y
-	})
+	sorted := devs.Sorted()
 	var files []*os.File
 	release = func() {
 		for _, f := range files {

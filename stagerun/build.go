@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/internal/lazyre"
 	"github.com/radixark/miles-ci/policy"
 )
@@ -194,13 +195,10 @@ func checkRequest(req Request, p policy.BackendProfile) error {
 	if p.StageImage == "" && !strings.Contains(req.Image.Image, ":") {
 		return fmt.Errorf("no image for %s stage %s; resolve it with deps.ResolveImage", st.Backend, st.Name)
 	}
-	if err := CheckVisibleDevices(req.VisibleDevices); err != nil {
-		return err
-	}
 	if err := req.GitHub.Check(); err != nil {
 		return fmt.Errorf("GitHub run facts: %w", err)
 	}
-	if p.GPU == NoGPU && (req.VisibleDevices != "" || len(req.GPUs.Devices) > 0) {
+	if p.GPU == NoGPU && (len(req.VisibleDevices) > 0 || len(req.GPUs.Devices) > 0) {
 		return fmt.Errorf("stage %s is a CPU stage: --gpus ids and --visible-devices apply to GPU stages only", st.Name)
 	}
 	if p.GPU != NVIDIA && len(req.GPUs.Devices) > 0 {
@@ -425,13 +423,13 @@ func (b *builder) verifySources() {
 // the gpu-wait, plan and run steps.
 func (b *builder) runPhase() {
 	req, p := b.req, b.profile
-	b.spec.GPU = GPU{Kind: NoGPU, Devices: []string{}}
+	b.spec.GPU = GPU{Kind: NoGPU, Devices: device.Set{}}
 	if p.GPU != NoGPU && !req.GPUs.None {
 		// Device ids select NVIDIA GPUs only (checkRequest).
-		b.spec.GPU = GPU{Kind: p.GPU, Devices: append([]string{}, req.GPUs.Devices...)}
+		b.spec.GPU = GPU{Kind: p.GPU, Devices: append(device.Set{}, req.GPUs.Devices...)}
 	}
 	b.spec.GPU.VisibleEnv = p.VisibleDevices
-	b.spec.GPU.Visible = req.VisibleDevices
+	b.spec.GPU.Visible = req.VisibleDevices.String()
 
 	sha, pr := req.HeadSHA, req.PRNumber
 	if sha == "" {
@@ -442,8 +440,8 @@ func (b *builder) runPhase() {
 	}
 	b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{"GITHUB_COMMIT_NAME", sha + "_" + pr},
 		EnvVar{"GITHUB_STEP_SUMMARY", StepSummaryPath})
-	if req.VisibleDevices != "" {
-		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, req.VisibleDevices})
+	if len(req.VisibleDevices) > 0 {
+		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, b.spec.GPU.Visible})
 	}
 	// The run's own facts come last and only here: a new run id or attempt
 	// changes no layer before the run phase.

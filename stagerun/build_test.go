@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 	. "github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
@@ -420,7 +421,7 @@ func TestBuildSecretsAndGPUs(t *testing.T) {
 		t.Errorf("wanted no GPUs and no GPU wait with --gpus none, got %+v", fork.GPU)
 	}
 	ids := build(t, stageRequest(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200", GPUs: "0,1"}))
-	if !slices.Equal(ids.GPU.Devices, []string{"0", "1"}) {
+	if !slices.Equal(ids.GPU.Devices, device.Set{"0", "1"}) {
 		t.Errorf("wanted devices 0,1, got %v", ids.GPU.Devices)
 	}
 	for _, tc := range []struct {
@@ -458,7 +459,9 @@ func TestUsecaseErrors(t *testing.T) {
 		{usecase.Inputs{Stage: "stage-b-cpu", Shard: shard(2)}, "stage stage-b-cpu is not sharded; give shard 1 or none"},
 		{usecase.Inputs{Stage: "stage-b-cpu", Event: "pull_request", PRLabelsJSON: "[]", Cadence: "nightly"},
 			"give either the trigger facts (--event ...) or --cadence and --labels, not both: the event decides cadence and labels"},
-		{usecase.Inputs{Stage: "stage-b-cpu", GPUs: "some"}, `--gpus "some": "some" is not a device id; give all, none, or ids such as 0,1 (or GPU-<uuid>)`},
+		{usecase.Inputs{Stage: "stage-b-cpu", GPUs: "some"}, `--gpus "some": "some" is not a device id (an index such as 0, or a uuid GPU-...); give all, none, or ids such as 0,1 (or GPU-<uuid>)`},
+		{usecase.Inputs{Stage: "stage-b-2-gpu-h200", VisibleDevices: "0,00"}, `--visible-devices "0,00": device 0 is named twice; give the GPU ids the run may see, such as 4,5`},
+		{usecase.Inputs{Stage: "stage-b-2-gpu-h200", VisibleDevices: "0;1"}, `--visible-devices "0;1": "0;1" is not a device id (an index such as 0, or a uuid GPU-...); give the GPU ids the run may see, such as 4,5`},
 		{usecase.Inputs{Stage: "stage-b-2-gpu-h200", PRBody: "ci-sglang-pr: ../x\n"},
 			`pr-body line 1: ci-sglang-pr: value "../x" is neither #N nor a branch, tag or commit made of A-Z a-z 0-9 _ . / -; write a branch, tag, commit or PR number, e.g. "ci-sglang-pr: #1234" or "ci-sglang-pr: sglang-miles"`},
 	} {

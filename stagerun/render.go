@@ -238,7 +238,7 @@ func Render(ctx context.Context, c Container, spec Spec) (Prepared, error) {
 		}
 	}
 	if spec.GPU.Kind == NVIDIA {
-		c = c.WithGPUs(spec.GPU.Devices)
+		c = c.WithGPUs(spec.GPU.Devices.Strings())
 	}
 	for _, e := range spec.RunEnv {
 		c = c.WithEnvVariable(e.Name, e.Value)

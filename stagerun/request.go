@@ -1,11 +1,8 @@
 package stagerun
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/radixark/miles-ci/deps"
-	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -52,8 +49,9 @@ type Request struct {
 	GitHub GitHubRun
 	// GPUs is which GPUs the container gets.
 	GPUs GPUs
-	// VisibleDevices is passed as CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES ("" = unset).
-	VisibleDevices string
+	// VisibleDevices are passed as CUDA_VISIBLE_DEVICES or
+	// HIP_VISIBLE_DEVICES (none: unset).
+	VisibleDevices device.Set
 	// Models and Datasets say whether those data folders are given.
 	Models, Datasets bool
 	// Notes are what the request's own decisions found that the results
@@ -76,31 +74,12 @@ type Commits struct {
 	Megatron string `json:"megatron"`
 }
 
-// GPUs is the --gpus choice: all GPUs, none, or a list of device ids.
+// GPUs is the --gpus choice: all GPUs, none, or a set of device ids.
 type GPUs struct {
 	// None gives the container no GPU (an engine without GPU support).
 	None bool
-	// Devices lists the device ids; empty with None false means all.
-	Devices []string
-}
-
-var gpuDevice = lazyre.New(`^([0-9]+|GPU-[0-9A-Fa-f-]+)$`)
-
-// ParseGPUs reads a --gpus value: all, none, or comma-separated device ids.
-func ParseGPUs(s string) (GPUs, error) {
-	switch s {
-	case "", "all":
-		return GPUs{}, nil
-	case "none":
-		return GPUs{None: true}, nil
-	}
-	devices := strings.Split(s, ",")
-	for _, d := range devices {
-		if !gpuDevice.MatchString(d) {
-			return GPUs{}, fmt.Errorf("--gpus %q: %q is not a device id; give all, none, or ids such as 0,1 (or GPU-<uuid>)", s, d)
-		}
-	}
-	return GPUs{Devices: devices}, nil
+	// Devices are the device ids; empty with None false means all.
+	Devices device.Set
 }
 
 // String is the --gpus form of the choice.
@@ -111,15 +90,5 @@ func (g GPUs) String() string {
 	case len(g.Devices) == 0:
 		return "all"
 	}
-	return strings.Join(g.Devices, ",")
-}
-
-var visibleDevices = lazyre.New(`^[A-Za-z0-9-]+(,[A-Za-z0-9-]+)*$`)
-
-// CheckVisibleDevices checks a --visible-devices value (e.g. 4,5).
-func CheckVisibleDevices(s string) error {
-	if s != "" && !visibleDevices.MatchString(s) {
-		return fmt.Errorf("--visible-devices %q is not a comma-separated list of GPU ids; give e.g. 4,5", s)
-	}
-	return nil
+	return g.Devices.String()
 }

@@ -1,6 +1,9 @@
 package stagerun
 
-import "github.com/radixark/miles-ci/policy"
+import (
+	"github.com/radixark/miles-ci/device"
+	"github.com/radixark/miles-ci/policy"
+)
 
 // Phase groups the steps of a stage container by how often their inputs
 // change; the phases run in this order, so a change to a later phase's input
@@ -168,7 +171,7 @@ type GPU struct {
 	Kind GPUKind `json:"kind"`
 	// Devices are the engine-side device ids given to the container; empty
 	// means all (--gpus all).
-	Devices []string `json:"devices"`
+	Devices device.Set `json:"devices"`
 	// VisibleEnv is CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES.
 	VisibleEnv string `json:"visible_env,omitempty"`
 	// Visible is its value, "" when not set (the host's split of the GPUs).

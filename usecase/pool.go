@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
 )
@@ -156,15 +157,15 @@ func PoolFileRequest(in Inputs, tables *policy.Tables, registry deps.Lookup, j p
 	one.Stage, one.Shard, one.Cadence, one.Labels, one.MatchAllLabels = "", nil, "", nil, false
 	one.Event, one.Schedule, one.PRLabelsJSON, one.TimeoutMinutes = "", "", "", 0
 	one.File = j.File
-	if one.GPUs == "" && one.VisibleDevices == "" {
-		one.GPUs = firstDevices(j.NumGPUs)
-	}
 	if err := checkFileInputs(one); err != nil {
 		return stagerun.Request{}, err
 	}
 	req, err := fileOf(one, tables, registry)
 	if err != nil {
 		return stagerun.Request{}, err
+	}
+	if one.GPUs == "" && one.VisibleDevices == "" {
+		req.GPUs = stagerun.GPUs{Devices: firstDevices(j.NumGPUs)}
 	}
 	// The job runs where the pool put it, as the batch workflow passes its
 	// runs_on, num_gpus and --suite: a test dispatched from a Hopper home
@@ -179,11 +180,11 @@ func PoolFileRequest(in Inputs, tables *policy.Tables, registry deps.Lookup, j p
 	return req, nil
 }
 
-// firstDevices is --gpus for the first n devices: 0,1,...,n-1.
-func firstDevices(n int) string {
-	ids := make([]string, n)
+// firstDevices are the first n devices: 0,1,...,n-1.
+func firstDevices(n int) device.Set {
+	ids := make(device.Set, n)
 	for i := range ids {
-		ids[i] = strconv.Itoa(i)
+		ids[i] = device.ID(strconv.Itoa(i))
 	}
-	return strings.Join(ids, ",")
+	return ids
 }

@@ -32,8 +32,8 @@ func PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Requ
 // each shard folder of a ci run and each triage attempt.
 func WithPage(res stagerun.Result, req stagerun.Request, m *report.Masker) (stagerun.Result, error) {
 	where := "--gpus " + req.GPUs.String()
-	if req.VisibleDevices != "" {
-		where += ", visible devices " + req.VisibleDevices
+	if len(req.VisibleDevices) > 0 {
+		where += ", visible devices " + req.VisibleDevices.String()
 	}
 	var log string
 	for _, f := range res.Files {

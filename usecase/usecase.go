@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
@@ -448,16 +449,30 @@ func finish(in Inputs, req stagerun.Request, hw policy.Backend) (stagerun.Reques
 	return req, nil
 }
 
-// WithDevices gives a request the GPUs (--gpus) and visible devices it runs on.
+// WithDevices gives a request the GPUs (--gpus: all, none or device ids)
+// and visible devices (--visible-devices) it runs on, each read by the one
+// grammar of device ids (package device) and normalised there.
 func WithDevices(req stagerun.Request, gpus, visible string) (stagerun.Request, error) {
-	var err error
-	if req.GPUs, err = stagerun.ParseGPUs(gpus); err != nil {
-		return stagerun.Request{}, err
+	switch gpus {
+	case "", "all":
+		req.GPUs = stagerun.GPUs{}
+	case "none":
+		req.GPUs = stagerun.GPUs{None: true}
+	default:
+		ids, err := device.ParseSet(gpus)
+		if err != nil {
+			return stagerun.Request{}, fmt.Errorf("--gpus %q: %w; give all, none, or ids such as 0,1 (or GPU-<uuid>)", gpus, err)
+		}
+		req.GPUs = stagerun.GPUs{Devices: ids}
 	}
-	if err := stagerun.CheckVisibleDevices(visible); err != nil {
-		return stagerun.Request{}, err
+	req.VisibleDevices = nil
+	if visible != "" {
+		ids, err := device.ParseSet(visible)
+		if err != nil {
+			return stagerun.Request{}, fmt.Errorf("--visible-devices %q: %w; give the GPU ids the run may see, such as 4,5", visible, err)
+		}
+		req.VisibleDevices = ids
 	}
-	req.VisibleDevices = visible
 	return req, nil
 }
 

@@ -28,13 +28,14 @@ var Layers = map[string]int{
 	// The decisions.
 	"policy/pysource": 1,
 	"device":          1,
-	"hostgpu":         1,
+	"hostgpu":         2,
 	"timeline":        1,
 	"policy":          2,
 	"metricgate":      2,
 	"deps":            3,
 	"estimate":        3,
 	"cirun":           3,
+	"hostgpu/detect":  3,
 	"triage":          3,
 
 	// What renders and runs them.

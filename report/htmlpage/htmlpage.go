@@ -224,7 +224,7 @@ func where(j cirun.JobReport) string {
 			g = fmt.Sprintf("%d %s GPUs", j.GPUs, j.Model)
 		}
 		if len(j.Devices) > 0 {
-			g += " [" + strings.Join(j.Devices, ",") + "]"
+			g += " [" + j.Devices.String() + "]"
 		}
 		parts = append(parts, g)
 	}

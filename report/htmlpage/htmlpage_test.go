@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/timeline"
@@ -27,7 +28,7 @@ func ciRun(tail []string, dir string) CI {
 			{Key: "pr-test/policy", Kind: cirun.KindPolicy, State: cirun.Passed, Result: "success", Needs: []string{}},
 			{Key: "pr-test/stage-a-cpu", Kind: cirun.KindStage, Stage: "stage-a-cpu", Shard: shard(0), Shards: 2, State: cirun.Failed, Result: "failure", Needs: []string{"pr-test/policy"}, Duration: 12.5, ExitCode: 1, Results: dir, Attempt: 1, Reason: "tests/fast/test_a1.py fail (failed)"},
 			{Key: "pr-test/stage-a-cpu", Kind: cirun.KindStage, Stage: "stage-a-cpu", Shard: shard(1), Shards: 2, State: cirun.Passed, Result: "success", Needs: []string{"pr-test/policy"}, Duration: 3, Results: "stage-a-cpu/2-of-2", Attempt: 1, Reused: true},
-			{Key: "pr-test/stage-b-2-gpu-h200", Kind: cirun.KindStage, Stage: "stage-b-2-gpu-h200", State: cirun.Skipped, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}, GPUs: 2, Model: "h200", Devices: []string{"0", "1"}, Substituted: "h100=h200", Reason: "cross-stage fast-fail"},
+			{Key: "pr-test/stage-b-2-gpu-h200", Kind: cirun.KindStage, Stage: "stage-b-2-gpu-h200", State: cirun.Skipped, Needs: []string{"pr-test/policy", "pr-test/stage-a-cpu"}, GPUs: 2, Model: "h200", Devices: device.Set{"0", "1"}, Substituted: "h100=h200", Reason: "cross-stage fast-fail"},
 		},
 	}
 	return CI{Report: rep, Reuse: "dependency layers: 2 shard(s) prepared 1 distinct layer set(s); 1 reused one another's (same image and refs)",

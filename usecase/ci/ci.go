@@ -536,11 +536,7 @@ func (x *ciExecutor) shard(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	if x.req.Shards == nil {
 		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: ShardPlan{Command: u.Command, Plan: ps.plans[id]}}
 	}
-	req, err := x.onDevices(ps.reqs[id], u)
-	if err != nil {
-		return cannot(err.Error())
-	}
-	return x.req.Shards.RunShard(ctx, req, u)
+	return x.req.Shards.RunShard(ctx, onPlacement(ps.reqs[id], u), u)
 }
 
 // plannedStage is a stage of the run planned once: each shard's plan (in a
@@ -684,13 +680,11 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome 
 	if x.req.Shards == nil {
 		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
 	}
-	in := x.stageInputs(u, args)
-	in.GPUs, in.VisibleDevices = x.devices(u)
-	req, err := usecase.PoolFileRequest(in, x.tables, x.lookup, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
+	req, err := usecase.PoolFileRequest(x.stageInputs(u, args), x.tables, x.lookup, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
-	return x.req.Shards.RunShard(ctx, req, u)
+	return x.req.Shards.RunShard(ctx, onPlacement(req, u), u)
 }
 
 // stageInputs are a stage's stage-run inputs: its command's cadence and
@@ -713,22 +707,17 @@ func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) usecase
 	return in
 }
 
-// onDevices puts a shard's request on the devices its unit was given (on a
-// stand-in host, none).
-func (x *ciExecutor) onDevices(req stagerun.Request, u *cirun.Unit) (stagerun.Request, error) {
-	gpus, visible := x.devices(u)
-	return usecase.WithDevices(req, gpus, visible)
-}
-
-// devices are a unit's --gpus and visible devices.
-func (x *ciExecutor) devices(u *cirun.Unit) (gpus, visible string) {
-	if u.GPUs > 0 && len(u.Devices) > 0 {
-		visible = strings.Join(u.Devices, ",")
+// onPlacement puts a shard's request on the devices its unit was placed
+// on, as they are (typed, never parsed again): every GPU of the host for
+// the engine, the unit's own as the visible-devices variable, as Miles'
+// runners split a host; on a stand-in host the engine gives none.
+func onPlacement(req stagerun.Request, u *cirun.Unit) stagerun.Request {
+	req.GPUs = stagerun.GPUs{None: u.Placement.StandIn}
+	req.VisibleDevices = nil
+	if u.GPUs > 0 && len(u.Placement.Devices) > 0 {
+		req.VisibleDevices = u.Placement.Devices
 	}
-	if x.hostOf(u).StandIn {
-		gpus = "none"
-	}
-	return gpus, visible
+	return req
 }
 
 // imageOf is the image decision of an image job that gave ref to a stage
@@ -741,16 +730,6 @@ func (x *ciExecutor) imageOf(ref string) *deps.Image {
 		return &img
 	}
 	return &deps.Image{Image: ref, Source: deps.FromInput}
-}
-
-// hostOf is the host a unit was placed on.
-func (x *ciExecutor) hostOf(u *cirun.Unit) cirun.Host {
-	for _, h := range x.req.Hosts {
-		if h.Name == u.Host {
-			return h
-		}
-	}
-	return x.req.Host
 }
 
 // hostNotices say, once, what the hosts leave unchecked: devices given as
@@ -809,7 +788,7 @@ func (p ShardPlan) Lines() []string {
 // plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
 // needs no device, and a laptop should see the graph. A real run there
 // still needs --gpus none, so no GPU stage runs on a stand-in unasked.
-func CIHost(gpus string, given, dryRun bool, detected func() ([]cirun.Detected, error)) (cirun.Host, []usecase.Message, error) {
+func CIHost(gpus string, given, dryRun bool, detected cirun.Detect) (cirun.Host, []usecase.Message, error) {
 	if !given && dryRun {
 		found, err := detected()
 		if err != nil || len(found) == 0 {

@@ -72,7 +72,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 	if run == nil {
 		run = usecase.PrepareAndTest
 	}
-	c, err := e.container(ctx, u.Host)
+	c, err := e.container(ctx, u.Placement.Host)
 	if err != nil && ctx.Err() != nil {
 		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while connecting to its host"}
 	}
@@ -90,7 +90,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 	sum := res.Summary
 	e.mu.Lock()
 	dir := u.ResultsDir()
-	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Host + "/" + layerKey(spec), layers: res.Layers.Source})
+	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Placement.Host + "/" + layerKey(spec), layers: res.Layers.Source})
 	e.mu.Unlock()
 	out := cirun.Outcome{Result: cirun.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
 	if !sum.Passed {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/policy"
@@ -161,7 +162,7 @@ func TestCIPool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.req.Repo, tt.req.Host = repo, cirun.Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
+			tt.req.Repo, tt.req.Host = repo, cirun.Host{Devices: device.Set{"0", "1", "2", "3", "4", "5", "6", "7"}}
 			ans, err := CI(context.Background(), tt.req)
 			if err != nil {
 				t.Fatal(err)

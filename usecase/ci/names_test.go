@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/hostgpu"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -46,7 +46,7 @@ func TestCITyposFail(t *testing.T) {
 // TestCIHostDryRunStandIns: a dry run without --gpus on a host with no GPU
 // plans for stand-ins and says so; given --gpus, or a real run, it does not.
 func TestCIHostDryRunStandIns(t *testing.T) {
-	none := func() ([]cirun.Detected, error) { return nil, nil }
+	none := func() ([]hostgpu.Device, error) { return nil, nil }
 	h, msgs, err := CIHost("", false, true, none)
 	if err != nil || !h.StandIn || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "plans every GPU shard for stand-ins, as --gpus none") {
 		t.Errorf("wanted stand-ins with a notice, got %+v %v %v", h, msgs, err)
@@ -57,8 +57,8 @@ func TestCIHostDryRunStandIns(t *testing.T) {
 	if _, _, err := CIHost("all", true, true, none); err == nil {
 		t.Error("wanted --gpus all on a host with no GPU to fail, as asked")
 	}
-	h, msgs, err = CIHost("", false, true, func() ([]cirun.Detected, error) {
-		return []cirun.Detected{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
+	h, msgs, err = CIHost("", false, true, func() ([]hostgpu.Device, error) {
+		return []hostgpu.Device{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
 	})
 	if err != nil || h.StandIn || len(msgs) != 0 {
 		t.Errorf("wanted the host's 4 GPUs, got %+v %v %v", h, msgs, err)

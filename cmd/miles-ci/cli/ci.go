@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/stagerun"
@@ -101,11 +101,11 @@ func runCI(args []string, env Env) int {
 		return fs.usageError("%v", err)
 	}
 	if *hostsFile != "" {
-		if req.Hosts, err = usecase.ReadHosts(*hostsFile, detectGPUs); err != nil {
+		if req.Hosts, err = usecase.ReadHosts(*hostsFile, detect.Here); err != nil {
 			return fs.usageError("%v", err)
 		}
 	} else {
-		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun, detectGPUs)
+		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun, detect.Here)
 		if err != nil {
 			return fs.usageError("%v", err)
 		}
@@ -163,7 +163,7 @@ func runCI(args []string, env Env) int {
 		// that should run cannot (too few GPUs).
 		return ans.Report.ExitStatus()
 	}
-	req.Leaser = usecase.HostLock(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
+	req.Leaser = hostlock.New(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
 	if *cacheRegistry != "" {
 		if err := stagerun.CheckCacheRegistry(*cacheRegistry); err != nil {
 			return fs.usageError("%v", err)
@@ -205,12 +205,6 @@ func ciFailure(env Env, err error) int {
 }
 
 var defaultLockDir = hostlock.DefaultDir
-
-// detectGPUs reads the host's GPUs and their models for --gpus all
-// (usecase.DetectedGPUs: nvidia-smi, else rocm-smi).
-func detectGPUs() ([]cirun.Detected, error) {
-	return usecase.DetectedGPUs(context.Background())
-}
 
 // ciEngineFlags are the real run's output flags.
 type ciEngineFlags struct {

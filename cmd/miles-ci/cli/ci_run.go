@@ -12,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
@@ -97,7 +98,7 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 		defer s.Close()
 		runner.Container = s.Container
 	}
-	retry := time.NewTicker(usecase.LeaseRetry)
+	retry := time.NewTicker(hostlock.Retry)
 	defer retry.Stop()
 	req.Shards, req.Now, req.Retry, req.RunID = runner, time.Now, retry.C, runner.Nonce
 	p := newCIProgress(env, m, f.live && !f.progress)

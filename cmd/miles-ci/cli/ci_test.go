@@ -54,7 +54,7 @@ func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {
 		if req.Plan != nil && req.Plan.Partition != nil {
 			key = req.Stage.Name + "/" + string(rune('0'+req.Plan.Partition.ID))
 		}
-		seen.Store(key, req.VisibleDevices)
+		seen.Store(key, req.VisibleDevices.String())
 		s := report.Summary{HW: req.Stage.Backend, Suite: req.Stage.Name, Image: req.Image.Image, Verdict: report.Passed, Passed: true,
 			Tests: []report.TestResult{{File: "tests/x/test_a.py", Status: report.Pass, Attempts: 1}}}
 		if req.Plan != nil {
@@ -245,7 +245,7 @@ func TestCIUsage(t *testing.T) {
 		err  string
 	}{
 		{"json without dry-run", []string{"--json"}, 2, "--json and --mermaid go with --dry-run"},
-		{"bad gpus", []string{"--gpus", "x", "--dry-run"}, 2, `--gpus "x": "x" is not a device id or range`},
+		{"bad gpus", []string{"--gpus", "x", "--dry-run"}, 2, `--gpus "x": "x" is not a device id (an index such as 0, or a uuid GPU-...)`},
 		{"no event", []string{"--dry-run", "--gpus", "none"}, 1, "give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N"},
 		{"release without lockfile", []string{"--dry-run", "--gpus", "none", "--event", "release"}, 1, "a release run needs the release branch's lockfile"},
 		{"unknown cron", []string{"--dry-run", "--gpus", "none", "--event", "schedule", "--schedule", "1 2 3 4 5"}, 1, `no PR workflow of the checkout runs on schedule "1 2 3 4 5"`},
@@ -527,7 +527,7 @@ func TestCITwoRunsNeverShareADevice(t *testing.T) {
 	overlap := ""
 	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 		mu.Lock()
-		for _, d := range strings.Split(req.VisibleDevices, ",") {
+		for _, d := range req.VisibleDevices.Strings() {
 			if held[d]++; held[d] > 1 {
 				overlap = d
 			}
@@ -535,7 +535,7 @@ func TestCITwoRunsNeverShareADevice(t *testing.T) {
 		mu.Unlock()
 		time.Sleep(30 * time.Millisecond)
 		mu.Lock()
-		for _, d := range strings.Split(req.VisibleDevices, ",") {
+		for _, d := range req.VisibleDevices.Strings() {
 			held[d]--
 		}
 		mu.Unlock()

@@ -13,6 +13,8 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/hostgpu/detect"
+	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
@@ -330,10 +332,10 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	say := func(line string) {
 		fmt.Fprintf(env.Stderr, "miles-ci: [%3.0fs] %s\n", time.Since(start).Seconds(), line)
 	}
-	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
-		release, err := usecase.Lease(ctx, usecase.HostLock(lockDirOr(*rf.lockDir), os.Args), h, devs,
+	if h, devs := usecase.RunDevices(req, detect.Here); len(devs) > 0 {
+		release, err := hostlock.Lease(ctx, hostlock.New(lockDirOr(*rf.lockDir), os.Args), h, devs,
 			func(h cirun.Held) {
-				say(ghoutput.Plain("waiting for GPUs " + strings.Join(h.Devices, ",") + ", held by " + h.By))
+				say(ghoutput.Plain("waiting for GPUs " + h.Devices.String() + ", held by " + h.By))
 			})
 		if err != nil {
 			annotate(env, "error", err.Error())

@@ -12,6 +12,8 @@ import (
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/hostgpu/detect"
+	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
@@ -131,8 +133,8 @@ func runTriage(args []string, env Env) int {
 	defer closeLog()
 	start := time.Now()
 	runner := &triageEngine{ctx: ctx, head: head, log: log, m: m, inputs: engine.Inputs{Secrets: secrets, Models: *models, Datasets: *datasets},
-		lock: usecase.HostLock(lockDirOr(*lockDir), os.Args), waiting: func(h cirun.Held) {
-			fmt.Fprintf(env.Stderr, "miles-ci: [%4.0fs] waiting for GPUs %s, held by %s\n", time.Since(start).Seconds(), strings.Join(h.Devices, ","), ghoutput.Plain(h.By))
+		lock: hostlock.New(lockDirOr(*lockDir), os.Args), waiting: func(h cirun.Held) {
+			fmt.Fprintf(env.Stderr, "miles-ci: [%4.0fs] waiting for GPUs %s, held by %s\n", time.Since(start).Seconds(), h.Devices, ghoutput.Plain(h.By))
 		}}
 	defer runner.close()
 	req.Session, req.Runner = start.UTC().Format("20060102T150405Z"), runner
@@ -263,8 +265,8 @@ func (e *triageEngine) Run(ctx context.Context, repo string, req stagerun.Reques
 	}
 	// Each attempt holds its GPUs in the host lock while it runs, as run
 	// and every shard of ci do: a triage never shares a device with them.
-	if h, devs := usecase.RunDevices(req, detectGPUs); len(devs) > 0 {
-		release, err := usecase.Lease(ctx, e.lock, h, devs, e.waiting)
+	if h, devs := usecase.RunDevices(req, detect.Here); len(devs) > 0 {
+		release, err := hostlock.Lease(ctx, e.lock, h, devs, e.waiting)
 		if err != nil {
 			return stagerun.Result{}, err
 		}

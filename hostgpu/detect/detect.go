@@ -1,10 +1,14 @@
-package usecase
+// Package detect reads this machine's GPUs for --gpus all: it runs the
+// vendor tools (nvidia-smi, rocm-smi), bounded in time and output, and
+// hands what they print to package hostgpu. It is infrastructure, as the
+// engine adapter and the stores are: the use cases take its answer as a
+// cirun.Detect (the front ends hand them GPUs), and tests hand them fakes.
+package detect
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/radixark/miles-ci/cirun"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +33,7 @@ var (
 	rocmQuery   = []string{"rocm-smi", "--showproductname", "--showuniqueid"}
 )
 
-// DetectGPUs reads the host's GPUs for --gpus all: NVIDIA's through
+// GPUs reads the host's GPUs for --gpus all: NVIDIA's through
 // `nvidia-smi --query-gpu=index,name,uuid --format=csv,noheader` (its -L list
 // when the query fails), then AMD's through `rocm-smi --showproductname
 // --showuniqueid`, which count only with /dev/kfd and a /dev/dri/renderD*
@@ -37,11 +41,11 @@ var (
 // GPU gives the host's devices. A host with none, or whose tools fail, is an
 // error naming each tool tried and what it said; the caller adds the way
 // around it (cirun.ParseHost: give the devices, or none).
-func DetectGPUs(ctx context.Context) ([]hostgpu.Device, error) {
+func GPUs(ctx context.Context) ([]hostgpu.Device, error) {
 	return detectGPUs(ctx, "/dev")
 }
 
-// detectGPUs is DetectGPUs with the device folder given, for tests.
+// detectGPUs is GPUs with the device folder given, for tests.
 func detectGPUs(ctx context.Context, dev string) ([]hostgpu.Device, error) {
 	var tried []string
 	ds, note, err := detectNvidia(ctx)
@@ -153,17 +157,6 @@ func present(ok bool) string {
 	return "absent"
 }
 
-// DetectedGPUs are DetectGPUs' devices as the graph schedules them: each id
-// with its model (a host whose GPU names no known model has its kinds
-// unchecked, cirun.ParseHost).
-func DetectedGPUs(ctx context.Context) ([]cirun.Detected, error) {
-	devs, err := DetectGPUs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]cirun.Detected, 0, len(devs))
-	for _, d := range devs {
-		out = append(out, cirun.Detected{ID: d.ID, Model: d.Model})
-	}
-	return out, nil
-}
+// Here is GPUs as the use cases take it (cirun.Detect), on this machine
+// and without a deadline of its own (each tool has its bound).
+func Here() ([]hostgpu.Device, error) { return GPUs(context.Background()) }

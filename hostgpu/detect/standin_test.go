@@ -1,4 +1,4 @@
-package usecase
+package detect
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func standIns(t *testing.T, gpus string) {
 	t.Helper()
 	bin := t.TempDir()
 	for _, tool := range []string{"nvidia-smi", "rocm-smi"} {
-		src, err := filepath.Abs(filepath.Join("..", "hack", "images", "files", "bin", tool))
+		src, err := filepath.Abs(filepath.Join("..", "..", "hack", "images", "files", "bin", tool))
 		if err != nil {
 			t.Fatal(err)
 		}

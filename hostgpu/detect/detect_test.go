@@ -1,4 +1,4 @@
-package usecase
+package detect
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func tools(t *testing.T, scripts map[string]string) {
 // fixture is a script line printing a file of hostgpu/testdata.
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "hostgpu", "testdata", name))
+	p, err := filepath.Abs(filepath.Join("..", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func devDir(t *testing.T, amd bool) string {
 func kinds(ds []hostgpu.Device) string {
 	var s []string
 	for _, d := range ds {
-		s = append(s, d.ID+"="+d.Vendor+"/"+d.Model)
+		s = append(s, string(d.ID)+"="+string(d.Vendor)+"/"+string(d.Model))
 	}
 	return strings.Join(s, " ")
 }
