@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -109,7 +110,7 @@ func simulate(t testing.TB, stages []simStage, opt Options, ordered bool) *Repor
 	return Schedule(context.Background(), simGraph(t, stages), f, opt)
 }
 
-var eightIDs = Host{StandIn: true, Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}
+var eightIDs = Host{StandIn: true, Devices: device.Set{"0", "1", "2", "3", "4", "5", "6", "7"}}
 
 func TestSimulateRunsOnTheVirtualClock(t *testing.T) {
 	stages := []simStage{
@@ -121,7 +122,7 @@ func TestSimulateRunsOnTheVirtualClock(t *testing.T) {
 	got := map[string]string{}
 	for _, j := range r.Jobs {
 		if j.Start != nil {
-			got[j.Title()] = fmt.Sprintf("%g+%g %v", j.Start.Sub(SimEpoch).Seconds(), j.Duration, j.Devices)
+			got[j.Title()] = fmt.Sprintf("%g+%g %v", j.Start.Sub(SimEpoch).Seconds(), j.Duration, j.Devices.Strings())
 		}
 	}
 	// The 2-GPU shard starts at once; the 8-GPU shards wait for its
@@ -204,7 +205,7 @@ func BenchmarkOrder(b *testing.B) {
 }
 
 func TestARunWithAClockHasATimeline(t *testing.T) {
-	r := run(t, prTest, Event{Name: EventPullRequest}, &fake{hold: 20 * time.Millisecond}, Options{Host: Host{Devices: []string{"0", "1", "2", "3", "4", "5", "6", "7"}}, Now: time.Now})
+	r := run(t, prTest, Event{Name: EventPullRequest}, &fake{hold: 20 * time.Millisecond}, Options{Host: Host{Devices: device.Set{"0", "1", "2", "3", "4", "5", "6", "7"}}, Now: time.Now})
 	tl := r.Timeline
 	if r.Start == nil || tl == nil || tl.Span < 0.04 || tl.LowerBound > tl.Span || len(tl.Fleet) != 1 || len(r.Tasks()) == 0 {
 		t.Fatalf("wanted a start, a span of two 20 ms shards in a row at least and the host's devices, got %v %+v", r.Start, tl)

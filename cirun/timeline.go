@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/timeline"
 )
 
@@ -65,8 +66,8 @@ func (s *scheduler) allNeeds(nr *nodeRun) []string {
 func (s *scheduler) fleet() []timeline.Devices {
 	var out []timeline.Devices
 	for _, h := range s.place.hosts {
-		var models []string
-		byModel := map[string][]string{}
+		var models []device.Model
+		byModel := map[device.Model]device.Set{}
 		for _, d := range h.Devices {
 			m := h.modelOf(d)
 			if _, ok := byModel[m]; !ok {
@@ -75,7 +76,7 @@ func (s *scheduler) fleet() []timeline.Devices {
 			byModel[m] = append(byModel[m], d)
 		}
 		for _, m := range models {
-			out = append(out, timeline.Devices{Host: h.Name, Model: m, IDs: byModel[m]})
+			out = append(out, timeline.Devices{Host: h.Name, Model: string(m), IDs: byModel[m].Strings()})
 		}
 	}
 	return out
@@ -89,13 +90,13 @@ func taskOf(j JobReport, origin time.Time, fleet []timeline.Devices) (timeline.T
 		return timeline.Task{}, false
 	}
 	t := timeline.Task{ID: j.Title(), Job: j.Key, Start: j.Start.Sub(origin).Seconds(), Seconds: j.Duration,
-		GPUs: j.GPUs, Host: j.Host, Devices: j.Devices, State: string(j.State), Model: j.Model}
+		GPUs: j.GPUs, Host: j.Host, Devices: j.Devices.Strings(), State: string(j.State), Model: string(j.Model)}
 	if _, to, ok := strings.Cut(j.Substituted, "="); ok {
 		t.Model = to
 	}
 	if len(j.Devices) > 0 {
 		for _, d := range fleet {
-			if d.Host == j.Host && slices.Contains(d.IDs, j.Devices[0]) {
+			if d.Host == j.Host && slices.Contains(d.IDs, string(j.Devices[0])) {
 				t.Model = d.Model
 			}
 		}

@@ -28,8 +28,8 @@ var Layers = map[string]int{
 	// The decisions.
 	"policy/pysource": 1,
 	"device":          1,
-	"hostgpu":         2,
 	"timeline":        1,
+	"hostgpu":         2,
 	"policy":          2,
 	"metricgate":      2,
 	"deps":            3,
