@@ -10,6 +10,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/stagerun"
 
@@ -132,13 +133,19 @@ func ciReport(prev *PreviousRun) (ReportAnswer, error) {
 func FailuresText(results string, fs []ShardFailure) string {
 	var b strings.Builder
 	for _, f := range fs {
-		what := "no file failed; the run was inconsistent (its summary.json says how)"
-		if f.File != "" {
+		what := f.Why
+		switch {
+		case f.File != "":
 			what = report.Printable(f.File) + " " + string(f.Status)
+		case what == "":
+			what = "no file failed; the run was inconsistent (its summary.json says how)"
 		}
 		fmt.Fprintf(&b, "failed: %s: %s\n", f.Title, what)
 		for _, l := range f.Tail {
 			b.WriteString("    | " + l + "\n")
+		}
+		if n := len(f.NotRun); n > 0 {
+			fmt.Fprintf(&b, "    %s never started: %s\n", plural.N(n, "file"), f.NotRunWhy)
 		}
 		fmt.Fprintf(&b, "    run.log: %s\n", filepath.Join(results, filepath.FromSlash(f.Dir), stagerun.RunLogFile))
 	}

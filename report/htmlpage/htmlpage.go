@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/triage"
 )
@@ -42,9 +43,18 @@ type Failure struct {
 	// Dir is the shard's folder in the results (STAGE/2-of-4); its
 	// run.log is there.
 	Dir string
-	// Files are its files that did not pass, in run order (none when the
-	// shard failed with every file passed: an inconsistent run).
+	// Files are its files that failed or timed out, in run order (none
+	// when no file did: Why says why).
 	Files []FailedFile
+	// Why says why no file failed, when none did ("" is an inconsistent
+	// run).
+	Why string
+	// NotRun are the files the shard never started, and NotRunWhy why
+	// ("the run stopped after FILE failed"); the page shows no tail of theirs.
+	NotRun    []string
+	NotRunWhy string
+	// Skipped are the plan's disabled files, with their reasons.
+	Skipped []policy.SkippedTest
 }
 
 // FailedFile is one file that did not pass and what it printed last
@@ -83,6 +93,13 @@ type failureView struct {
 	Title, Dir, Log string
 	Files           []fileView
 	None            bool
+	// Why is what the page says when no file failed (None).
+	Why string
+	// NotRun and NotRunWhy are the files that never started and why.
+	NotRun    []string
+	NotRunWhy string
+	// Skipped are the disabled files, each with its reason.
+	Skipped [][2]string
 }
 
 type fileView struct {
@@ -122,10 +139,11 @@ func RenderCI(c CI) ([]byte, error) {
 	failedDir := map[string]bool{}
 	for _, f := range c.Failures {
 		failedDir[f.Dir] = true
-		v := failureView{Title: m(f.Title), Dir: m(f.Dir), Log: logLink(f.Dir), None: len(f.Files) == 0}
+		v := failureView{Title: m(f.Title), Dir: m(f.Dir), Log: logLink(f.Dir), None: len(f.Files) == 0, Why: m(f.Why)}
 		for _, ff := range f.Files {
 			v.Files = append(v.Files, fileView{File: m(report.Printable(ff.File)), Status: string(ff.Status), Tail: m(joinLines(ff.Tail))})
 		}
+		v.notRunAndSkipped(f.NotRun, f.NotRunWhy, f.Skipped, m)
 		p.Failures = append(p.Failures, v)
 	}
 	for _, j := range r.Jobs {
@@ -345,3 +363,16 @@ func outcomeClass(o triage.Outcome) string {
 
 // joinLines is a tail as the text of a <pre>.
 func joinLines(lines []string) string { return strings.Join(lines, "\n") }
+
+// notRunAndSkipped adds the files a failed shard never started, with why,
+// and its disabled files, with their reasons: named, never with another
+// file's tail.
+func (v *failureView) notRunAndSkipped(notRun []string, why string, skipped []policy.SkippedTest, m func(string) string) {
+	for _, f := range notRun {
+		v.NotRun = append(v.NotRun, m(report.Printable(f)))
+	}
+	v.NotRunWhy = m(why)
+	for _, sk := range skipped {
+		v.Skipped = append(v.Skipped, [2]string{m(report.Printable(sk.File)), m(report.Printable(sk.Reason))})
+	}
+}

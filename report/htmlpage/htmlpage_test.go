@@ -196,6 +196,11 @@ func TestRenderStage(t *testing.T) {
 		Verdict: report.Failed, ExitCode: 255, Tests: []report.TestResult{
 			{File: "tests/e2e/a.py", Status: report.Fail, Attempts: 1, ElapsedS: 3, EstTime: 5},
 			{File: "tests/e2e/b.py", Status: report.Pass, Attempts: 1, ElapsedS: 2}}}
+	// A run that stopped at its first file: the second never started, and
+	// says so without a tail; the disabled file is listed with its reason.
+	stopped := failed
+	stopped.Tests = []report.TestResult{failed.Tests[0], {File: "tests/e2e/b.py", Status: report.NotRun}}
+	stopped.Skipped = []policy.SkippedTest{{File: "tests/e2e/off.py", Reason: "FIXME: <b>broken</b>"}}
 	passed := failed
 	passed.Verdict, passed.Passed, passed.ExitCode = report.Passed, true, 0
 	passed.Tests = []report.TestResult{failed.Tests[1]}
@@ -207,6 +212,9 @@ func TestRenderStage(t *testing.T) {
 		{"a failed shard", failed, []string{`data-verdict="failed"`, "stage-c-4-gpu-h200 shard 2/4", "failed (exit 255)", "--gpus 0,1",
 			"Traceback:\n&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\nModuleNotFoundError: No module named &#39;torch&#39;</pre>", `<a href="run.log">run.log</a>`,
 			`<table id="tests">`, "5 s"}, []string{"<script>", "\nok\n"}},
+		{"a shard that stopped", stopped, []string{"<code>tests/e2e/a.py</code> <span class=\"verdict failed\">fail</span>",
+			"Never started, as the run stopped after tests/e2e/a.py failed:", "<li><code>tests/e2e/b.py</code></li>",
+			"<li><code>tests/e2e/off.py</code>: FIXME: &lt;b&gt;broken&lt;/b&gt;</li>"}, []string{"<code>tests/e2e/b.py</code> <span"}},
 		{"a passed shard", passed, []string{`data-verdict="passed"`, "passed (exit 0)", "tests/e2e/b.py", "1 file, 2.0 s of tests"}, []string{`class="tail"`, "1 files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

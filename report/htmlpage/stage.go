@@ -78,13 +78,14 @@ func RenderStage(st Stage) ([]byte, error) {
 			row.EstTime = fmt.Sprintf("%.0f s", t.EstTime)
 		}
 		p.Tests = append(p.Tests, row)
-		if t.Status != report.Pass && t.Status != report.NotRun {
+		if t.Failed() {
 			failed.Files = append(failed.Files, fileView{File: row.File, Status: string(t.Status), Tail: m(joinLines(report.OutputTail(st.Log, t.File, report.TailLines)))})
 		}
 	}
 	p.Tally = fmt.Sprintf("%s, %.1f s of tests", plural.N(len(s.Tests), "file"), total)
 	if !s.Passed {
 		failed.Title, failed.Log, failed.None = name, "run.log", len(failed.Files) == 0
+		failed.notRunAndSkipped(s.NotRun(), s.NotRunWhy(), s.Skipped, m)
 		if failed.None {
 			failed.Files = []fileView{{File: "run.log", Status: string(s.Verdict), Tail: m(joinLines(report.OutputTail(st.Log, "", report.TailLines)))}}
 			failed.None = false

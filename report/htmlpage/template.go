@@ -72,11 +72,27 @@ svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg l
 <h3>{{.Title}}</h3>
 <p>{{if .Dir}}folder <code>{{.Dir}}</code>, {{end}}its log: <a href="{{.Log}}">{{.Log}}</a></p>
 {{- if .None}}
-<p>No file failed; the run was inconsistent (its summary.json says how).</p>
+<p>{{if .Why}}The shard failed, but {{.Why}}{{else}}No file failed; the run was inconsistent (its summary.json says how){{end}}.</p>
 {{- end}}
 {{- range .Files}}
 <p><code>{{.File}}</code> <span class="verdict failed">{{.Status}}</span>, its last lines:</p>
 <pre class="tail">{{.Tail}}</pre>
+{{- end}}
+{{- if .NotRun}}
+<p>Never started, as {{.NotRunWhy}}:</p>
+<ul class="notrun">
+{{- range .NotRun}}
+<li><code>{{.}}</code></li>
+{{- end}}
+</ul>
+{{- end}}
+{{- if .Skipped}}
+<p>Skipped by the plan:</p>
+<ul class="skipped">
+{{- range .Skipped}}
+<li><code>{{index . 0}}</code>: {{index . 1}}</li>
+{{- end}}
+</ul>
 {{- end}}
 </section>
 {{- end}}
