@@ -134,6 +134,9 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if err := usecase.CheckStageNames("--skip", req.Skip, tables); err != nil {
 		return CIAnswer{}, err
 	}
+	if err := checkModels(tables, req); err != nil {
+		return CIAnswer{}, err
+	}
 	ev, err := ciEvent(req)
 	if err != nil {
 		return CIAnswer{}, err

@@ -196,9 +196,11 @@ func usageFailure(env Env, err error) int {
 	return 2
 }
 
-// ciFailure is fail, but exit 2 for a --rerun-failed folder of another run.
+// ciFailure is fail, but exit 2 for a --rerun-failed folder of another run
+// and a GPU model the run cannot use.
 func ciFailure(env Env, err error) int {
-	if errors.Is(err, usecase.ErrNotSameRun) {
+	var model *ci.ModelError
+	if errors.Is(err, usecase.ErrNotSameRun) || errors.As(err, &model) {
 		return usageFailure(env, err)
 	}
 	return fail(env, err)

@@ -246,6 +246,9 @@ func TestCIUsage(t *testing.T) {
 	}{
 		{"json without dry-run", []string{"--json"}, 2, "--json and --mermaid go with --dry-run"},
 		{"bad gpus", []string{"--gpus", "x", "--dry-run"}, 2, `--gpus "x": "x" is not a device id (an index such as 0, or a uuid GPU-...)`},
+		{"a device twice", []string{"--gpus", "h200:0-3,4,03", "--dry-run"}, 2, `--gpus "h200:0-3,4,03": device 3 is named twice`},
+		{"unknown GPU model", []string{"--gpus", "h20:0-7", "--dry-run", "--event", "pull_request"}, 2, "--gpus h20:0-7: h20 is not a GPU model of this run; did you mean h200?"},
+		{"cross-vendor substitute", []string{"--gpus", "h200:0-7", "--substitute", "mi350=h200", "--dry-run", "--event", "pull_request"}, 2, "--substitute mi350=h200: mi350 is an AMD GPU and h200 an NVIDIA one"},
 		{"no event", []string{"--dry-run", "--gpus", "none"}, 1, "give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N"},
 		{"release without lockfile", []string{"--dry-run", "--gpus", "none", "--event", "release"}, 1, "a release run needs the release branch's lockfile"},
 		{"unknown cron", []string{"--dry-run", "--gpus", "none", "--event", "schedule", "--schedule", "1 2 3 4 5"}, 1, `no PR workflow of the checkout runs on schedule "1 2 3 4 5"`},
