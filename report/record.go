@@ -59,6 +59,21 @@ type RunRecord struct {
 	// Pytest is what miles-ci's pytest plugin reported through the
 	// wrapper's channel (CPU stages); nil when the run had none.
 	Pytest *PytestReport `json:"pytest"`
+	// GateRecords are the metric gate's merged records (rules §16), each
+	// kept when the runner printed its file's PASS line: data the tests
+	// wrote, never read for the verdict.
+	GateRecords []GateRecord `json:"gate_records"`
+}
+
+// GateRecord is the merged metric record of one passing attempt of a file,
+// as the run wrapper read it (at most 1 MiB; 4 MiB in all).
+type GateRecord struct {
+	File    string `json:"file"`
+	Attempt int    `json:"attempt"`
+	// Record is the record's text; nil when none was read (Problem says why:
+	// "missing", too large, not a regular file, not UTF-8).
+	Record  *string `json:"record"`
+	Problem string  `json:"problem"`
 }
 
 // PytestReport is what pytest told miles-ci's plugin as the run went: a

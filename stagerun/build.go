@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/metricgate"
 	"github.com/radixark/miles-ci/policy"
 )
 
@@ -440,6 +441,12 @@ func (b *builder) runPhase() {
 	}
 	b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{"GITHUB_COMMIT_NAME", sha + "_" + pr},
 		EnvVar{"GITHUB_STEP_SUMMARY", StepSummaryPath})
+	if req.Plan != nil && p.Backend == policy.CUDA {
+		// The harness gives each attempt a record folder under it and
+		// merges the passing attempt's records (rules §16); Miles' CI sets
+		// it only with its store, miles-ci always, to judge them itself.
+		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{metricgate.RecordDirEnv, GateRecordDir})
+	}
 	if len(req.VisibleDevices) > 0 {
 		b.spec.RunEnv = append(b.spec.RunEnv, EnvVar{b.spec.GPU.VisibleEnv, b.spec.GPU.Visible})
 	}

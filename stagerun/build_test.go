@@ -120,7 +120,7 @@ func TestBuildCUDA(t *testing.T) {
 	if !slices.Equal(spec.Env, wantEnv) {
 		t.Errorf("wanted env %v, got %v", wantEnv, spec.Env)
 	}
-	wantRunEnv := []EnvVar{{"GITHUB_COMMIT_NAME", "abc_42"}, {"GITHUB_STEP_SUMMARY", "/results/step-summary.md"}, {"CUDA_VISIBLE_DEVICES", "4,5"}}
+	wantRunEnv := []EnvVar{{"GITHUB_COMMIT_NAME", "abc_42"}, {"GITHUB_STEP_SUMMARY", "/results/step-summary.md"}, {"MILES_CI_GATE_RECORD_DIR", "/tmp/miles-ci-gate"}, {"CUDA_VISIBLE_DEVICES", "4,5"}}
 	if !slices.Equal(spec.RunEnv, wantRunEnv) {
 		t.Errorf("wanted run env %v, got %v", wantRunEnv, spec.RunEnv)
 	}

@@ -325,6 +325,10 @@ type Result struct {
 	Files []ResultFile
 	// Layers say where the dependency layers came from (Prepared.Layers).
 	Layers Layers
+	// GateRecords are the metric gate's records the run wrapper kept, as
+	// the tests wrote them (unmasked: usecase.WithGate judges and masks
+	// them).
+	GateRecords []report.GateRecord
 }
 
 // ResultFile is one file of the results folder.
@@ -507,7 +511,7 @@ func Test(ctx context.Context, p Prepared, spec Spec, nonce string, m *report.Ma
 		{ExitCodeFile, fmt.Sprintf("%d\n", summary.ExitCode)},
 		{ElapsedFile, fmt.Sprintf("%.0f\n", rec.ElapsedS)},
 	}
-	return Result{Summary: summary, Files: append(out, files...), Layers: p.Layers}, nil
+	return Result{Summary: summary, Files: append(out, files...), Layers: p.Layers, GateRecords: rec.GateRecords}, nil
 }
 
 // PlanEnv carries the planned files, in order, to the run wrapper (a JSON

@@ -404,3 +404,56 @@ func TestCPUToolsChecksHelm(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWrapperKeepsGateRecords: with MILES_CI_GATE_RECORD_DIR the wrapper
+// keeps each passing attempt's merged record (ci_utils' BASE/KEY/attempt-N
+// .merged.jsonl) when the runner prints its PASS line: a later file that
+// rewrites it, or prints the line again, changes nothing; a retried file's
+// record is its passing attempt's; a record behind a symlink is not read.
+func TestRunWrapperKeepsGateRecords(t *testing.T) {
+	needBash(t)
+	base := t.TempDir()
+	t.Setenv(PlanEnv, `["tests/e2e/gpu/test_a.py", "tests/e2e/gpu/test_b.py", "tests/e2e/gpu/test_c.py"]`)
+	t.Setenv("MILES_CI_GATE_RECORD_DIR", base)
+	runner := `
+import hashlib, os, re, sys, time
+base = os.environ["MILES_CI_GATE_RECORD_DIR"]
+def merged(f, attempt, text):
+    key = re.sub(r"[^A-Za-z0-9._-]", "_", f) + "-" + hashlib.sha1(f.encode()).hexdigest()[:10]
+    os.makedirs(os.path.join(base, key), exist_ok=True)
+    path = os.path.join(base, key, "attempt-%d.merged.jsonl" % attempt)
+    open(path, "w").write(text)
+    return path
+a = merged("tests/e2e/gpu/test_a.py", 1, '{"metric": "m", "series": [[0, 1.0]]}\n')
+print("[1/3] tests/e2e/gpu/test_a.py  PASS  elapsed=1s", flush=True)
+time.sleep(1)  # the next file starts: a new process
+open(a, "w").write('{"metric": "m", "series": [[0, 99.0]]}\n')
+print("[1/3] tests/e2e/gpu/test_a.py  PASS  elapsed=1s", flush=True)
+merged("tests/e2e/gpu/test_b.py", 2, '{"metric": "m", "series": []}\n')
+print("[2/3] tests/e2e/gpu/test_b.py  FAIL  elapsed=1s exit=1", flush=True)
+print("[2/3] tests/e2e/gpu/test_b.py  PASS  elapsed=1s retry_of=attempt=1", flush=True)
+c = merged("tests/e2e/gpu/test_c.py", 1, "{}")
+os.rename(os.path.dirname(c), os.path.dirname(c) + ".real")
+os.symlink(os.path.dirname(c) + ".real", os.path.dirname(c))
+print("[3/3] tests/e2e/gpu/test_c.py  PASS  elapsed=1s", flush=True)
+`
+	_, rec, _ := wrap(t, "--", "python3", "-c", runner)
+	text := func(r report.GateRecord) string {
+		if r.Record == nil {
+			return "(none: " + r.Problem + ")"
+		}
+		return *r.Record
+	}
+	var got []string
+	for _, r := range rec.GateRecords {
+		got = append(got, fmt.Sprintf("%s %d %s", r.File, r.Attempt, strings.TrimSpace(text(r))))
+	}
+	want := []string{
+		`tests/e2e/gpu/test_a.py 1 {"metric": "m", "series": [[0, 1.0]]}`,
+		`tests/e2e/gpu/test_b.py 2 {"metric": "m", "series": []}`,
+		`tests/e2e/gpu/test_c.py 1 (none: cannot be read (Not a directory))`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("wanted the records as each PASS line found them:\n%q\ngot\n%q", want, got)
+	}
+}

@@ -69,6 +69,9 @@ const (
 	JUnitPath = ResultsDir + "/junit.xml"
 	// StepSummaryPath is GITHUB_STEP_SUMMARY in the run step.
 	StepSummaryPath = ResultsDir + "/step-summary.md"
+	// GateRecordDir is MILES_CI_GATE_RECORD_DIR in a CUDA stage run: where
+	// the harness writes each attempt's metric records (rules §16).
+	GateRecordDir = "/tmp/miles-ci-gate"
 	// RunIDEnv carries the run nonce: it changes per test run, so the run
 	// steps after it never come from the cache.
 	RunIDEnv = "MILES_CI_RUN_ID"

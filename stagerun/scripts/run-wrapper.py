@@ -1,4 +1,4 @@
-import json, os, re, resource, select, signal, stat, subprocess, sys, tempfile, time
+import hashlib, json, os, re, resource, select, signal, stat, subprocess, sys, tempfile, time
 
 RECORD = "miles-ci-run-record "
 STATUS = re.compile(rb"\[[0-9]+/[0-9]+\] .+  (PASS|FAIL|TIMEOUT)  elapsed=[0-9]+s")
@@ -7,6 +7,13 @@ MAX_STATUS, MAX_LINE, PER_FILE = 4096, 1024, 8
 PLAN_ENV = "MILES_CI_PLAN"
 PYTEST_ENV, CHANNEL_ENV = "MILES_CI_PYTEST", "MILES_CI_PYTEST_CHANNEL"
 MAX_CHANNEL, MAX_FILES, MAX_SESSIONS = 16 << 20, 10000, 64
+# The metric gate's records (rules §16): the harness merges a passing
+# attempt's records into BASE/KEY/attempt-N.merged.jsonl before it prints the
+# file's PASS line; the wrapper keeps that record then, before the next file
+# runs, as Miles' gate reads it then.
+GATE_ENV, MAX_GATE, MAX_GATE_TOTAL = "MILES_CI_GATE_RECORD_DIR", 1 << 20, 4 << 20
+PASSED = re.compile(rb"PASS  elapsed=[0-9]+s")
+RETRY_OF = re.compile(rb" retry_of=attempt=([0-9]+)$")
 
 # PLUGIN is miles-ci's pytest plugin (-p miles_ci_pytest): it reports each
 # test's outcome and the session's exit status through a FIFO only the
@@ -87,6 +94,40 @@ def rocm_devices(warnings):
     for name in names:
         if name.startswith("card") or name.startswith("renderD"):
             node("/dev/dri/" + name, drm + "/" + name + "/dev")
+
+def gate_key(filename):
+    # ci_utils._attempt_record_dir's key of a test file.
+    return re.sub(r"[^A-Za-z0-9._-]", "_", filename) + "-" + hashlib.sha1(filename.encode()).hexdigest()[:10]
+
+def read_record(base, key, attempt):
+    # BASE/KEY/attempt-N.merged.jsonl, no link followed, a regular file of
+    # at most MAX_GATE bytes: (text, None), or (None, why not).
+    flags, fds = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), []
+    try:
+        fds.append(os.open(base, flags | os.O_DIRECTORY))
+        fds.append(os.open(key, flags | os.O_DIRECTORY, dir_fd=fds[-1]))
+        fds.append(os.open("attempt-%d.merged.jsonl" % attempt, flags | os.O_NONBLOCK, dir_fd=fds[-1]))
+        st = os.fstat(fds[-1])
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        data = b""
+        while len(data) <= MAX_GATE:
+            chunk = os.read(fds[-1], MAX_GATE + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > MAX_GATE:
+            return None, "more than the %d bytes miles-ci keeps" % MAX_GATE
+        return data.decode("utf-8"), None
+    except FileNotFoundError:
+        return None, "missing"
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except OSError as e:
+        return None, "cannot be read (%s)" % (e.strerror or e)
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 def in_dagger_exec():
     try:
@@ -173,6 +214,30 @@ def main():
             name = f.replace("\r", "\\r").replace("\n", "\\n")
             prefixes.append(("[%d/%d] %s  " % (i, len(plan), name)).encode("utf-8", "surrogateescape"))
     first, last, overflow, foreign, seq = {}, {}, {}, 0, 0
+    gate_base = env.get(GATE_ENV) if plan is not None else None
+    gate, gate_seen, gate_total = [], set(), 0
+
+    def snapshot(i, rest):
+        # The first PASS line of a file's attempt keeps that attempt's
+        # record; a later line (a test printing one) changes nothing.
+        nonlocal gate_total
+        if not gate_base or not PASSED.match(rest):
+            return
+        retry = RETRY_OF.search(rest)
+        attempt = int(retry.group(1)) + 1 if retry else 1
+        if (i, attempt) in gate_seen:
+            return
+        gate_seen.add((i, attempt))
+        entry = {"file": plan[i], "attempt": attempt, "record": None, "problem": ""}
+        text, problem = read_record(gate_base, gate_key(plan[i]), attempt)
+        if text is not None and gate_total + len(text) > MAX_GATE_TOTAL:
+            text, problem = None, "over the %d bytes miles-ci keeps of all records" % MAX_GATE_TOTAL
+        if text is not None:
+            gate_total += len(text)
+            entry["record"] = text
+        else:
+            entry["problem"] = problem
+        gate.append(entry)
     channel, pytest, pbuf, ptotal = None, None, bytearray(), 0
     if env.pop(PYTEST_ENV, None) == "1":
         try:
@@ -272,6 +337,7 @@ def main():
                 foreign += 1
                 return
             seq += 1
+            snapshot(i, text[start + len(prefixes[i]):])
             kept = (seq, text[start:].decode("utf-8", "replace"))
             if len(first.setdefault(i, [])) < PER_FILE:
                 first[i].append(kept)
@@ -355,7 +421,8 @@ def main():
     rec = {"ending": "exited", "exit_code": 127, "signal": 0, "timeout_s": 0, "elapsed_s": round(elapsed, 3),
            "log_bytes": total, "log_cut_bytes": cut, "status_lines": status, "status_dropped": dropped,
            "status_foreign": foreign, "status_overflow": [plan[i] for i in sorted(overflow)],
-           "leftovers": leftovers, "warnings": warnings, "pytest": pytest}
+           "leftovers": leftovers, "warnings": warnings, "pytest": pytest,
+           "gate_records": gate}
     if timed_out:
         rec["ending"], rec["timeout_s"] = "timeout", timeout
     elif proc is not None and proc.returncode < 0:
