@@ -114,6 +114,7 @@ func (s *scheduler) poolUnit(nr *nodeRun, stages []policy.Stage, batch int, inpu
 	}
 	ur.u.Command = strings.Join(strings.Fields(ur.u.With["execute_command"]), " ")
 	delete(ur.u.With, "execute_command")
+	ur.u.Work.Image = s.image(ur.u.With["container_image"])
 	suite, _ := entry["suite"].(string)
 	var stage *policy.Stage
 	for _, st := range stages {
@@ -146,6 +147,9 @@ func (s *scheduler) poolUnit(nr *nodeRun, stages []policy.Stage, batch int, inpu
 	if err == nil {
 		err = s.setModel(&ur.u)
 	}
+	ur.u.Work.PoolFile = &policy.PoolJob{File: file, Suite: stage.Name, NumGPUs: gpus, RunsOn: ur.u.RunsOn}
+	var serr error
+	ur.u.Work.Suite, serr = poolSuiteOf(ur.u.Command, file)
 	switch {
 	case err != nil:
 		return cannot("%v", err)
@@ -153,6 +157,8 @@ func (s *scheduler) poolUnit(nr *nodeRun, stages []policy.Stage, batch int, inpu
 		ur.state, ur.out = Excluded, Outcome{Result: ResultSuccess, Reason: "left out by --only/--skip"}
 	case !s.place.fits(s.need(&ur.u)):
 		return cannot("%s", s.place.why(s.need(&ur.u)))
+	case serr != nil:
+		return cannot("job %s: %v", n.ID, serr)
 	}
 	return ur
 }
@@ -173,4 +179,17 @@ func includeOf(expr string, vars *exprVars) ([]map[string]any, error) {
 		return nil, fmt.Errorf("%s has %d entries; GitHub runs at most %d jobs of a matrix", expr, len(m.Include), maxPoolEntries)
 	}
 	return m.Include, nil
+}
+
+// poolSuiteOf reads a pool file's evaluated run_suite.py command, which must
+// run the file the planner gave it.
+func poolSuiteOf(cmd, file string) (*RunSuiteArgs, error) {
+	args, err := ParseRunSuite(cmd)
+	if err == nil && args.TestFile != policy.ShellQuote(file) {
+		err = fmt.Errorf("its command runs --test-file %q, not the planned %s: %q", args.TestFile, file, cmd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &args, nil
 }

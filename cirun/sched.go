@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/device"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/timeline"
@@ -47,8 +48,12 @@ type Unit struct {
 	// Shard is the 0-based shard, Shards the matrix size (1: unsharded).
 	Shard, Shards int
 	// Command is the job's execute_command with its expressions evaluated
-	// (the run_suite.py command line), "" when it has none.
+	// (the run_suite.py command line), "" when it has none: shown, not read
+	// again (Work holds what it says).
 	Command string
+	// Work is what the unit runs, read once where the graph evaluated its
+	// step: the executor takes it as it is.
+	Work Work
 	// With are the job's called-workflow inputs, evaluated.
 	With map[string]string
 	// Needs are the results and outputs of the jobs it needs, by job id.
@@ -85,6 +90,24 @@ type Placement struct {
 	Substituted string
 }
 
+// Work is what a unit runs, as data: nothing after the graph reads a
+// command line or an image reference again.
+type Work struct {
+	// Suite is a stage shard's or a pool file's run_suite.py arguments,
+	// from its evaluated command (policy.ParseRunSuiteCommand).
+	Suite *RunSuiteArgs
+	// PoolPlan is the B200 pool planner's request, from its evaluated
+	// b200_plan step.
+	PoolPlan *policy.PoolRequest
+	// PoolFile is a pool file's job as the planner's matrix gave it: the
+	// file, its suite, GPU count and runners.
+	PoolFile *policy.PoolJob
+	// Image is the image a stage shard or pool file runs on: the decision
+	// of the image job whose output its container_image input is, else that
+	// input as it stands (deps.FromInput); nil when the job gives none.
+	Image *deps.Image
+}
+
 // Need is the result of a needed job as GitHub's needs context gives it.
 type Need struct {
 	Result  string
@@ -118,6 +141,9 @@ type Outcome struct {
 	// (Options.Simulate): the executor answers at once and the unit ends
 	// that long after it started on the scheduler's virtual clock.
 	Simulated time.Duration
+	// Image is an image job's decision, which the stage jobs that take its
+	// container_image output run on (Work.Image).
+	Image *deps.Image
 }
 
 // Executor runs units; the scheduler calls it from several goroutines at
@@ -345,6 +371,9 @@ type scheduler struct {
 	// and gate the nodes other stage jobs wait for (gates).
 	est  map[*unitRun]float64
 	gate map[*nodeRun]bool
+	// images are the image jobs' decisions, by the reference each gave as
+	// its container_image output.
+	images map[string]deps.Image
 }
 
 // SimEpoch is the virtual clock's start in a what-if: its times are
@@ -592,6 +621,12 @@ func (s *scheduler) unitEnded(ur *unitRun) {
 		ur.dur = s.now().Sub(ur.start)
 	}
 	ur.ran = true
+	if img := ur.out.Image; img != nil {
+		if s.images == nil {
+			s.images = map[string]deps.Image{}
+		}
+		s.images[img.Image] = *img
+	}
 	switch {
 	case ur.out.Result == ResultSuccess && ur.out.DryRun:
 		ur.state = WouldRun
@@ -865,17 +900,52 @@ func (s *scheduler) start(nr *nodeRun) {
 		s.expand(nr, with)
 		return
 	}
-	u := Unit{Node: n, Shards: 1, With: with, Needs: s.needs(nr)}
+	ur := &unitRun{u: Unit{Node: n, Shards: 1, With: with, Needs: s.needs(nr)}, state: Queued, node: nr}
 	if n.Kind == KindPoolPlan {
 		cmd, err := policy.EvalString(n.Script, vars.get)
 		if err != nil {
 			s.endNode(nr, NotRun, ResultFailure, fmt.Sprintf("%s:%d: cannot evaluate the planner step of job %s: %v", n.Workflow, n.Line, n.ID, err))
 			return
 		}
-		u.Command = cmd
+		ur.u.Command = cmd
+		preq, err := ParsePoolPlan(cmd)
+		ur.u.Work.PoolPlan = &preq
+		if err != nil {
+			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", n.ID, err)}
+		}
 	}
 	nr.state = Running
-	nr.units = []*unitRun{{u: u, state: Queued, node: nr}}
+	nr.units = []*unitRun{ur}
+	if ur.state == NotRun {
+		s.notifyUnit(ur)
+	}
+}
+
+// image is the image a stage job's evaluated container_image input names:
+// the decision of the image job that gave it, else the reference as it
+// stands; nil for none.
+func (s *scheduler) image(ref string) *deps.Image {
+	if ref == "" {
+		return nil
+	}
+	if img, ok := s.images[ref]; ok {
+		return &img
+	}
+	return &deps.Image{Image: ref, Source: deps.FromInput}
+}
+
+// suiteOf reads a stage shard's evaluated run_suite.py command into its
+// arguments, which must run the shard the matrix entry is (shard of
+// shards, or the whole stage).
+func suiteOf(cmd string, shard int) (*RunSuiteArgs, error) {
+	args, err := ParseRunSuite(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if args.Partition != nil && args.Partition.ID != shard {
+		return nil, fmt.Errorf("its run_suite.py command runs --auto-partition-id %d in matrix entry %d: %q", args.Partition.ID, shard, cmd)
+	}
+	return &args, nil
 }
 
 // expand makes a stage job's matrix: one unit per shard of its cadence.
@@ -892,8 +962,13 @@ func (s *scheduler) expand(nr *nodeRun, with map[string]string) {
 		cmd, cerr := policy.EvalString(n.With["execute_command"], vars.get)
 		stage := st
 		u := Unit{Node: n, Stage: &stage, Shard: i, Shards: shards, Command: strings.Join(strings.Fields(cmd), " "), With: with, Needs: s.needs(nr), GPUs: gpus}
+		u.Work.Image = s.image(with["container_image"])
 		ur := &unitRun{u: u, state: Queued, node: nr}
 		merr := s.setModel(&ur.u)
+		var aerr error
+		if cerr == nil {
+			ur.u.Work.Suite, aerr = suiteOf(ur.u.Command, i)
+		}
 		switch {
 		case err != nil:
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: err.Error(), CannotRun: true}
@@ -903,6 +978,8 @@ func (s *scheduler) expand(nr *nodeRun, with map[string]string) {
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: merr.Error(), CannotRun: true}
 		case !s.place.fits(s.need(&ur.u)):
 			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: s.place.why(s.need(&ur.u)), CannotRun: true}
+		case aerr != nil:
+			ur.state, ur.out = NotRun, Outcome{Result: ResultFailure, Reason: fmt.Sprintf("job %s: %v", n.ID, aerr), CannotRun: true}
 		}
 		nr.units = append(nr.units, ur)
 		s.notifyUnit(ur) // queued (it may wait for devices), or not-run

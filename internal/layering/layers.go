@@ -34,9 +34,10 @@ var Layers = map[string]int{
 	"metricgate":      2,
 	"deps":            3,
 	"estimate":        3,
-	"cirun":           3,
 	"hostgpu/detect":  3,
 	"triage":          3,
+	// The graph hands each unit its image as deps decided it.
+	"cirun": 4,
 
 	// What renders and runs them.
 	"report":                    4,

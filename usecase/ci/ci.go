@@ -265,16 +265,14 @@ type ciExecutor struct {
 	tables *policy.Tables
 	event  cirun.Event
 
-	// mu guards the messages, the registry, read once, the stages, each
-	// planned once, and the images.
+	// mu guards the messages, the registry, read once, and the stages,
+	// each planned once.
 	mu     sync.Mutex
 	msgs   []usecase.Message
 	reg    *policy.Registry
 	regErr error
 	loaded bool
 	stages map[stageKey]*plannedStage
-	// images are the image jobs' decisions, by the reference each gave.
-	images map[string]deps.Image
 }
 
 func (x *ciExecutor) Run(ctx context.Context, u *cirun.Unit) cirun.Outcome {
@@ -401,13 +399,7 @@ func (x *ciExecutor) image(u *cirun.Unit) cirun.Outcome {
 	if err != nil {
 		return failed(err)
 	}
-	x.mu.Lock()
-	if x.images == nil {
-		x.images = map[string]deps.Image{}
-	}
-	x.images[img.Image] = img
-	x.mu.Unlock()
-	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img}
+	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: map[string]string{"container_image": img.Image}, Reason: "image " + img.Image + " (" + string(img.Source) + ")", Detail: img, Image: &img}
 }
 
 // deps is resolve-ci-deps: the ROCm image keeps its baked dependencies
@@ -513,23 +505,20 @@ func (x *ciExecutor) registry() (*policy.Registry, error) {
 // checkout's, read once.
 func (x *ciExecutor) lookup(string) (*policy.Registry, error) { return x.registry() }
 
-// shard plans (and in a real run runs) one stage shard: its job's
-// run_suite.py command, read once, names the stage, cadence, labels and
-// shard; the stage is planned once for all its shards (x.stage), and the
-// shard's request goes to the runner as it is.
+// shard plans (and in a real run runs) one stage shard: its run_suite.py
+// arguments (the graph read them from its job's command) name the stage,
+// cadence and labels; the stage is planned once for all its shards
+// (x.stage), and the shard's request goes to the runner as it is.
 func (x *ciExecutor) shard(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 	cannot := func(reason string) cirun.Outcome {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: reason}
 	}
-	args, err := cirun.ParseRunSuite(u.Command)
-	if err != nil {
-		return cannot(fmt.Sprintf("job %s: %v", u.Node.ID, err))
+	args := u.Work.Suite
+	if args == nil {
+		return cannot(fmt.Sprintf("job %s: the graph gave no run_suite.py arguments", u.Node.ID))
 	}
-	id := 0
-	if args.Partition != nil {
-		id = args.Partition.ID
-	}
-	ps := x.stage(ctx, u, args)
+	id := u.Shard
+	ps := x.stage(ctx, u, *args)
 	if ps.err != nil {
 		return cannot(ps.err.Error())
 	}
@@ -554,14 +543,18 @@ type plannedStage struct {
 
 // stageKey names one planning of a stage: shards of one stage job share it.
 type stageKey struct {
-	suite, cadence, labels, image string
-	matchAll                      bool
+	suite, cadence, labels string
+	image                  deps.Image
+	matchAll               bool
 }
 
 // stage plans the stage of a shard unit once, on the tables and registry the
 // run read once: every shard's request, as the stage run path builds it.
 func (x *ciExecutor) stage(ctx context.Context, u *cirun.Unit, args cirun.RunSuiteArgs) *plannedStage {
-	key := stageKey{suite: args.Suite, cadence: args.Cadence, labels: strings.Join(args.Labels, "\x00"), image: u.With["container_image"], matchAll: args.MatchAllLabels}
+	key := stageKey{suite: args.Suite, cadence: args.Cadence, labels: strings.Join(args.Labels, "\x00"), matchAll: args.MatchAllLabels}
+	if u.Work.Image != nil {
+		key.image = *u.Work.Image
+	}
 	x.mu.Lock()
 	if x.stages == nil {
 		x.stages = map[stageKey]*plannedStage{}
@@ -636,16 +629,16 @@ func (p PoolPlanned) Lines() []string {
 // command line, evaluated from the workflow, planned by policy.PlanPool; the
 // outputs are the matrix and has_tests it writes to $GITHUB_OUTPUT.
 func (x *ciExecutor) poolPlan(u *cirun.Unit) cirun.Outcome {
-	preq, err := cirun.ParsePoolPlan(u.Command)
-	if err != nil {
-		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+	preq := u.Work.PoolPlan
+	if preq == nil {
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: the graph gave no planner request", u.Node.ID)}
 	}
 	reg, err := x.registry()
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
 	usecase.CountPlanning() // the pool's stage, planned once: its file units build on this plan
-	plan, err := policy.PlanPool(reg, preq)
+	plan, err := policy.PlanPool(reg, *preq)
 	if err != nil {
 		return failed(err)
 	}
@@ -673,17 +666,14 @@ func (p PoolFile) Lines() []string { return []string{"$ " + p.Command, p.File} }
 // poolFile plans (and in a real run runs) one file of a pool batch, as
 // run --stage stage-c-b200 --batch N runs each of its files.
 func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome {
-	args, err := cirun.ParseRunSuite(u.Command)
-	if err == nil && args.TestFile != policy.ShellQuote(u.File) {
-		err = fmt.Errorf("its command runs --test-file %q, not the planned %s: %q", args.TestFile, u.File, u.Command)
-	}
-	if err != nil {
-		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: %v", u.Node.ID, err)}
+	args, job := u.Work.Suite, u.Work.PoolFile
+	if args == nil || job == nil {
+		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: the graph gave no pool file to run", u.Node.ID)}
 	}
 	if x.req.Shards == nil {
-		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: u.File}}
+		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: job.File}}
 	}
-	req, err := usecase.PoolFileRequest(x.stageInputs(u, args), x.tables, x.lookup, policy.PoolJob{File: u.File, Suite: u.Stage.Name, NumGPUs: u.GPUs, RunsOn: u.RunsOn})
+	req, err := usecase.PoolFileRequest(x.stageInputs(u, *args), x.tables, x.lookup, *job)
 	if err != nil {
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: err.Error()}
 	}
@@ -700,8 +690,9 @@ func (x *ciExecutor) stageInputs(u *cirun.Unit, args cirun.RunSuiteArgs) usecase
 	if ev.PRNumber > 0 {
 		in.PRNumber = strconv.Itoa(ev.PRNumber)
 	}
-	if img := u.With["container_image"]; img != "" && x.req.Release == nil {
-		in.Image = x.imageOf(img)
+	if u.Work.Image != nil && x.req.Release == nil {
+		img := *u.Work.Image
+		in.Image = &img
 	}
 	if x.req.Release != nil {
 		in.Cadence = ""
@@ -721,18 +712,6 @@ func onPlacement(req stagerun.Request, u *cirun.Unit) stagerun.Request {
 		req.VisibleDevices = u.Placement.Devices
 	}
 	return req
-}
-
-// imageOf is the image decision of an image job that gave ref to a stage
-// job's container_image; a ref no image job gave (a workflow that writes
-// its own) is the stage's input as it stands.
-func (x *ciExecutor) imageOf(ref string) *deps.Image {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if img, ok := x.images[ref]; ok {
-		return &img
-	}
-	return &deps.Image{Image: ref, Source: deps.FromInput}
 }
 
 // hostNotices say, once, what the hosts leave unchecked: devices given as
