@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -51,8 +53,10 @@ var (
 )
 
 // Start serves the recorded answers under dir: repos/OWNER/NAME/pulls/N.json
-// for a pull request and repos/OWNER/NAME/pulls/N/files.json for all its
-// changed files. Close it when done.
+// for a pull request, repos/OWNER/NAME/pulls/N/files.json for all its
+// changed files, and any other GET without a query from the file of its
+// path plus .json (repos/OWNER/NAME/collaborators/LOGIN/permission.json).
+// Close it when done.
 func Start(dir string) *Server {
 	s := &Server{dir: dir}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -124,6 +128,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if m := pullPath.FindStringSubmatch(r.URL.Path); m != nil {
 		s.serveFile(w, filepath.Join(s.dir, "repos", m[1], m[2], "pulls", m[3]+".json"))
 		return
+	}
+	if m := filesPath.FindStringSubmatch(r.URL.Path); m == nil && r.Method == http.MethodGet && r.URL.RawQuery == "" && strings.HasPrefix(r.URL.Path, "/repos/") {
+		// Any other answer recorded under its path (a collaborator's
+		// permission: repos/OWNER/NAME/collaborators/LOGIN/permission.json).
+		if clean := path.Clean(r.URL.Path); clean == r.URL.Path {
+			if data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(clean)+".json")); err == nil {
+				w.Write(data)
+				return
+			}
+		}
 	}
 	if m := filesPath.FindStringSubmatch(r.URL.Path); m != nil {
 		if files == nil {
