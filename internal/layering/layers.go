@@ -29,9 +29,11 @@ var Layers = map[string]int{
 	"policy/pysource": 1,
 	"device":          1,
 	"timeline":        1,
+	"comment/pyjson":  1,
 	"hostgpu":         2,
 	"policy":          2,
 	"metricgate":      2,
+	"comment":         2,
 	"deps":            3,
 	"estimate":        3,
 	"hostgpu/detect":  3,
@@ -50,6 +52,7 @@ var Layers = map[string]int{
 	"github":                    5,
 	"github/githubtest":         5,
 	"github/githubtest/standin": 6,
+	"comment/commenttest":       6,
 	"workflows":                 6,
 	"ghoutput":                  6,
 
@@ -84,7 +87,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows"}
+var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows", "comment", "comment/pyjson"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are
