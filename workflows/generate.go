@@ -126,7 +126,8 @@ var (
 	jobID         = lazyre.New(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 )
 
-// Generate returns pr-test.yml and pr-test-rocm.yml for a roster.
+// Generate returns pr-test.yml and pr-test-rocm.yml for a roster, and the
+// comment gateway's comment-ci-command.yml.
 func Generate(roster []policy.Stage, o Options) ([]File, error) {
 	if o.Ref == "" || strings.ContainsAny(o.Ref, " \t\n'\"$`\\") || strings.HasPrefix(o.Ref, "-") {
 		return nil, fmt.Errorf("--ref %q is not a miles-ci version; give a tag, branch or commit, e.g. main", o.Ref)
@@ -157,18 +158,31 @@ func Generate(roster []policy.Stage, o Options) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		var buf bytes.Buffer
-		enc := yaml.NewEncoder(&buf)
-		enc.SetIndent(2)
-		if err := enc.Encode(doc); err != nil {
+		data, err := encode(doc)
+		if err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", w.file, err)
 		}
-		if err := enc.Close(); err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", w.file, err)
-		}
-		files = append(files, File{Name: w.file, Data: buf.Bytes()})
+		files = append(files, File{Name: w.file, Data: data})
 	}
-	return files, nil
+	comment, err := commentWorkflow(o)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, comment), nil
+}
+
+// encode writes a workflow document as YAML, indented by 2.
+func encode(doc *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func (w workflow) document(stages, roster []policy.Stage, o Options) (*yaml.Node, error) {

@@ -18,8 +18,8 @@ func TestExamplesAreUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 || files[0].Name != "pr-test.yml" || files[1].Name != "pr-test-rocm.yml" {
-		t.Fatalf("wanted pr-test.yml and pr-test-rocm.yml, got %d files", len(files))
+	if len(files) != 3 || files[0].Name != "pr-test.yml" || files[1].Name != "pr-test-rocm.yml" || files[2].Name != "comment-ci-command.yml" {
+		t.Fatalf("wanted pr-test.yml, pr-test-rocm.yml and comment-ci-command.yml, got %d files", len(files))
 	}
 	for _, f := range files {
 		want, err := os.ReadFile(filepath.Join("..", "examples", "workflows", f.Name))
@@ -210,6 +210,53 @@ func TestEverySecretHasAFlag(t *testing.T) {
 			if secretFlags[s] == "" {
 				t.Errorf("wanted a module flag for %s's secret %s (secretFlags), got none", b, s)
 			}
+		}
+	}
+}
+
+// TestCommentWorkflow: the gateway's workflow has Miles' four jobs, their
+// needs and routing, and runs each mode of the script through the module's
+// comment function with that job's token.
+func TestCommentWorkflow(t *testing.T) {
+	f, err := commentWorkflow(DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := parse(t, f.Data)
+	for name, want := range map[string]struct {
+		needs []string
+		modes []string
+		cond  string
+	}{
+		"handle-command":      {nil, []string{"preflight", "command"}, "github.event.comment.user.type == 'User'"},
+		"actions-command":     {[]string{"handle-command"}, []string{"command"}, "needs.handle-command.outputs.capability == 'actions'"},
+		"acknowledge-command": {[]string{"handle-command", "actions-command"}, []string{"acknowledge"}, "needs.handle-command.outputs.success_reaction == '+1'"},
+		"reply-command":       {[]string{"actions-command"}, []string{"reply"}, "needs.actions-command.outputs.workflow_run_url != ''"},
+	} {
+		j, ok := jobs[name]
+		if !ok {
+			t.Errorf("no job %s", name)
+			continue
+		}
+		if strings.Join(j.Needs, ",") != strings.Join(want.needs, ",") || !strings.Contains(j.If, want.cond) {
+			t.Errorf("%s: wanted needs %v and an if: with %q, got %v and %q", name, want.needs, want.cond, j.Needs, j.If)
+		}
+		var modes []string
+		for _, st := range j.Steps {
+			if !strings.Contains(st.Run, "dagger call") {
+				continue
+			}
+			for _, m := range []string{"preflight", "command", "acknowledge", "reply"} {
+				if strings.Contains(st.Run, "--mode "+m+" ") {
+					modes = append(modes, m)
+				}
+			}
+			if !strings.Contains(st.Run, "--token env:CI_COMMAND_API_TOKEN") || st.Env["CI_COMMAND_API_TOKEN"] == "" {
+				t.Errorf("%s: a step runs the gateway without the job's token in the environment:\n%s", name, st.Run)
+			}
+		}
+		if strings.Join(modes, ",") != strings.Join(want.modes, ",") {
+			t.Errorf("%s: wanted the modes %v, got %v", name, want.modes, modes)
 		}
 	}
 }

@@ -13,8 +13,9 @@ func main() {
 	// less often saves more time than the extra memory costs.
 	debug.SetGCPercent(400)
 	os.Exit(cli.Run(os.Args[1:], cli.Env{
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
+		Stdout:    os.Stdout,
+		Stderr:    os.Stderr,
+		Getenv:    os.Getenv,
+		LookupEnv: os.LookupEnv,
 	}))
 }

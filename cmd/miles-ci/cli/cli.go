@@ -26,6 +26,19 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads an environment variable; flags fall back to the workflow's env vars.
 	Getenv func(string) string
+	// LookupEnv also says whether the variable is set (nil: set when
+	// Getenv is not empty), for comment, which answers as Miles' script on
+	// an unset variable.
+	LookupEnv func(string) (string, bool)
+}
+
+// lookupEnv is env.LookupEnv, or Getenv where it is not given.
+func (e Env) lookupEnv(name string) (string, bool) {
+	if e.LookupEnv != nil {
+		return e.LookupEnv(name)
+	}
+	v := e.Getenv(name)
+	return v, v != ""
 }
 
 // secret looks a secret up in the environment, an empty value being none
