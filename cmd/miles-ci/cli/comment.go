@@ -59,8 +59,10 @@ func runComment(args []string, env Env) int {
 	case res.DryRun:
 		io.WriteString(env.Stdout, commentReport(res))
 	default:
-		// The script's own line, byte for byte.
-		io.WriteString(env.Stdout, last.Stdout)
+		// The script's own line, byte for byte: its decision (ASCII JSON) or
+		// the ::error:: workflow command it prints, which the workflow reads
+		// as the script's, so it is written as it is.
+		writeCommands(env.Stdout, last.Stdout)
 	}
 	if last.Crash != "" {
 		fmt.Fprintf(env.Stderr, "miles-ci comment: Miles' script stops here with a Python traceback (exit 1): %s\n", last.Crash)
