@@ -169,11 +169,12 @@ func decodeJSON(s string, v any) error {
 	return nil
 }
 
-// The bounds of a stage run's --timeout-minutes: at least a minute, at most a
-// week (GitHub Actions ends a self-hosted job after five days anyway).
+// The bounds of a stage run's --timeout-minutes: at least a minute, at most
+// five days, when GitHub Actions ends a self-hosted job (and the most
+// seconds the runtime history takes for one attempt, estimate.MaxSeconds).
 const (
 	MinTimeoutMinutes = 1
-	MaxTimeoutMinutes = 7 * 24 * 60
+	MaxTimeoutMinutes = 5 * 24 * 60
 )
 
 // CheckTimeoutMinutes checks a stage run's --timeout-minutes; 0 is none (the

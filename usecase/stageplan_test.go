@@ -110,8 +110,8 @@ func TestCheckTimeoutMinutes(t *testing.T) {
 		want string
 	}{
 		{0, ""}, {1, ""}, {MaxTimeoutMinutes, ""},
-		{-1, "--timeout-minutes must be in 1..10080, got -1"},
-		{MaxTimeoutMinutes + 1, "--timeout-minutes must be in 1..10080, got 10081"},
+		{-1, "--timeout-minutes must be in 1..7200, got -1"},
+		{MaxTimeoutMinutes + 1, "--timeout-minutes must be in 1..7200, got 7201"},
 	} {
 		err := CheckTimeoutMinutes(tc.n)
 		if got := errText(err); got != tc.want {

@@ -199,17 +199,20 @@ func TestEstTimeNeverWritesAnOverflow(t *testing.T) {
 	for name, newDB := range historytest.DBs(t) {
 		t.Run(name, func(t *testing.T) {
 			db := newDB(t)
-			dir := t.TempDir()
-			rows := `{"commit_sha":"c1","github_run_id":1,"github_run_attempt":1,"event_name":"schedule","git_ref":"refs/heads/main","recorded_at":"2026-08-10T12:00:00Z","attempts":[`
-			for i := 1; i <= 3; i++ {
-				if i > 1 {
-					rows += ","
+			// 1e308, and 3,000,000 s (34.7 days: more than one job runs, issue 38).
+			for _, seconds := range []string{"1e308", "3000000"} {
+				dir := t.TempDir()
+				rows := `{"commit_sha":"c1","github_run_id":1,"github_run_attempt":1,"event_name":"schedule","git_ref":"refs/heads/main","recorded_at":"2026-08-10T12:00:00Z","attempts":[`
+				for i := 1; i <= 3; i++ {
+					if i > 1 {
+						rows += ","
+					}
+					rows += fmt.Sprintf(`{"test_path":"tests/e2e/a/test_keyword.py","backend":"CUDA","suite":"stage-c-8-gpu-h100","test_attempt":%d,"status":"PASS","elapsed_seconds":%s,"estimated_seconds":60}`, i, seconds)
 				}
-				rows += fmt.Sprintf(`{"test_path":"tests/e2e/a/test_keyword.py","backend":"CUDA","suite":"stage-c-8-gpu-h100","test_attempt":%d,"status":"PASS","elapsed_seconds":1e308,"estimated_seconds":60}`, i)
-			}
-			os.WriteFile(filepath.Join(dir, history.RowsFile), []byte(rows+"]}"), 0o644)
-			if _, err := Import(ctx, ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv}); err == nil || !strings.Contains(err.Error(), "more than 3024000") {
-				t.Errorf("wanted the import of 1e308 seconds refused, got %v", err)
+				os.WriteFile(filepath.Join(dir, history.RowsFile), []byte(rows+"]}"), 0o644)
+				if _, err := Import(ctx, ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv}); err == nil || !strings.Contains(err.Error(), "more than 432000") {
+					t.Errorf("wanted the import of %s seconds refused, got %v", seconds, err)
+				}
 			}
 			bad := []float64{1e308, math.Inf(1), 1e308}
 			if name == "postgres" {
