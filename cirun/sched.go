@@ -238,6 +238,11 @@ type JobReport struct {
 	// Results is its results folder under the run's results folder
 	// (STAGE/2-of-4), set when it wrote results.
 	Results string `json:"results,omitempty"`
+	// SummarySHA256 is the digest of that folder's summary.json as the run
+	// wrote it: it binds the shard's own record to the run's, so a re-run
+	// keeps the shard only while the two agree (usecase.ReadResultsFolder).
+	// A results folder's, never a plan's: not in the module's typed answer.
+	SummarySHA256 string `json:"summary_sha256,omitempty" typedjson:"-"`
 	// Command and Tests are a shard's run_suite.py command and the test
 	// files it runs, in shard order.
 	Command string   `json:"command,omitempty"`

@@ -93,10 +93,22 @@ func consistent(r *Summary) error {
 // MaxResultsSize bytes (read through fsinput, so a FIFO or device there fails
 // at once).
 func ReadResults(dir string) (*Summary, error) {
+	s, _, err := ReadResultsData(dir)
+	return s, err
+}
+
+// SummaryFile is a results folder's summary.json as it is read back:
+// bounded, and never through a symbolic link (miles-ci writes none).
+var SummaryFile = fsinput.Kind{Name: "a summary.json", Max: MaxResultsSize, NoLink: true}
+
+// ReadResultsData is ReadResults, and the bytes it read (a ci run's record
+// binds each shard's summary.json by their digest).
+func ReadResultsData(dir string) (*Summary, []byte, error) {
 	name := filepath.Join(dir, "summary.json")
-	data, err := fsinput.ReadFile(name, fsinput.Kind{Name: "a summary.json", Max: MaxResultsSize})
+	data, err := fsinput.ReadFile(name, SummaryFile)
 	if err != nil {
-		return nil, fmt.Errorf("--results: %w; give the results folder a test run wrote", err)
+		return nil, nil, fmt.Errorf("--results: %w; give the results folder a test run wrote", err)
 	}
-	return ParseResults(name, data)
+	s, err := ParseResults(name, data)
+	return s, data, err
 }

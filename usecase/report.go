@@ -1,7 +1,6 @@
 package usecase
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -42,35 +41,44 @@ type ReportAnswer struct {
 	CI *cirun.Report
 	// Markdown is the step summary; Text the lines for a person.
 	Markdown, Text string
+	// Unproven names each shard a ci run's record says passed whose own
+	// folder does not prove it (ResultsFolder.UnprovenLines): the folder
+	// fails the checks, and its verdict is not a pass.
+	Unproven []string
 }
 
 // ExitStatus is the run's own exit status: a failed run's report fails too,
-// as `run` and `ci` exit.
+// as `run` and `ci` exit, and so does a passed run whose folder does not
+// prove it (1).
 func (a ReportAnswer) ExitStatus() int {
 	if a.CI != nil {
-		return a.CI.ExitStatus()
+		if code := a.CI.ExitStatus(); code != 0 || len(a.Unproven) == 0 {
+			return code
+		}
+		return 1
 	}
 	return a.Summary.ExitStatus()
 }
 
-// Report reads and renders the summary.json of a results folder: a stage
-// run's (run, file-run), or a ci run's (every job, each shard's folder).
+// Report reads and renders a results folder with the one reader
+// (ReadResultsFolder): a stage run's (run, file-run), or a ci run's (every
+// job, each shard's folder, each checked against the run record).
 func Report(r ReportRequest) (ReportAnswer, error) {
 	if err := r.Validate(); err != nil {
 		return ReportAnswer{}, err
 	}
-	if data, ok := ciSummary(r.Results); ok {
-		name := filepath.Join(r.Results, "summary.json")
-		rep, err := cirun.ParseReport(name, data)
-		if err != nil {
-			return ReportAnswer{}, err
-		}
-		return ciReport(&PreviousRun{Dir: r.Results, Report: rep})
-	}
-	s, err := report.ReadResults(r.Results)
+	f, err := ReadResultsFolder(r.Results)
 	if err != nil {
-		return ReportAnswer{}, err
+		return ReportAnswer{}, fmt.Errorf("--results: %w", err)
 	}
+	switch f.Layout {
+	case LayoutCI:
+		return ciReport(f)
+	case LayoutTriage:
+		return ReportAnswer{}, fmt.Errorf("--results %s is a triage's results folder: its verdicts are in %s and %s", r.Results,
+			filepath.Join(r.Results, triageFile), filepath.Join(r.Results, htmlpage.FileName))
+	}
+	s := f.Shards[0].Summary
 	verdict := "passed"
 	if !s.Passed {
 		verdict = "FAILED"
@@ -99,33 +107,32 @@ func pageLine(dir string) string {
 	return "page: " + name + " (open it in a browser)\n"
 }
 
-// ciSummary is dir's summary.json when it is a ci run's (it lists jobs).
-func ciSummary(dir string) ([]byte, bool) {
-	data, err := fsinput.ReadFile(filepath.Join(dir, "summary.json"), fsinput.Kind{Name: "a summary.json", Max: cirun.MaxReportSize})
-	return data, err == nil && bytes.Contains(data, []byte(`"jobs"`))
-}
-
 // ciReport renders a ci run's folder: the graph as it ran, each failed
 // shard with its first failing file, that file's last lines and its
-// run.log (as the run printed them), and the folder's step summary.
-func ciReport(prev *PreviousRun) (ReportAnswer, error) {
-	rep := prev.Report
+// run.log (as the run printed them), each shard whose folder does not
+// prove its pass, and the folder's step summary.
+func ciReport(f *ResultsFolder) (ReportAnswer, error) {
+	rep := f.Run
 	if rep.Run != nil {
 		rep.Event = cirun.Event{Name: rep.Run.Event, Schedule: rep.Run.Schedule}
 	}
 	var fails []ShardFailure
-	for _, j := range rep.Jobs {
-		dir := j.ResultsDir()
-		if j.State != cirun.Failed || dir == "" {
+	for _, s := range f.Shards {
+		if s.Job.State != cirun.Failed {
 			continue
 		}
-		shard := filepath.Join(prev.Dir, filepath.FromSlash(dir))
-		s, _ := report.ReadResults(shard)
-		log, _ := fsinput.ReadFile(filepath.Join(shard, stagerun.RunLogFile), fsinput.Kind{Name: "a run.log", Max: stagerun.MaxLogBytes + 4096})
-		fails = append(fails, NewShardFailure(j, dir, s, string(log)))
+		shard := filepath.Join(f.Dir, filepath.FromSlash(s.Dir))
+		log, _ := fsinput.ReadFile(filepath.Join(shard, stagerun.RunLogFile), fsinput.Kind{Name: "a run.log", Max: stagerun.MaxLogBytes + 4096, NoLink: true})
+		fails = append(fails, NewShardFailure(s.Job, s.Dir, s.Summary, string(log)))
 	}
-	md, _ := fsinput.ReadFile(filepath.Join(prev.Dir, stagerun.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: cirun.MaxReportSize})
-	return ReportAnswer{CI: rep, Markdown: string(md), Text: rep.Text() + FailuresText(prev.Dir, fails) + pageLine(prev.Dir)}, nil
+	md, _ := fsinput.ReadFile(filepath.Join(f.Dir, stagerun.StepSummaryFile), fsinput.Kind{Name: "a step-summary.md", Max: cirun.MaxReportSize, NoLink: true})
+	ans := ReportAnswer{CI: rep, Markdown: string(md), Unproven: f.UnprovenLines()}
+	var unproven strings.Builder
+	for _, l := range ans.Unproven {
+		unproven.WriteString("not proven: " + printable.Line(l) + "\n")
+	}
+	ans.Text = rep.Text() + FailuresText(f.Dir, fails) + unproven.String() + pageLine(f.Dir)
+	return ans, nil
 }
 
 // FailuresText lists each failed shard under a ci run's graph: its first

@@ -307,41 +307,21 @@ func (a TriageAnswer) ResultFiles(markdown string, json []byte, m *report.Masker
 		stagerun.ResultFile{Name: htmlpage.FileName, Data: string(html)}), nil
 }
 
-// FailedFiles are the failed test files of a run's results folder, in
-// order: a miles-ci ci folder's failed shards' files, or a run or file-run
-// folder's.
+// FailedFiles are the failed test files of a results folder, in order, as
+// the one reader of results folders finds them (ResultsFolder.FailedFiles):
+// a miles-ci ci folder's failed shards' files (STAGE/2-of-4/, STAGE/, an
+// older STAGE/ID/), a run or file-run folder's, a triage's head attempts'.
 func FailedFiles(dir string) ([]string, error) {
-	var sums []*report.Summary
-	if prev, err := ReadPreviousRun(dir); err == nil {
-		for _, j := range prev.Report.Jobs {
-			if j.State != cirun.Failed || j.Stage == "" {
-				continue
-			}
-			shard := 0
-			if j.Shard != nil {
-				shard = *j.Shard
-			}
-			s, err := report.ReadResults(filepath.Join(dir, j.Stage, strconv.Itoa(shard)))
-			if err != nil {
-				return nil, err
-			}
-			sums = append(sums, s)
-		}
-	} else {
-		s, err := report.ReadResults(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--results %s holds neither a miles-ci ci run nor a run's results: %w", dir, err)
-		}
-		sums = append(sums, s)
+	f, err := ReadResultsFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--results: %w", err)
 	}
-	var files []string
-	for _, s := range sums {
-		for _, t := range s.Tests {
-			if (t.Status == report.Fail || t.Status == report.Timeout) && !slices.Contains(files, t.File) {
-				files = append(files, t.File)
-			}
+	for _, s := range f.Shards {
+		if s.Summary == nil && s.Job.State == cirun.Failed {
+			return nil, fmt.Errorf("--results %s: %s failed, but %s", dir, s.Job.Title(), s.Unproven)
 		}
 	}
+	files := f.FailedFiles()
 	if len(files) == 0 {
 		return nil, fmt.Errorf("--results %s has no failed test file to triage", dir)
 	}

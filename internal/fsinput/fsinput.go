@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // Kind is what a file is, with the largest size its reader accepts.
@@ -31,6 +32,10 @@ type Kind struct {
 	Name string
 	// Max is the largest size in bytes.
 	Max int64
+	// NoLink refuses a symbolic link where it is followed otherwise: a
+	// file miles-ci wrote itself (a results folder's) is never one, so a
+	// link there is a planted one.
+	NoLink bool
 }
 
 // The kinds of file miles-ci reads, with their limits (README, "Bounded reads").
@@ -156,6 +161,11 @@ func ReadFile(path string, k Kind) ([]byte, error) {
 // slice aliases *buf.
 func ReadInto(path string, k Kind, buf *[]byte) ([]byte, error) {
 	observe(path)
+	if k.NoLink {
+		if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return nil, &Error{Path: path, Problem: "is a symbolic link, which is not followed here: " + k.Name + " is never one"}
+		}
+	}
 	if _, err := Stat(path, k); err != nil {
 		return nil, err
 	}
@@ -195,8 +205,11 @@ func observe(path string) {
 // readOpen opens path without blocking, checks the file it opened against k
 // and reads it whole into *buf (see ReadInto).
 func readOpen(path string, k Kind, buf *[]byte) ([]byte, error) {
-	f, err := openRead(path)
+	f, err := openRead(path, k.NoLink)
 	if err != nil {
+		if k.NoLink && errors.Is(err, syscall.ELOOP) {
+			return nil, &Error{Path: path, Problem: "is a symbolic link, which is not followed here: " + k.Name + " is never one", Err: err}
+		}
 		return nil, statError(path, err)
 	}
 	defer f.close()

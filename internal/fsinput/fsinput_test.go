@@ -80,6 +80,15 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(filepath.Join(dir, "nope"), small); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("wanted fs.ErrNotExist to match, got %v", err)
 	}
+	// A kind that is never a link refuses one (issue 38: a symlinked
+	// summary.json was followed), and reads the regular file as before.
+	noLink := Kind{Name: "a summary.json", Max: 10, NoLink: true}
+	if _, err := ReadFile(link, noLink); err == nil || err.Error() != link+" is a symbolic link, which is not followed here: a summary.json is never one" {
+		t.Errorf("wanted the link refused, got %v", err)
+	}
+	if got, err := ReadFile(ok, noLink); err != nil || string(got) != "0123456789" {
+		t.Errorf("wanted the regular file read, got %q %v", got, err)
+	}
 }
 
 func TestReadIntoReusesTheBuffer(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // readFile is a file opened for reading; only unix has FIFOs to guard against.
 type readFile struct{ f *os.File }
 
-func openRead(path string) (readFile, error) {
+func openRead(path string, _ bool) (readFile, error) {
 	f, err := os.Open(path)
 	return readFile{f}, err
 }

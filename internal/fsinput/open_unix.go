@@ -18,9 +18,13 @@ type readFile int
 // openRead opens path for reading without waiting for a writer, so a FIFO
 // put in place after the check fails the check on the open file instead of
 // hanging; a terminal never becomes the controlling one.
-func openRead(path string) (readFile, error) {
+func openRead(path string, noLink bool) (readFile, error) {
+	flags := syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
+	if noLink {
+		flags |= syscall.O_NOFOLLOW // a link swapped in after the check fails the open
+	}
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, flags, 0)
 		if err == syscall.EINTR {
 			continue
 		}

@@ -165,9 +165,10 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		if opt.Previous, opt.Attempt, err = rerunOptions(req.Previous, &facts); err != nil {
 			return CIAnswer{}, err
 		}
-		if len(req.Previous.Report.ToRerun()) == 0 {
+		if req.Previous.NothingToRerun() {
 			return nothingToRerun(req.Previous, ev), nil
 		}
+		msgs = append(msgs, rerunMessages(req.Previous)...)
 	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}

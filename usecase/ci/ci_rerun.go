@@ -1,25 +1,32 @@
 package ci
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
-	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
 
 // rerunOptions checks that the run is the same run as prev (commit, event,
-// trigger facts, planner) and gives the scheduler what it keeps: the
-// earlier attempt's passed units, and this attempt's number.
+// trigger facts, planner) and gives the scheduler what it keeps, and this
+// attempt's number. It keeps only what it can check: a shard whose own
+// folder proves it passed (usecase.ResultsFolder.Proven: its summary.json
+// the one the run record bound by digest, of that shard, passed). Every
+// other unit runs again: a shard that does not prove its pass (named in
+// rerunMessages), and the resolvers, miles-ci's own use cases, which give
+// on the same commit and facts what they gave (their outputs in the record
+// are not taken on trust), and a PR image the run built, which lives in
+// the engine session that built it (the engine's cache makes it a lookup).
 func rerunOptions(prev *usecase.PreviousRun, facts *cirun.RunFacts) (map[string]cirun.Previous, int, error) {
 	was := prev.Report.Run
 	if facts.Commit == "" || was.Commit == "" {
@@ -35,15 +42,22 @@ func rerunOptions(prev *usecase.PreviousRun, facts *cirun.RunFacts) (map[string]
 		}
 		return keptShard{command: j.Command, tests: j.Tests}
 	})
-	for _, j := range prev.Report.Jobs {
-		if j.Kind == cirun.KindPRImage && j.Outputs["built"] == "true" {
-			// A built PR image lives in the engine session that built it:
-			// this attempt builds it again (the engine's cache makes that
-			// a lookup) so its CUDA shards start from it.
-			delete(kept, j.Unit())
+	for unit := range kept {
+		if _, ok := prev.Proven(unit); !ok {
+			delete(kept, unit)
 		}
 	}
 	return kept, max(prev.Report.Attempt, 1) + 1, nil
+}
+
+// rerunMessages warn of each shard the earlier attempt passed whose folder
+// does not prove it: this attempt runs it again.
+func rerunMessages(prev *usecase.PreviousRun) []usecase.Message {
+	var out []usecase.Message
+	for _, l := range prev.UnprovenLines() {
+		out = append(out, usecase.Warning(fmt.Sprintf("--rerun-failed %s: %s; it runs again", prev.Dir, l)))
+	}
+	return out
 }
 
 // nothingToRerun is the answer when every job of the earlier attempt passed
@@ -81,43 +95,36 @@ const (
 )
 
 // keep adds the results of the shards a re-run reused, read from the
-// earlier run's folder, so the new folder holds them byte for byte.
+// earlier run's folder (the folder the one reader proved, the older
+// STAGE/ID included), so the new folder holds them byte for byte, in the
+// layout's folder.
 func (e *EngineShards) keep(prev *usecase.PreviousRun, rep *cirun.Report) error {
 	total := int64(0)
-	for _, j := range rep.Jobs {
+	for i, j := range rep.Jobs {
 		if !j.Reused || j.Stage == "" || (j.Kind != cirun.KindStage && j.Kind != cirun.KindPoolRun) {
 			continue
 		}
-		dir, src := j.ResultsDir(), j.ResultsDir()
-		if _, err := os.Stat(filepath.Join(prev.Dir, filepath.FromSlash(src))); err != nil {
-			legacy := legacyResultsDir(j) // a folder written before shards were named 2-of-4
-			if _, err := os.Stat(filepath.Join(prev.Dir, filepath.FromSlash(legacy))); err == nil {
-				src = legacy
+		rec, ok := prev.Proven(j.Unit())
+		if !ok {
+			return fmt.Errorf("--rerun-failed: %s was kept but its folder does not prove it passed", j.Title())
+		}
+		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(rec.Dir)), &total)
+		if err != nil {
+			return fmt.Errorf("--rerun-failed: keeping %s: %w", rec.Dir, err)
+		}
+		// The summary.json copied must be the one that was checked.
+		for _, f := range files {
+			if sum := sha256.Sum256([]byte(f.Data)); f.Name == stagerun.SummaryFile && hex.EncodeToString(sum[:]) != rec.Job.SummarySHA256 {
+				return fmt.Errorf("--rerun-failed: %s/summary.json changed during the re-run; run it again", rec.Dir)
 			}
 		}
-		files, err := readKept(filepath.Join(prev.Dir, filepath.FromSlash(src)), &total)
-		if err != nil {
-			return fmt.Errorf("--rerun-failed: keeping %s: %w", src, err)
-		}
-		var sum report.Summary
-		if s, err := report.ReadResults(filepath.Join(prev.Dir, filepath.FromSlash(src))); err == nil {
-			sum = *s
-		}
+		dir := j.ResultsDir()
+		rep.Jobs[i].Results = dir
 		e.mu.Lock()
-		e.done = append(e.done, ciShard{dir: dir, files: files, summary: sum, kept: true})
+		e.done = append(e.done, ciShard{dir: dir, files: files, summary: *rec.Summary, kept: true})
 		e.mu.Unlock()
 	}
 	return nil
-}
-
-// legacyResultsDir is where a run before the one shard number kept a
-// shard: STAGE/ID with the 0-based id (0 for an unsharded stage).
-func legacyResultsDir(j cirun.JobReport) string {
-	shard := 0
-	if j.Shard != nil {
-		shard = *j.Shard
-	}
-	return j.Stage + "/" + strconv.Itoa(shard)
 }
 
 // readKept reads every file below dir (regular files only, bounded), by

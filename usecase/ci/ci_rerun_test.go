@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,12 +36,17 @@ func attemptShards(attempt int, fail map[string]bool) (*EngineShards, *[]string)
 			mu.Unlock()
 			sum := report.Summary{Suite: req.Stage.Name, Verdict: report.Passed, Passed: true}
 			if fail[name] {
-				sum = report.Summary{Suite: req.Stage.Name, Verdict: report.Failed, Tests: []report.TestResult{{File: "tests/x.py", Status: report.Fail}}}
+				sum = report.Summary{Suite: req.Stage.Name, Verdict: report.Failed, ExitCode: 1, Tests: []report.TestResult{{File: "tests/x.py", Status: report.Fail}}}
 			}
+			if req.Plan != nil {
+				sum.Shard = req.Plan.Partition
+			}
+			js, err := json.Marshal(sum)
 			return stagerun.Result{Summary: sum, Files: []stagerun.ResultFile{
+				{Name: stagerun.SummaryFile, Data: string(js)},
 				{Name: "run.log", Data: fmt.Sprintf("%s ran in attempt %d\n", name, attempt)},
 				{Name: "artifacts/out.txt", Data: "kept\x00bytes"},
-			}}, stagerun.Spec{}, nil
+			}}, stagerun.Spec{}, err
 		}}
 	return e, &ran
 }
@@ -192,4 +198,140 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCIRerunTrustsOnlyWhatItChecks: a re-run keeps a shard only when its
+// own folder proves it passed, and runs every other one again, naming it
+// (issue 38 items 1, 2: a forged or edited folder passed).
+func TestCIRerunTrustsOnlyWhatItChecks(t *testing.T) {
+	repo := ciTree(t)
+	base := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "run-1"}
+	// first writes attempt 1, with shard 1/4 (0-based 0) failing, to a new folder.
+	first := func(t *testing.T) string {
+		results := filepath.Join(t.TempDir(), "results")
+		shards, _ := attemptShards(1, map[string]bool{"stage-a-cpu/0": true})
+		req := base
+		req.Shards = shards
+		ans, err := CI(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := shards.Results(ans.Report, ans.Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFolder(t, results, res.Files)
+		return results
+	}
+	editRecord := func(t *testing.T, results string, edit func(j map[string]any)) {
+		t.Helper()
+		name := filepath.Join(results, "summary.json")
+		data, _ := os.ReadFile(name)
+		var s map[string]any
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range s["jobs"].([]any) {
+			edit(j.(map[string]any))
+		}
+		data, _ = json.Marshal(s)
+		os.WriteFile(name, data, 0o644)
+	}
+	for _, tc := range []struct {
+		name string
+		// edit damages the folder; ran are the shards attempt 2 runs
+		// (0-based), warn the reason a kept one is named with.
+		edit func(t *testing.T, results string)
+		ran  []string
+		warn string
+	}{
+		{"as written", func(*testing.T, string) {}, []string{"stage-a-cpu/0"}, ""},
+		{"the failed shard set to passed in the record only", func(t *testing.T, results string) {
+			editRecord(t, results, func(j map[string]any) {
+				if j["state"] == "failed" {
+					j["state"], j["result"], j["exit_code"] = "passed", "success", 0.0
+				}
+			})
+		}, []string{"stage-a-cpu/0"}, "its summary.json says failed where the run record says passed"},
+		{"a passed shard's summary.json edited", func(t *testing.T, results string) {
+			name := filepath.Join(results, "stage-a-cpu", "2-of-4", "summary.json")
+			data, _ := os.ReadFile(name)
+			os.WriteFile(name, append(data, ' '), 0o644)
+		}, []string{"stage-a-cpu/0", "stage-a-cpu/1"}, "is not the one the run recorded"},
+		{"a passed shard's summary.json a link", func(t *testing.T, results string) {
+			name := filepath.Join(results, "stage-a-cpu", "2-of-4", "summary.json")
+			os.Rename(name, name+".real")
+			os.Symlink(name+".real", name)
+		}, []string{"stage-a-cpu/0", "stage-a-cpu/1"}, "is a symbolic link"},
+		{"a passed shard's folder gone", func(t *testing.T, results string) {
+			os.RemoveAll(filepath.Join(results, "stage-a-cpu", "3-of-4"))
+		}, []string{"stage-a-cpu/0", "stage-a-cpu/2"}, "its folder stage-a-cpu/3-of-4 is missing"},
+		{"an older run's record, without digests", func(t *testing.T, results string) {
+			editRecord(t, results, func(j map[string]any) { delete(j, "summary_sha256") })
+		}, []string{"stage-a-cpu/0", "stage-a-cpu/1", "stage-a-cpu/2", "stage-a-cpu/3"}, "holds no digest of its summary.json"},
+		{"a passed shard's folder holding another shard's record", func(t *testing.T, results string) {
+			editRecord(t, results, func(j map[string]any) {
+				if s, ok := j["shard"].(float64); ok && s == 2 {
+					var other map[string]any
+					data, _ := os.ReadFile(filepath.Join(results, "summary.json"))
+					var rec map[string]any
+					json.Unmarshal(data, &rec)
+					for _, o := range rec["jobs"].([]any) {
+						if s1, ok := o.(map[string]any)["shard"].(float64); ok && s1 == 1 {
+							other = o.(map[string]any)
+						}
+					}
+					j["summary_sha256"] = other["summary_sha256"]
+				}
+			})
+			a, b := filepath.Join(results, "stage-a-cpu", "3-of-4", "summary.json"), filepath.Join(results, "stage-a-cpu", "2-of-4", "summary.json")
+			data, _ := os.ReadFile(b)
+			os.WriteFile(a, data, 0o644)
+		}, []string{"stage-a-cpu/0", "stage-a-cpu/2"}, "its summary.json is of another shard"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			results := first(t)
+			tc.edit(t, results)
+			prev, err := usecase.ReadPreviousRun(results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, ran := attemptShards(2, nil)
+			req := base
+			req.Shards, req.Previous = second, prev
+			ans, err := CI(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(*ran)
+			if !slices.Equal(*ran, tc.ran) {
+				t.Errorf("wanted attempt 2 to run %v, got %v", tc.ran, *ran)
+			}
+			var warned []string
+			for _, m := range ans.Messages {
+				if m.Level == "warning" && strings.HasPrefix(m.Text, "--rerun-failed") {
+					warned = append(warned, m.Text)
+				}
+			}
+			if tc.warn == "" && len(warned) > 0 || tc.warn != "" && (len(warned) == 0 || !strings.Contains(warned[0], tc.warn) || !strings.Contains(warned[0], "it runs again")) {
+				t.Errorf("wanted a warning naming %q, got %q", tc.warn, warned)
+			}
+		})
+	}
+
+	// A folder holding only a summary.json that says every job passed
+	// (issue 38 item 1) is refused: it holds no shard's record.
+	t.Run("a forged folder", func(t *testing.T) {
+		results := first(t)
+		editRecord(t, results, func(j map[string]any) {
+			if j["state"] == "failed" {
+				j["state"] = "passed"
+			}
+		})
+		os.RemoveAll(filepath.Join(results, "stage-a-cpu"))
+		_, err := usecase.ReadPreviousRun(results)
+		if !errors.Is(err, usecase.ErrNotResults) || !strings.Contains(err.Error(), "says 4 shard(s) ran, but the folder holds none of their records") {
+			t.Errorf("wanted the folder refused, got %v", err)
+		}
+	})
 }

@@ -230,6 +230,7 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 		sums = append(sums, d.summary)
 	}
 	r.Failures = shardFailures(rep, done)
+	bindSummaries(rep, done)
 	js, err := encode.JSON(rep)
 	if err != nil {
 		return CIResults{}, err
@@ -242,6 +243,26 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 		stagerun.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
 		stagerun.ResultFile{Name: "step-summary.md", Data: r.StepSummary}, page)
 	return r, nil
+}
+
+// bindSummaries records in the run record the digest of each shard's own
+// summary.json as it is written (JobReport.SummarySHA256): the one reader
+// of results folders keeps a shard for a re-run only while they agree.
+func bindSummaries(rep *cirun.Report, done []ciShard) {
+	digest := map[string]string{}
+	for _, d := range done {
+		for _, f := range d.files {
+			if f.Name == stagerun.SummaryFile {
+				sum := sha256.Sum256([]byte(f.Data))
+				digest[d.dir] = hex.EncodeToString(sum[:])
+			}
+		}
+	}
+	for i := range rep.Jobs {
+		if d, ok := digest[rep.Jobs[i].Results]; ok && rep.Jobs[i].Results != "" {
+			rep.Jobs[i].SummarySHA256 = d
+		}
+	}
 }
 
 // shardFailures lists the failed shards that left results, in graph order.

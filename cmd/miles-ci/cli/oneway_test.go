@@ -148,3 +148,23 @@ func editSummary(t *testing.T, dir string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 }
+
+// TestTriageFileNameIsOneLine: a failed file's name read from a results
+// folder shows on one line in triage's table (issue 38 item 10).
+func TestTriageFileNameIsOneLine(t *testing.T) {
+	repo := gitCheckout(t)
+	fakeTriageEngine(t)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	os.MkdirAll(results, 0o755)
+	sum := `{"hw":"cpu","suite":"stage-a-cpu","verdict":"failed","passed":false,"exit_code":1,"tests":[{"file":` + strconvQuote(forged) + `,"status":"fail","attempts":1,"elapsed_s":1,"exit_code":1,"timeout_s":null}]}`
+	os.WriteFile(filepath.Join(results, "summary.json"), []byte(sum), 0o644)
+	_, stdout, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--gpus", "none", "--quiet", "--out", filepath.Join(dir, "triage"), "--results", results)
+	if !strings.Contains(stdout, "\n"+forgedShown+"  inconclusive  head 0 pass / 0 fail: ") {
+		t.Fatalf("wanted the file named on its verdict's line, got\n%s\n%s", stdout, stderr)
+	}
+	oneWayOut(t, "stdout", stdout)
+	oneWayOut(t, "stderr", stderr)
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

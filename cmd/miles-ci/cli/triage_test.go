@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -125,5 +126,40 @@ func TestTriage(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--results", dir, "--file", "x.py"); code != 2 || !strings.Contains(stderr, "one of the two") {
 		t.Errorf("wanted --file with --results refused, got %d\n%s", code, stderr)
+	}
+}
+
+// TestTriageReadsACIFolder: triage --results reads the folder ci writes, a
+// sharded stage's STAGE/2-of-4/ and an unsharded one's STAGE/, through the
+// one reader of results folders (issue 40 item 1: it looked for STAGE/1/,
+// so step 3 of docs/when-ci-fails.md failed).
+func TestTriageReadsACIFolder(t *testing.T) {
+	repo := gitCheckout(t)
+	fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true, "stage-b-cpu/0": true})
+	failing := map[string]string{"stage-a-cpu": "tests/fast/test_data_source.py", "stage-b-cpu": "tests/fast/test_chunked_gae.py"}
+	inner := ciShardRun
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+		res, spec, err := inner(ctx, c, req, nonce, m)
+		if !res.Summary.Passed {
+			res.Summary.Tests[0].File = failing[req.Stage.Name]
+			js, _ := json.Marshal(res.Summary)
+			res.Files[0].Data = string(js)
+		}
+		return res, spec, err
+	}
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	if code, _, stderr := runCLI(t, nil, "ci", "--repo", repo, "--event", "pull_request", "--gpus", "none", "--quiet", "--only", "cpu", "--results", results); code != 1 {
+		t.Fatalf("the ci run: wanted exit 1, got %d\n%s", code, stderr)
+	}
+	for _, d := range []string{"stage-a-cpu/2-of-4", "stage-b-cpu"} {
+		if _, err := os.Stat(filepath.Join(results, d, "summary.json")); err != nil {
+			t.Fatalf("wanted the ci layout's %s: %v", d, err)
+		}
+	}
+	fakeTriageEngine(t)
+	code, stdout, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--gpus", "none", "--quiet", "--out", filepath.Join(dir, "triage"), "--results", results)
+	if code != 1 || !strings.Contains(stdout, "tests/fast/test_data_source.py  regression") || !strings.Contains(stdout, "tests/fast/test_chunked_gae.py  flaky") {
+		t.Errorf("wanted both failed files triaged, got %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -176,3 +176,45 @@ func TestHistoryApartFromResults(t *testing.T) {
 		t.Errorf("wanted nothing run, got %v", err)
 	}
 }
+
+// TestReportChecksTheFolder: report --results says when a ci folder fails
+// the one reader's checks, and its verdict is then no pass (issue 38 items
+// 1, 2: a forged summary.json exited 0; a failed shard set to passed in
+// the record only showed passed).
+func TestReportChecksTheFolder(t *testing.T) {
+	fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true})
+	results := filepath.Join(t.TempDir(), "results")
+	args := []string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--gpus", "none", "--quiet", "--only", "stage-a-cpu", "--head-sha", "abc", "--results", results}
+	if code, _, stderr := runCLI(t, nil, args...); code != 1 {
+		t.Fatalf("the run: wanted exit 1, got %d\n%s", code, stderr)
+	}
+	if code, stdout, _ := runCLI(t, nil, "report", "--results", results); code != 1 || strings.Contains(stdout, "not proven") {
+		t.Fatalf("wanted the folder as written to read as it is (exit 1), got %d\n%s", code, stdout)
+	}
+	passAll := func(j map[string]any) {
+		if j["state"] == "failed" {
+			j["state"], j["result"], j["exit_code"] = "passed", "success", 0.0
+		}
+	}
+	editSummary(t, results, func(s map[string]any) {
+		for _, j := range s["jobs"].([]any) {
+			passAll(j.(map[string]any))
+		}
+	})
+	code, stdout, stderr := runCLI(t, nil, "report", "--results", results)
+	if code != 1 || !strings.Contains(stdout, "not proven: pr-test/stage-a-cpu shard 2/4 passed in attempt 1, but its folder does not prove it: its summary.json says failed where the run record says passed") {
+		t.Errorf("wanted the shard named and exit 1, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Only the record left: refused.
+	for _, d := range []string{"stage-a-cpu"} {
+		os.RemoveAll(filepath.Join(results, d))
+	}
+	code, _, stderr = runCLI(t, nil, "report", "--results", results)
+	if code != 1 || !strings.Contains(stderr, "not a results folder miles-ci wrote") || !strings.Contains(stderr, "holds none of their records") {
+		t.Errorf("wanted the forged folder refused, got %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, nil, append(args[:len(args)-2], "--rerun-failed", results)...)
+	if code != 2 || !strings.Contains(stderr, "holds none of their records") {
+		t.Errorf("wanted --rerun-failed of the forged folder refused (exit 2), got %d\n%s", code, stderr)
+	}
+}

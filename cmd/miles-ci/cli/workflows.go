@@ -69,6 +69,9 @@ func runReport(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	if n := len(ans.Unproven); n > 0 {
+		warn(env, fmt.Sprintf("--results %s fails the checks of a results folder: %d shard(s) its record says passed are not proven by their own folders (the lines \"not proven\" below); the verdict is no pass, and --rerun-failed runs them again", *dir, n))
+	}
 	gh := githubFlags{summary: summary, given: fs.Given}
 	if err := gh.writeSummary(env, ans.Markdown); err != nil {
 		return fail(env, err)
