@@ -95,15 +95,7 @@ func (r *Report) Text() string {
 	for _, j := range r.Jobs {
 		width = max(width, len(j.Title()))
 	}
-	if len(r.Hosts) > 0 {
-		var hs []string
-		for _, h := range r.Hosts {
-			hs = append(hs, h.Name+" "+h.GPUs)
-		}
-		fmt.Fprintf(&b, "%s on %s (--hosts: %s)\n", printable.Line(describeEvent(r.Event)), Repository, printable.Line(strings.Join(hs, ", ")))
-	} else {
-		fmt.Fprintf(&b, "%s on %s (--gpus %s)\n", printable.Line(describeEvent(r.Event)), Repository, printable.Line(r.Host))
-	}
+	b.WriteString(r.Heading() + "\n")
 	for _, j := range r.Jobs {
 		gpus := ""
 		if j.GPUs > 0 {
@@ -149,6 +141,19 @@ func (r *Report) TimelineLine() string {
 		return ""
 	}
 	return "timeline: " + r.Timeline.Sentence()
+}
+
+// Heading names the run's event and its host or hosts, as the graph's
+// text begins: "pull_request on radixark/miles (--gpus 0,1,2,3)".
+func (r *Report) Heading() string {
+	if len(r.Hosts) > 0 {
+		var hs []string
+		for _, h := range r.Hosts {
+			hs = append(hs, h.Name+" "+h.GPUs)
+		}
+		return fmt.Sprintf("%s on %s (--hosts: %s)", printable.Line(describeEvent(r.Event)), Repository, printable.Line(strings.Join(hs, ", ")))
+	}
+	return fmt.Sprintf("%s on %s (--gpus %s)", printable.Line(describeEvent(r.Event)), Repository, printable.Line(r.Host))
 }
 
 // AttemptText says which attempt a job's outcome is from: "attempt 2", or

@@ -1404,15 +1404,25 @@ func (s *scheduler) unitReport(ur *unitRun) JobReport {
 
 // Unit names a job, or one shard or pool file of it, the same way in every
 // attempt of a run: the key Options.Previous is read by.
-func (j JobReport) Unit() string {
-	u := j.Key
-	if j.Shard != nil {
-		u += "#" + strconv.Itoa(*j.Shard)
+func (j JobReport) Unit() string { return unitName(j.Key, j.Shard, j.Batch, j.File) }
+
+// Name is the unit's name, as its JobReport.Unit gives it.
+func (u *Unit) Name() string {
+	var shard *int
+	if u.Stage != nil && u.Shards > 1 {
+		shard = &u.Shard
 	}
-	if j.Batch > 0 {
-		u += "@" + strconv.Itoa(j.Batch) + ":" + j.File
+	return unitName(u.Node.Key, shard, u.Batch, u.File)
+}
+
+func unitName(key string, shard *int, batch int, file string) string {
+	if shard != nil {
+		key += "#" + strconv.Itoa(*shard)
 	}
-	return u
+	if batch > 0 {
+		key += "@" + strconv.Itoa(batch) + ":" + file
+	}
+	return key
 }
 
 // report lists every job in graph order, a stage job's shards one by one.

@@ -40,6 +40,8 @@ var Layers = map[string]int{
 	"triage":          3,
 	// The graph hands each unit its image as deps decided it.
 	"cirun": 4,
+	// The what-if drives the graph with predicted durations.
+	"whatif": 5,
 
 	// What renders and runs them.
 	"report":                    4,
@@ -87,7 +89,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "report", "report/htmlpage", "stagerun", "workflows", "comment", "comment/pyjson"}
+var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "whatif", "report", "report/htmlpage", "stagerun", "workflows", "comment", "comment/pyjson"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are

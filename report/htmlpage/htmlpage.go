@@ -33,6 +33,9 @@ type CI struct {
 	Failures []Failure
 	// Mask masks the run's secret values (nil: none).
 	Mask func(string) string
+	// WhatIf marks a prediction (ci --what-if): nothing ran, the times are
+	// predicted.
+	WhatIf bool
 }
 
 // Failure is a failed shard: every file of it that did not pass, with
@@ -114,6 +117,14 @@ func RenderCI(c CI) ([]byte, error) {
 	code := r.ExitStatus()
 	p := page{Title: "miles-ci ci", Tally: m(r.Tally()), Reuse: m(c.Reuse)}
 	p.Verdict, p.Class = verdict(code)
+	if c.WhatIf {
+		p.Title, p.Class = "miles-ci ci --what-if", "would-run"
+		p.Verdict = "a prediction: nothing ran"
+		if code == cirun.ExitCannotRun {
+			p.Verdict, p.Class = "a prediction: some jobs cannot run on this fleet", "not-run"
+		}
+		p.Facts = append(p.Facts, [2]string{"event", m(r.Heading())})
+	}
 	if f := r.Run; f != nil {
 		p.Title += ": " + m(f.Event)
 		p.Facts = runFacts(f, m)

@@ -27,6 +27,7 @@ import (
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
+	"github.com/radixark/miles-ci/whatif"
 )
 
 // CIRequest is what `miles-ci ci` and the module's ci are given: the
@@ -91,6 +92,17 @@ type CIRequest struct {
 	// Previous, when set, is the earlier attempt this run re-runs
 	// (--rerun-failed): its passed units are kept, the rest run again.
 	Previous *usecase.PreviousRun
+
+	// WhatIf predicts the run instead of running it (issue 42): the graph,
+	// placement and scheduler of a real run, each shard taking the time
+	// Durations predicts on the scheduler's virtual clock, with no engine
+	// and no host lock; the answer's Prediction says how it went.
+	WhatIf bool
+	// Durations are the test files' and shards' times from the runtime
+	// history (nil: each file at its est_time, each shard the default
+	// set-up): the estimates a run orders its shards by, and the times a
+	// what-if predicts.
+	Durations *whatif.Durations
 }
 
 // ShardRunner runs a stage shard's request (stagerun.Prepare and Test on an
@@ -115,12 +127,17 @@ type CIAnswer struct {
 	// NothingToRerun says that the earlier attempt of a re-run had nothing
 	// to re-run: Report is that attempt's, unchanged, and nothing ran.
 	NothingToRerun bool
+	// Prediction is a what-if's answer (WhatIf), nil otherwise.
+	Prediction *whatif.Prediction
 }
 
 // CI lays out the jobs the checkout's PR workflows run on one event and
 // runs them (a dry run without a ShardRunner): the resolvers as miles-ci's
 // own use cases, each stage shard through the stage-run path.
 func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
+	if req.WhatIf && (req.Shards != nil || req.Previous != nil) {
+		return CIAnswer{}, errors.New("--what-if predicts a run without running it; it does not go with --rerun-failed")
+	}
 	if req.ReadDiff != nil {
 		req.ReadDiff = readOnce(req.ReadDiff)
 	}
@@ -173,6 +190,16 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
 	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}
 	msgs = append(msgs, hostNotices(req)...)
+	if !opt.Inline || req.WhatIf {
+		opt.Estimate = func(u *cirun.Unit) float64 { return x.estimate(ctx, u) }
+	}
+	if req.WhatIf {
+		w := &whatif.Executor{Dry: x, Durations: req.Durations}
+		opt.Simulate, opt.Inline = true, false
+		rep := cirun.Schedule(ctx, g, w, opt)
+		p := w.Predict(rep)
+		return CIAnswer{Graph: g, Report: rep, Messages: append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...), Prediction: &p}, nil
+	}
 	rep := cirun.Schedule(ctx, g, x, opt)
 	msgs = append(msgs, substituteNotices(req.Substitutes, rep)...)
 	if req.Shards != nil {
@@ -653,6 +680,13 @@ func (x *ciExecutor) poolPlan(u *cirun.Unit) cirun.Outcome {
 type PoolFile struct {
 	Command string `json:"command"`
 	File    string `json:"file"`
+	// est is the file's est_time (0: not registered), for a what-if.
+	est float64
+}
+
+// PlannedTests are the one file, at its est_time (whatif.Planned).
+func (p PoolFile) PlannedTests() []policy.PlannedTest {
+	return []policy.PlannedTest{{File: p.File, EstTime: p.est}}
 }
 
 // RunCommand is the file's run_suite.py command.
@@ -672,7 +706,7 @@ func (x *ciExecutor) poolFile(ctx context.Context, u *cirun.Unit) cirun.Outcome 
 		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, Reason: fmt.Sprintf("job %s: the graph gave no pool file to run", u.Node.ID)}
 	}
 	if x.req.Shards == nil {
-		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: job.File}}
+		return cirun.Outcome{Result: cirun.ResultSuccess, DryRun: true, Detail: PoolFile{Command: u.Command, File: job.File, est: x.estTime(u)}}
 	}
 	req, err := usecase.PoolFileRequest(x.stageInputs(u, *args), x.tables, x.lookup, *job)
 	if err != nil {
@@ -757,6 +791,15 @@ func (p ShardPlan) TestFiles() []string {
 	return out
 }
 
+// PlannedTests are the shard's enabled tests with their est_time
+// (whatif.Planned).
+func (p ShardPlan) PlannedTests() []policy.PlannedTest {
+	if p.Plan == nil {
+		return nil
+	}
+	return p.Plan.Enabled
+}
+
 // Lines are the command and the tests, for the graph's text.
 func (p ShardPlan) Lines() []string {
 	lines := []string{"$ " + p.Command}
@@ -784,4 +827,49 @@ func CIHost(gpus string, given, dryRun bool, detected cirun.Detect) (cirun.Host,
 	}
 	h, err := cirun.ParseHost(gpus, detected)
 	return h, nil, err
+}
+
+// estimate is a unit's expected seconds (cirun.Options.Estimate): its
+// files' times from the history, else their est_time, and its stage's
+// set-up (whatif.Durations); 0 for a resolver, or a shard that cannot be
+// planned (its run says why).
+func (x *ciExecutor) estimate(ctx context.Context, u *cirun.Unit) float64 {
+	if u.Stage == nil {
+		return 0
+	}
+	var tests []policy.PlannedTest
+	switch u.Node.Kind {
+	case cirun.KindStage:
+		if u.Work.Suite == nil {
+			return 0
+		}
+		ps := x.stage(ctx, u, *u.Work.Suite)
+		if ps.err != nil || u.Shard >= len(ps.plans) || ps.plans[u.Shard] == nil {
+			return 0
+		}
+		tests = ps.plans[u.Shard].Enabled
+	case cirun.KindPoolRun:
+		if u.Work.PoolFile == nil {
+			return 0
+		}
+		tests = []policy.PlannedTest{{File: u.Work.PoolFile.File, EstTime: x.estTime(u)}}
+	default:
+		return 0
+	}
+	return x.req.Durations.Shard(u.Stage.Name, u.Stage.Backend, tests).Seconds
+}
+
+// estTime is a pool file's registered est_time in its suite (0 when the
+// registry has none).
+func (x *ciExecutor) estTime(u *cirun.Unit) float64 {
+	reg, err := x.registry()
+	if err != nil || u.Work.PoolFile == nil {
+		return 0
+	}
+	for _, r := range reg.Registrations {
+		if r.File == u.Work.PoolFile.File && r.Suite == u.Work.PoolFile.Suite {
+			return r.EstTime
+		}
+	}
+	return 0
 }

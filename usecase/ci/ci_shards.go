@@ -16,6 +16,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/report/htmlpage"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -333,4 +334,25 @@ func layerReuse(done []ciShard) string {
 		line += fmt.Sprintf("; through the cache registry, %d pulled, %d built", pulled, built)
 	}
 	return line
+}
+
+// WhatIfFile is the prediction's JSON in a what-if's results folder.
+const WhatIfFile = "what-if.json"
+
+// WhatIfResults are a what-if's results folder: report.html, the
+// prediction drawn with a real run's timeline, and what-if.json, the
+// prediction as --json prints it.
+func WhatIfResults(ans CIAnswer) ([]stagerun.ResultFile, error) {
+	if ans.Prediction == nil {
+		return nil, fmt.Errorf("no prediction: the run was not a what-if")
+	}
+	js, err := encode.JSON(ans.Prediction)
+	if err != nil {
+		return nil, err
+	}
+	page, err := htmlpage.RenderCI(htmlpage.CI{Report: ans.Report, WhatIf: true})
+	if err != nil {
+		return nil, err
+	}
+	return []stagerun.ResultFile{{Name: htmlpage.FileName, Data: string(page)}, {Name: WhatIfFile, Data: string(js)}}, nil
 }

@@ -24,7 +24,7 @@ func runCI(args []string, env Env) int {
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
 		"    [--gpus all|none|IDS|KIND:IDS | --hosts FILE] [--substitute FROM=TO ...] [--lock-dir DIR] [--max-parallel N] [--only S ...] [--skip S ...]\n"+
 		"    [--cache-registry REF] [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH]\n"+
-		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]]", env)
+		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]] [--what-if [--json] [--events E ...] [--as-of YYYY-MM-DD]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
 	schedule := fs.String("schedule", "CRON", "cron of a scheduled run", fromEnv("SCHEDULE"))
@@ -55,11 +55,17 @@ func runCI(args []string, env Env) int {
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
 	cacheRegistry := fs.String("cache-registry", "REF", "share every shard's prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when another host published them, else built and published; the summary counts pulls and builds")
+	whatIf := fs.Bool("what-if", "predict the run without running it: each shard's start, end, host and devices, the span against its lower bound and the GPU-hours, from the runtime history's durations (--db) else est_time; nothing is contacted (docs/what-if.md)")
+	events := fs.List("events", "E", "the runtime history's samples a run orders its shards by and a what-if predicts with: of these events (default: schedule, as est-time; local adds local runs)")
+	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the history's 21-day window (default: tomorrow, so today's runs count)")
 	rec := addRecordFlags(fs)
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
 	fs.check(func() error {
-		if (*asJSON || *mermaid) && !*dryRun {
+		if *whatIf && (*dryRun || *mermaid || fs.Given("rerun-failed") || fs.Given("record")) {
+			return fmt.Errorf("--what-if predicts a run and runs nothing: it goes with none of --dry-run, --mermaid, --rerun-failed and --record")
+		}
+		if (*asJSON || *mermaid) && !*dryRun && !*whatIf {
 			return fmt.Errorf("--json and --mermaid go with --dry-run; a run writes JSON to --results DIR/summary.json")
 		}
 		if *asJSON && *mermaid {
@@ -105,7 +111,7 @@ func runCI(args []string, env Env) int {
 			return fs.usageError("%v", err)
 		}
 	} else {
-		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun, detect.Here)
+		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun || *whatIf, detect.Here)
 		if err != nil {
 			return fs.usageError("%v", err)
 		}
@@ -140,6 +146,16 @@ func runCI(args []string, env Env) int {
 		if req.Checkout, err = pf.open(env, *repo); err != nil {
 			return fail(env, err)
 		}
+	}
+	if !*dryRun {
+		// A run orders its shards by the history's durations, and a
+		// what-if predicts with them.
+		if req.Durations, err = ciDurations(fs, rec, env, *events, *asOf, *whatIf); err != nil {
+			return fail(env, err)
+		}
+	}
+	if *whatIf {
+		return runWhatIf(env, req, *asJSON, *results, *repo)
 	}
 	if *dryRun || req.Previous != nil && req.Previous.NothingToRerun() {
 		ans, err := ci.CI(context.Background(), req)

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/radixark/miles-ci/usecase/ci"
+	"github.com/radixark/miles-ci/usecase/runhistory"
+	"github.com/radixark/miles-ci/whatif"
+)
+
+// runWhatIf predicts the run (ci.CIRequest.WhatIf) and prints the
+// prediction, as text or JSON; with --results it writes the prediction's
+// report.html and what-if.json there.
+func runWhatIf(env Env, req ci.CIRequest, asJSON bool, results, repo string) int {
+	req.WhatIf = true
+	ans, err := ci.CI(context.Background(), req)
+	if err != nil {
+		return ciFailure(env, err)
+	}
+	printMessages(env, ans.Messages)
+	if results != "" {
+		files, err := ci.WhatIfResults(ans)
+		if err == nil {
+			err = checkResultsDir(results, orDot(repo))
+		}
+		if err == nil {
+			err = writeResults(results, orDot(repo), files)
+		}
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stderr, "miles-ci: the prediction's report.html and what-if.json are in %s\n", results)
+	}
+	if asJSON {
+		if code := printJSON(env, ans.Prediction); code != 0 {
+			return code
+		}
+	} else {
+		io.WriteString(env.Stdout, ans.Prediction.Text())
+	}
+	// As a dry run: 125 when a job that should run cannot on this fleet.
+	return ans.Report.ExitStatus()
+}
+
+// ciDurations are the test files' and stages' times a run orders its
+// shards by and a what-if predicts with: from the runtime history (--db,
+// the environment, else the default file where it exists). A run whose
+// history cannot be read warns and orders by est_time; a what-if fails.
+func ciDurations(fs *flagSet, rf recordFlags, env Env, events []string, asOf string, whatIf bool) (*whatif.Durations, error) {
+	read := runhistory.DB
+	if whatIf {
+		read = func(flag string, getenv func(string) string) (string, bool, error) { return historyDB(fs, flag, env) }
+	}
+	db, configured, err := read(*rf.db, env.Getenv)
+	switch {
+	case err != nil && whatIf:
+		return nil, err
+	case err != nil, !configured && !whatIf && !*rf.record:
+		return nil, nil // a run reads the history where it records
+	}
+	day := time.Now().UTC().AddDate(0, 0, 1)
+	if asOf != "" {
+		if day, err = asOfDate(asOf); err != nil {
+			return nil, err
+		}
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	d, found, err := runhistory.Durations(ctx, runhistory.DurationsRequest{DB: db, Configured: configured, AsOf: day, Events: events, Warn: historyWarn(env)})
+	if err != nil {
+		if whatIf {
+			return nil, fmt.Errorf("--what-if: %w", err)
+		}
+		warn(env, "runtime history: "+err.Error()+"; the shards are ordered by est_time")
+		return nil, nil
+	}
+	if whatIf {
+		annotate(env, "notice", "what-if: runtime history: "+found)
+	}
+	return d, nil
+}
