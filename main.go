@@ -164,6 +164,7 @@ func (m *MilesCi) pullRequest(ctx context.Context, files bool) (string, error) {
 		return "", err
 	}
 	progress("trigger facts of " + pr.Describe() + "\n")
+	progress(usecase.PRHeadUnchecked(pr, "the source leaves .git out").Text + "\n")
 	return pr.Encode()
 }
 

@@ -154,6 +154,8 @@ func fromAPI(repo string, pr *gh.PullRequest) (*PR, error) {
 		State:        pr.GetState(),
 		Body:         pr.GetBody(),
 		HeadSHA:      pr.GetHead().GetSHA(),
+		MergeSHA:     pr.GetMergeCommitSHA(),
+		BaseRef:      pr.GetBase().GetRef(),
 		HeadRepo:     pr.GetHead().GetRepo().GetFullName(),
 		ChangedFiles: pr.GetChangedFiles(),
 		Labels:       []string{},
@@ -180,6 +182,9 @@ func (p *PR) check() error {
 	}
 	if p.HeadSHA != "" && !isHexSHA(p.HeadSHA) {
 		return fmt.Errorf("%s: head SHA %q is not a commit id", p.Ref(), p.HeadSHA)
+	}
+	if p.MergeSHA != "" && !isHexSHA(p.MergeSHA) {
+		return fmt.Errorf("%s: merge commit SHA %q is not a commit id", p.Ref(), p.MergeSHA)
 	}
 	return nil
 }

@@ -45,6 +45,9 @@ func TestFetchPRPagesToTheEnd(t *testing.T) {
 	if p.Fork || p.HeadSHA != "5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d" || p.State != "open" || p.Source != "api" {
 		t.Errorf("wanted a same-repo open PR at 5f1d0c7e..., got fork=%t head=%q state=%q source=%q", p.Fork, p.HeadSHA, p.State, p.Source)
 	}
+	if p.MergeSHA != "9c1e5b7a3d2f4e6a8b0c1d3e5f7a9b2c4d6e8f01" || p.BaseRef != "main" {
+		t.Errorf("wanted GitHub's merge commit into main, got %q into %q", p.MergeSHA, p.BaseRef)
+	}
 	if got, want := p.Trigger(), (policy.Trigger{Event: "pull_request", PRLabelsJSON: `["run-ci-megatron","documentation"]`}); got != want {
 		t.Errorf("trigger: wanted %+v, got %+v", want, got)
 	}

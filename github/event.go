@@ -23,6 +23,7 @@ type event struct {
 		Merged       bool    `json:"merged"`
 		Body         *string `json:"body"`
 		ChangedFiles int     `json:"changed_files"`
+		MergeSHA     string  `json:"merge_commit_sha"`
 		Labels       []struct {
 			Name string `json:"name"`
 		} `json:"labels"`
@@ -33,6 +34,7 @@ type event struct {
 			} `json:"repo"`
 		} `json:"head"`
 		Base struct {
+			Ref  string `json:"ref"`
 			Repo *struct {
 				FullName string `json:"full_name"`
 			} `json:"repo"`
@@ -61,6 +63,8 @@ func ParseEvent(data []byte) (*PR, error) {
 		Title:        pr.Title,
 		State:        pr.State,
 		HeadSHA:      pr.Head.SHA,
+		MergeSHA:     pr.MergeSHA,
+		BaseRef:      pr.Base.Ref,
 		ChangedFiles: pr.ChangedFiles,
 		Labels:       []string{},
 		Source:       "event",

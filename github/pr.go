@@ -40,6 +40,12 @@ type PR struct {
 	Labels []string `json:"labels"`
 	// HeadSHA is the commit the pull request's head branch points at.
 	HeadSHA string `json:"head_sha"`
+	// MergeSHA is GitHub's test merge of the head into the base
+	// (merge_commit_sha, refs/pull/N/merge: what a pull_request workflow
+	// checks out); "" when GitHub has none (a conflict, or not computed yet).
+	MergeSHA string `json:"merge_sha,omitempty"`
+	// BaseRef is the branch the pull request merges into, e.g. main.
+	BaseRef string `json:"base_ref,omitempty"`
 	// HeadRepo is the repository the head branch lives in ("" when it was deleted).
 	HeadRepo string `json:"head_repo"`
 	// Fork is true when the head branch lives in another repository than the

@@ -83,6 +83,9 @@ func TestReadEvent(t *testing.T) {
 		strings.Join(p.Labels, ",") != "run-ci-megatron,documentation" || p.ShortSHA() != "5f1d0c7e2b9a" {
 		t.Errorf("wanted PR 2874 from the payload, got %+v", p)
 	}
+	if p.MergeSHA != "9c1e5b7a3d2f4e6a8b0c1d3e5f7a9b2c4d6e8f01" || p.BaseRef != "main" {
+		t.Errorf("wanted the merge commit and base of the payload, got %q into %q", p.MergeSHA, p.BaseRef)
+	}
 	if _, why := p.NameStatus(); why != "the changed files of radixark/miles#2874 were not fetched" {
 		t.Errorf("wanted the payload to carry no diff, got %q", why)
 	}

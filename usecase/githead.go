@@ -8,26 +8,44 @@ import (
 )
 
 // GitHead is the commit checked out at repo, read from .git (HEAD, then
-// the ref's file or packed-refs); "" when it cannot be read.
+// the ref's file or packed-refs); "" when it cannot be read. A .git that is
+// a file ("gitdir: DIR", a git worktree's) points at the folder holding
+// HEAD, whose commondir holds the shared refs.
 func GitHead(repo string) string {
-	read := func(name string) string {
-		data, err := fsinput.ReadFile(filepath.Join(repo, ".git", name), fsinput.Kind{Name: "a git ref", Max: 1 << 20})
+	read := func(dir, name string) string {
+		data, err := fsinput.ReadFile(filepath.Join(dir, name), fsinput.Kind{Name: "a git ref", Max: 1 << 20})
 		if err != nil {
 			return ""
 		}
 		return strings.TrimSpace(string(data))
 	}
-	head := read("HEAD")
+	gitDir := filepath.Join(repo, ".git")
+	dirs := []string{gitDir}
+	if d, ok := strings.CutPrefix(read(repo, ".git"), "gitdir: "); ok {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(repo, d)
+		}
+		gitDir, dirs = d, []string{d}
+		if c := read(d, "commondir"); c != "" {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(d, c)
+			}
+			dirs = append(dirs, c)
+		}
+	}
+	head := read(gitDir, "HEAD")
 	ref, ok := strings.CutPrefix(head, "ref: ")
 	if !ok {
 		return head
 	}
-	if sha := read(filepath.FromSlash(ref)); sha != "" {
-		return sha
-	}
-	for _, line := range strings.Split(read("packed-refs"), "\n") {
-		if sha, name, ok := strings.Cut(line, " "); ok && name == ref {
+	for _, dir := range dirs {
+		if sha := read(dir, filepath.FromSlash(ref)); sha != "" {
 			return sha
+		}
+		for _, line := range strings.Split(read(dir, "packed-refs"), "\n") {
+			if sha, name, ok := strings.Cut(line, " "); ok && name == ref {
+				return sha
+			}
 		}
 	}
 	return ""

@@ -129,7 +129,9 @@ func runCI(args []string, env Env) int {
 		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {
 			return fail(env, err)
 		}
-		gh.note(env, req.PR)
+		if err := gh.noteAndCheck(env, *repo, req.PR); err != nil {
+			return fail(env, err)
+		}
 	}
 	if req.PR == nil || req.Given.Body {
 		if req.PRBody, err = readBody(fs, *prBody); err != nil {

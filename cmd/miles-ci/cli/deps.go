@@ -32,7 +32,7 @@ func runDeps(args []string, env Env) int {
 	b := policy.Backend(*backend)
 	in := usecase.DepsRequest{Backend: b, SGLangInput: *sglang, MegatronInput: *megatron, Repo: *repo, Given: usecase.Given{Repo: fs.Given("repo")}}
 	var err error
-	if in.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
+	if in.PRBody, _, err = readBodyOrPR(fs, gh, repo, *body); err != nil {
 		return fail(env, err)
 	}
 	ans, err := usecase.Deps(in)

@@ -71,7 +71,9 @@ func runExplain(args []string, env Env) int {
 			if err != nil {
 				return fail(env, err)
 			}
-			gh.note(env, pr)
+			if err := gh.noteAndCheck(env, *repo, pr); err != nil {
+				return fail(env, err)
+			}
 			in.PR = pr
 		}
 	}

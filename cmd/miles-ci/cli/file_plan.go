@@ -36,7 +36,7 @@ func runFilePlan(args []string, env Env) int {
 	}
 	req := usecase.FilePlanRequest{Repo: *repo, File: *file, ImageTag: *tag, ROCmImageTag: *rocmTag, Registry: loadRegistry}
 	var err error
-	if req.PRBody, _, err = readBodyOrPR(fs, gh, *body); err != nil {
+	if req.PRBody, _, err = readBodyOrPR(fs, gh, repo, *body); err != nil {
 		return fail(env, err)
 	}
 	if pf.checkout() {

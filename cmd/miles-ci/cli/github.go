@@ -2,18 +2,23 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/usecase"
 )
 
 // githubFlags are --pr, --github-repo and --github-step-summary, shared by
 // every command that reads a pull request's trigger facts.
 type githubFlags struct {
 	pr, repo, summary *string
-	given             func(name string) bool
+	// allowOther takes a checkout at another commit than the PR's
+	// (--allow-other-head).
+	allowOther *bool
+	given      func(name string) bool
 }
 
 const (
@@ -22,10 +27,26 @@ const (
 	summaryHelp = "append a Markdown report to this file (env GITHUB_STEP_SUMMARY)"
 )
 
-// addGitHubFlags declares the GitHub flags. A --pr that is not a number, a
-// --github-repo that is not owner/name, and --github-repo without --pr (alone
-// it would be silently ignored) are usage errors, like any other bad flag value.
+// addGitHubFlags declares the GitHub flags of a command that reads the
+// checkout (--repo) with the PR's facts, --allow-other-head among them. A
+// --pr that is not a number, a --github-repo that is not owner/name, and
+// --github-repo without --pr (alone it would be silently ignored) are usage
+// errors, like any other bad flag value.
 func addGitHubFlags(fs *flagSet) *githubFlags {
+	g := addGitHubFlagsNoCheckout(fs)
+	g.allowOther = fs.Bool("allow-other-head", "with --pr, take a checkout that is not the pull request's head (nor its merge) as it is, with the PR's facts")
+	fs.check(func() error {
+		if fs.Given("allow-other-head") && !fs.Given("pr") {
+			return errors.New("--allow-other-head goes with --pr: it lets a checkout of another commit stand for the pull request")
+		}
+		return nil
+	})
+	return g
+}
+
+// addGitHubFlagsNoCheckout declares the GitHub flags of a command that reads
+// no checkout (image): it has nothing to check against the PR.
+func addGitHubFlagsNoCheckout(fs *flagSet) *githubFlags {
 	g := &githubFlags{
 		pr:      fs.String("pr", "N", prHelp),
 		repo:    fs.String("github-repo", "OWNER/NAME", repoHelp+" (default "+github.DefaultRepo+")"),
@@ -105,6 +126,21 @@ func (g *githubFlags) note(env Env, pr *github.PR) {
 	annotate(env, "notice", "trigger facts of "+pr.Describe())
 }
 
+// checkout checks that repo, the checkout a command reads with --pr, is the
+// pull request's (usecase.CheckPRHead): another commit is an error unless
+// --allow-other-head, a folder without .git a notice.
+func (g *githubFlags) checkout(env Env, repo string, pr *github.PR) error {
+	msgs, err := usecase.CheckPRHead(usecase.PRHeadRequest{Repo: repo, PR: pr, AllowOtherHead: g.allowOther != nil && *g.allowOther})
+	printMessages(env, msgs)
+	return err
+}
+
+// noteAndCheck is note, then checkout.
+func (g *githubFlags) noteAndCheck(env Env, repo string, pr *github.PR) error {
+	g.note(env, pr)
+	return g.checkout(env, repo, pr)
+}
+
 // writeSummary appends Markdown to --github-step-summary, else to
 // $GITHUB_STEP_SUMMARY when set.
 func (g *githubFlags) writeSummary(env Env, markdown string) error {
@@ -136,13 +172,20 @@ func (g *githubFlags) lookupDeps(env Env, d deps.Decision) []github.DependencyPR
 }
 
 // readBodyOrPR returns the PR body: --pr-body-file wins, then --pr's body,
-// then $PR_BODY. pr is the fetched pull request, or nil without --pr.
-func readBodyOrPR(fs *flagSet, g *githubFlags, path string) (body string, pr *github.PR, err error) {
+// then $PR_BODY. pr is the fetched pull request, or nil without --pr; repo
+// is the checkout the command reads, which must be the PR's (nil: it reads
+// none).
+func readBodyOrPR(fs *flagSet, g *githubFlags, repo *string, path string) (body string, pr *github.PR, err error) {
 	if g.active() {
 		if pr, err = g.fetch(fs.env, false); err != nil {
 			return "", nil, err
 		}
 		g.note(fs.env, pr)
+		if repo != nil {
+			if err = g.checkout(fs.env, *repo, pr); err != nil {
+				return "", nil, err
+			}
+		}
 		if !fs.Given("pr-body-file") {
 			return pr.Body, pr, nil
 		}

@@ -255,3 +255,50 @@ func TestRunWithPR(t *testing.T) {
 		t.Errorf("wanted exit 2 and %q, got %d and %q", want, code, stderr)
 	}
 }
+
+// TestPRChecksTheCheckout: --pr N plans, runs or triages the checkout's own
+// tests with the PR's facts, so a checkout of another commit (a checkout of
+// main, issue 40) is an error naming both commits and the git commands that
+// fix it; the PR's head or GitHub's merge of it passes; --allow-other-head
+// takes the checkout as it is, with a warning.
+func TestPRChecksTheCheckout(t *testing.T) {
+	s := githubtest.Start(apiFixtures())
+	defer s.Close()
+	vars := map[string]string{"GITHUB_API_URL": s.URL}
+	checkout := func(sha string) string {
+		repo := filepath.Join(t.TempDir(), "miles")
+		testfiles.CopyTree(t, milesRepo(), repo)
+		testfiles.Write(t, repo, ".git/HEAD", "ref: refs/heads/main\n")
+		testfiles.Write(t, repo, ".git/refs/heads/main", sha+"\n")
+		return repo
+	}
+	const head, merge, main = "5f1d0c7e2b9a4c3d8e6f7a1b2c3d4e5f6a7b8c9d", "9c1e5b7a3d2f4e6a8b0c1d3e5f7a9b2c4d6e8f01", "4b2d6f8a0c1e3a5c7e9b1d3f5a7c9e1b3d5f7a90"
+	onMain := checkout(main)
+	for _, args := range [][]string{
+		{"ci", "--pr", "2874", "--repo", onMain, "--gpus", "none", "--dry-run"},
+		{"plan", "--pr", "2874", "--repo", onMain, "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--auto-partition-id", "0", "--auto-partition-size", "3"},
+		{"policy", "--pr", "2874", "--repo", onMain},
+		{"run", "--pr", "2874", "--repo", onMain, "--stage", "stage-c-8-gpu-h100", "--shard", "1", "--gpus", "none", "--dry-run"},
+	} {
+		code, stdout, stderr := runWithEnv(args, vars)
+		want := "::error::--pr 2874: " + onMain + " is at 4b2d6f8a0c1e, not radixark/miles#2874's head 5f1d0c7e2b9a nor its merge into main 9c1e5b7a3d2f, " +
+			"so its tests are not the pull request's; check the pull request out (git fetch origin pull/2874/head && git checkout FETCH_HEAD), or give --allow-other-head to take this checkout as it is\n"
+		if code != 1 || stdout != "" || !strings.HasSuffix(stderr, want) {
+			t.Errorf("%s on a checkout of main: wanted exit 1 and\n%s\ngot %d\n%s%s", args[0], want, code, stdout, stderr)
+		}
+		code, _, stderr = runWithEnv(append(args, "--allow-other-head"), vars)
+		if code != 0 || !strings.Contains(stderr, "::warning::--pr 2874: "+onMain+" is at 4b2d6f8a0c1e, not radixark/miles#2874's head") {
+			t.Errorf("%s --allow-other-head: wanted exit 0 and a warning, got %d\n%s", args[0], code, stderr)
+		}
+	}
+	for _, sha := range []string{head, merge} {
+		code, _, stderr := runWithEnv([]string{"policy", "--pr", "2874", "--repo", checkout(sha)}, vars)
+		if want := "::notice::trigger facts of pull request radixark/miles#2874 at 5f1d0c7e2b9a (open, from the api)\n"; code != 0 || stderr != want {
+			t.Errorf("a checkout at %s is the PR's: wanted exit 0 and only %q, got %d %q", sha, want, code, stderr)
+		}
+	}
+	code, _, stderr := runWithEnv([]string{"policy", "--repo", onMain, "--event", "pull_request", "--pr-labels-json", "[]", "--allow-other-head"}, vars)
+	if code != 2 || !strings.Contains(stderr, "--allow-other-head goes with --pr") {
+		t.Errorf("--allow-other-head without --pr: wanted a usage error, got %d\n%s", code, stderr)
+	}
+}

@@ -30,7 +30,7 @@ func runImage(args []string, env Env) int {
 	body := fs.String("pr-body-file", "F", "file holding the pull request description (default: the text in $PR_BODY)")
 	prImage := fs.Bool("pr-image-available", "this PR's own image pr-<N> was published (default: $PR_IMAGE_AVAILABLE == true)")
 	prNumber := fs.Int("pr-number", "N", "the pull request number for pr-<N>, default $PR_NUMBER", 1, maxPRNumber)
-	gh := addGitHubFlags(fs)
+	gh := addGitHubFlagsNoCheckout(fs)
 	out := addStepFlags(fs)
 	if code := fs.parseOrExit(args); code >= 0 {
 		return code
@@ -52,7 +52,7 @@ func runImage(args []string, env Env) int {
 	}
 	var err error
 	var pr *github.PR
-	if in.PRBody, pr, err = readBodyOrPR(fs, gh, *body); err != nil {
+	if in.PRBody, pr, err = readBodyOrPR(fs, gh, nil, *body); err != nil {
 		return fail(env, err)
 	}
 	if pr != nil && !prNumber.Set {

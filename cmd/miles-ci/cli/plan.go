@@ -111,7 +111,9 @@ func runPlan(args []string, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		gh.note(env, pr)
+		if err := gh.noteAndCheck(env, *repo, pr); err != nil {
+			return fail(env, err)
+		}
 		in.PR = pr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), checkoutTimeout)

@@ -71,7 +71,9 @@ func runPolicy(args []string, env Env) int {
 		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {
 			return fail(env, err)
 		}
-		gh.note(env, req.PR)
+		if err := gh.noteAndCheck(env, *repo, req.PR); err != nil {
+			return fail(env, err)
+		}
 	}
 	if *changed != "" {
 		req.ReadDiff = func() ([]byte, string, error) {

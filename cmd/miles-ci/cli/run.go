@@ -112,7 +112,9 @@ func (f runFlags) readPR(fs *flagSet, in *usecase.Inputs, files bool) error {
 		if in.PR, err = f.gh.fetch(fs.env, files); err != nil {
 			return err
 		}
-		f.gh.note(fs.env, in.PR)
+		if err := f.gh.noteAndCheck(fs.env, in.Repo, in.PR); err != nil {
+			return err
+		}
 		if !in.Given.Body {
 			return nil // the PR's body, not $PR_BODY
 		}

@@ -85,11 +85,8 @@ func runTriage(args []string, env Env) int {
 	in := usecase.Inputs{Repo: head, ImageTag: *imageTag, Fork: *fork, GPUs: *gpus, VisibleDevices: *visible, Models: *models != "", Datasets: *datasets != "",
 		Given: usecase.Given{Body: fs.Given("pr-body-file")}}
 	var err error
-	if in.PRBody, in.PR, err = readBodyOrPR(fs, gh, *prBody); err != nil {
+	if in.PRBody, in.PR, err = readBodyOrPR(fs, gh, &head, *prBody); err != nil {
 		return fail(env, err)
-	}
-	if in.PR != nil {
-		gh.note(env, in.PR)
 	}
 	dest := *out
 	if dest == "" {
