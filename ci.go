@@ -216,9 +216,7 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, err
 		}
-		if req.Commit, err = g.Ci.commit(ctx); err != nil {
-			return nil, err
-		}
+		req.HeadSHA, req.Git = g.Ci.HeadSha, sourceDigest{g.Ci.Source}
 		if rerunFailed != nil {
 			prevDir := dir + ".previous"
 			defer os.RemoveAll(prevDir)
@@ -289,13 +287,13 @@ func graphRun(rep *cirun.Report, text string, results *dagger.Directory, msgs []
 	return run
 }
 
-// commit names the checkout in a run's facts: with-pull-request's --head-sha,
-// else the digest of its source (the module sees no .git).
-func (m *MilesCi) commit(ctx context.Context) (string, error) {
-	if m.HeadSha != "" {
-		return m.HeadSha, nil
-	}
-	d, err := m.Source.Digest(ctx)
+// sourceDigest is the module's usecase.Git: it sees no .git, so a run
+// without with-pull-request's --head-sha names its checkout by the digest
+// of its source.
+type sourceDigest struct{ source *dagger.Directory }
+
+func (g sourceDigest) Head(ctx context.Context, _ string) (string, error) {
+	d, err := g.source.Digest(ctx)
 	if err != nil {
 		return "", fmt.Errorf("the source's digest: %w", err)
 	}

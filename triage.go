@@ -55,7 +55,7 @@ func (m *MilesCi) Triage(
 	if err != nil {
 		return nil, err
 	}
-	head, err := m.commit(ctx)
+	head, err := usecase.CommitOf(ctx, sourceDigest{m.Source}, m.HeadSha, "")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package usecase
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/radixark/miles-ci/github"
@@ -20,9 +21,11 @@ type PRHeadRequest struct {
 	AllowOtherHead bool
 	// Flag names the way out in messages (usecase.CLI: --allow-other-head).
 	Flag string
+	// Git reads the checkout's HEAD (nil: it cannot be read).
+	Git Git
 }
 
-// CheckPRHead compares the checkout's HEAD (read from .git, GitHead) with
+// CheckPRHead compares the checkout's HEAD (as r.Git reads it) with
 // the pull request's head commit and GitHub's merge of it into the base
 // (refs/pull/N/merge, what a pull_request workflow checks out). Either one
 // is the PR. Any other commit is an error naming both and the git commands
@@ -35,7 +38,10 @@ func CheckPRHead(r PRHeadRequest) ([]Message, error) {
 		return nil, nil
 	}
 	name := fsinput.FolderName(r.Repo)
-	head := GitHead(r.Repo)
+	head := ""
+	if r.Git != nil {
+		head, _ = r.Git.Head(context.Background(), r.Repo)
+	}
 	if head == "" {
 		return []Message{PRHeadUnchecked(pr, name+" has no readable .git")}, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/gitrepo"
 )
 
 // gitCheckout writes a folder whose .git says HEAD is at sha, as a clone
@@ -50,25 +51,25 @@ func TestCheckPRHead(t *testing.T) {
 	for _, form := range []string{"clone", "detached", "packed", "worktree"} {
 		t.Run(form, func(t *testing.T) {
 			for _, sha := range []string{head, merge} {
-				if msgs, err := CheckPRHead(PRHeadRequest{Repo: gitCheckout(t, form, sha), PR: pr}); err != nil || len(msgs) > 0 {
+				if msgs, err := CheckPRHead(PRHeadRequest{Repo: gitCheckout(t, form, sha), PR: pr, Git: gitrepo.Local{}}); err != nil || len(msgs) > 0 {
 					t.Errorf("a checkout at %s is the PR's: wanted no message, got %v %v", sha, msgs, err)
 				}
 			}
 			repo := gitCheckout(t, form, other)
-			_, err := CheckPRHead(PRHeadRequest{Repo: repo, PR: pr})
+			_, err := CheckPRHead(PRHeadRequest{Repo: repo, PR: pr, Git: gitrepo.Local{}})
 			want := "--pr 2874: " + repo + " is at 111111111111, not radixark/miles#2874's head 5f1d0c7e2b9a nor its merge into main 9c1e5b7a3d2f, so its tests are not the pull request's; " +
 				"check the pull request out (git fetch origin pull/2874/head && git checkout FETCH_HEAD), or give --allow-other-head to take this checkout as it is"
 			if err == nil || err.Error() != want {
 				t.Errorf("wanted\n%s\ngot\n%v", want, err)
 			}
-			msgs, err := CheckPRHead(PRHeadRequest{Repo: repo, PR: pr, AllowOtherHead: true})
+			msgs, err := CheckPRHead(PRHeadRequest{Repo: repo, PR: pr, Git: gitrepo.Local{}, AllowOtherHead: true})
 			if err != nil || len(msgs) != 1 || msgs[0].Level != "warning" || !strings.Contains(msgs[0].Text, "--allow-other-head takes its tests as they are") {
 				t.Errorf("--allow-other-head: wanted one warning, got %v %v", msgs, err)
 			}
 		})
 	}
 	t.Run("no .git", func(t *testing.T) {
-		msgs, err := CheckPRHead(PRHeadRequest{Repo: t.TempDir(), PR: pr})
+		msgs, err := CheckPRHead(PRHeadRequest{Repo: t.TempDir(), PR: pr, Git: gitrepo.Local{}})
 		if err != nil || len(msgs) != 1 || msgs[0].Level != "notice" || !strings.Contains(msgs[0].Text, "has no readable .git, so miles-ci cannot check that it is radixark/miles#2874's head 5f1d0c7e2b9a; it takes the folder as it is") {
 			t.Errorf("wanted a notice that the folder cannot be checked, got %v %v", msgs, err)
 		}

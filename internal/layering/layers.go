@@ -27,6 +27,7 @@ var Layers = map[string]int{
 
 	// The decisions.
 	"policy/pysource": 1,
+	"gitrepo":         1,
 	"device":          1,
 	"timeline":        1,
 	"comment/pyjson":  1,

@@ -85,10 +85,12 @@ type CIRequest struct {
 	// Now is the clock of a real run.
 	Now func() time.Time
 
-	// Commit is the checkout's commit (GitHead, or the given head SHA) and
-	// RunID the run's id: with the event's facts they are the run's facts
-	// in summary.json, which a re-run must share.
-	Commit, RunID string
+	// HeadSHA is the checkout's commit as given (--head-sha); without it
+	// Git says what is checked out (asked only by a run, or a re-run's
+	// check). RunID is the run's id: with the event's facts they are the
+	// run's facts in summary.json, which a re-run must share.
+	HeadSHA, RunID string
+	Git            usecase.Git
 	// Previous, when set, is the earlier attempt this run re-runs
 	// (--rerun-failed): its passed units are kept, the rest run again.
 	Previous *usecase.PreviousRun
@@ -173,7 +175,13 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	if req.Checkout != nil {
 		planner = usecase.PlannerCheckout
 	}
-	facts := cirun.FactsOf(ev, req.Commit, string(planner))
+	commit := ""
+	if req.Shards != nil || req.Previous != nil {
+		if commit, err = usecase.CommitOf(ctx, req.Git, req.HeadSHA, req.Repo); err != nil {
+			return CIAnswer{}, err
+		}
+	}
+	facts := cirun.FactsOf(ev, commit, string(planner))
 	facts.RunID = req.RunID
 	if req.Shards != nil {
 		opt.Attempt = 1

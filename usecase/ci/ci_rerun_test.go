@@ -75,7 +75,7 @@ func testCIRerunFailed(t *testing.T, legacy bool) {
 	repo := ciTree(t)
 	results := filepath.Join(t.TempDir(), "results")
 	base := CIRequest{Repo: repo, Event: "pull_request", PRLabelsJSON: `["run-ci-megatron"]`, Host: cirun.Host{StandIn: true},
-		Only: []string{"stage-a-cpu", "stage-b-cpu", "stage-c-2-gpu-h200"}, Commit: "c0ffee", RunID: "run-1"}
+		Only: []string{"stage-a-cpu", "stage-b-cpu", "stage-c-2-gpu-h200"}, HeadSHA: "c0ffee", RunID: "run-1"}
 	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/1": true})
 	req := base
 	req.Shards = first
@@ -167,7 +167,7 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 	repo := ciTree(t)
 	results := filepath.Join(t.TempDir(), "results")
 	first, _ := attemptShards(1, map[string]bool{"stage-a-cpu/0": true})
-	req := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "1", Shards: first}
+	req := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, HeadSHA: "c0ffee", RunID: "1", Shards: first}
 	ans, err := CI(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +183,10 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 		edit func(*CIRequest)
 		want string
 	}{
-		{"another commit", func(r *CIRequest) { r.Commit = "decade" }, "checkout commit: c0ffee then, decade now"},
+		{"another commit", func(r *CIRequest) { r.HeadSHA = "decade" }, "checkout commit: c0ffee then, decade now"},
 		{"another event", func(r *CIRequest) { r.Event, r.Schedule = "schedule", "0 15 * * 0-5" }, "event: pull_request then, schedule now; schedule: (none) then, 0 15 * * 0-5 now"},
 		{"another label", func(r *CIRequest) { r.PRLabelsJSON = `["run-ci-fsdp"]` }, "PR labels: (none) then, run-ci-fsdp now"},
-		{"no commit", func(r *CIRequest) { r.Commit = "" }, `no commit to compare (this checkout's "", the run's "c0ffee")`},
+		{"no commit", func(r *CIRequest) { r.HeadSHA = "" }, `no commit to compare (this checkout's "", the run's "c0ffee")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := req
@@ -205,7 +205,7 @@ func TestCIRerunRefusesAnotherRun(t *testing.T) {
 // (issue 38 items 1, 2: a forged or edited folder passed).
 func TestCIRerunTrustsOnlyWhatItChecks(t *testing.T) {
 	repo := ciTree(t)
-	base := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, Commit: "c0ffee", RunID: "run-1"}
+	base := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"}, HeadSHA: "c0ffee", RunID: "run-1"}
 	// first writes attempt 1, with shard 1/4 (0-based 0) failing, to a new folder.
 	first := func(t *testing.T) string {
 		results := filepath.Join(t.TempDir(), "results")

@@ -103,3 +103,48 @@ func TestCIReadsTheDiffOnce(t *testing.T) {
 		t.Errorf("wanted the run to pass, got exit %d\n%s", code, ans.Report.Text())
 	}
 }
+
+// askedGit is a usecase.Git that counts the questions it is asked.
+type askedGit struct{ asked atomic.Int32 }
+
+func (g *askedGit) Head(context.Context, string) (string, error) {
+	g.asked.Add(1)
+	return "feedface", nil
+}
+
+// TestCIAsksGitOnlyForARun: a run's facts name the commit git says is
+// checked out, or the one given; a dry run asks nothing (the module's git
+// is its source's digest, which costs an engine call).
+func TestCIAsksGitOnlyForARun(t *testing.T) {
+	repo := ciTree(t)
+	for _, tc := range []struct {
+		name       string
+		shards     ShardRunner
+		given      string
+		wantAsked  int32
+		wantCommit string
+	}{
+		{name: "dry run", wantAsked: 0},
+		{name: "run", shards: passShards{}, wantAsked: 1, wantCommit: "feedface"},
+		{name: "run with --head-sha", shards: passShards{}, given: "c0ffee", wantAsked: 0, wantCommit: "c0ffee"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			git := &askedGit{}
+			ans, err := CI(context.Background(), CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu"},
+				Shards: tc.shards, HeadSHA: tc.given, Git: git})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := git.asked.Load(); n != tc.wantAsked {
+				t.Errorf("wanted git asked %d time(s), got %d", tc.wantAsked, n)
+			}
+			commit := ""
+			if ans.Report.Run != nil {
+				commit = ans.Report.Run.Commit
+			}
+			if commit != tc.wantCommit {
+				t.Errorf("wanted the run's commit %q, got %q", tc.wantCommit, commit)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -91,10 +92,8 @@ func runCI(args []string, env Env) int {
 	if maxPar.Set {
 		req.MaxParallel = maxPar.Value
 	}
+	req.HeadSHA, req.Git = *headSHA, gitrepo.Local{}
 	var err error
-	if req.Commit = *headSHA; req.Commit == "" {
-		req.Commit = usecase.GitHead(orDot(*repo))
-	}
 	if *rerun != "" {
 		if req.Previous, err = usecase.ReadPreviousRun(*rerun); err != nil {
 			return usageFailure(env, err)

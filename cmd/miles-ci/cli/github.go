@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/github"
+	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -130,7 +131,7 @@ func (g *githubFlags) note(env Env, pr *github.PR) {
 // pull request's (usecase.CheckPRHead): another commit is an error unless
 // --allow-other-head, a folder without .git a notice.
 func (g *githubFlags) checkout(env Env, repo string, pr *github.PR) error {
-	msgs, err := usecase.CheckPRHead(usecase.PRHeadRequest{Repo: repo, PR: pr, AllowOtherHead: g.allowOther != nil && *g.allowOther})
+	msgs, err := usecase.CheckPRHead(usecase.PRHeadRequest{Repo: repo, PR: pr, Git: gitrepo.Local{}, AllowOtherHead: g.allowOther != nil && *g.allowOther})
 	printMessages(env, msgs)
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -375,10 +376,7 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
 		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", res.Summary.ExitStatus()))
 	}
-	commit := in.HeadSHA
-	if commit == "" {
-		commit = usecase.GitHead(host.Repo)
-	}
+	commit, _ := usecase.CommitOf(ctx, gitrepo.Local{}, in.HeadSHA, host.Repo)
 	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: kept, Repo: host.Repo}, commit, nonce)
 	return res.Summary.ExitStatus()
 }

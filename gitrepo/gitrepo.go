@@ -1,17 +1,33 @@
-package usecase
+// Package gitrepo reads what a local git checkout says of itself: the
+// commit checked out, from its .git folder. It is infrastructure the command
+// hands the use cases as a usecase.Git (the module, which sees no .git,
+// hands its own), beside the engine adapter and the stores.
+package gitrepo
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
-// GitHead is the commit checked out at repo, read from .git (HEAD, then
-// the ref's file or packed-refs); "" when it cannot be read. A .git that is
-// a file ("gitdir: DIR", a git worktree's) points at the folder holding
-// HEAD, whose commondir holds the shared refs.
-func GitHead(repo string) string {
+// Local is usecase.Git on the checkouts of this machine.
+type Local struct{}
+
+// Head is the commit checked out at repo ("" when it cannot be read).
+func (Local) Head(_ context.Context, repo string) (string, error) {
+	return Head(repo), nil
+}
+
+// Head is the commit checked out at repo, read from .git (HEAD, then the
+// ref's file or packed-refs), each file bounded; "" when it cannot be read.
+// A .git that is a file ("gitdir: DIR", a git worktree's) points at the
+// folder holding HEAD, whose commondir holds the shared refs.
+func Head(repo string) string {
+	if repo == "" {
+		repo = "."
+	}
 	read := func(dir, name string) string {
 		data, err := fsinput.ReadFile(filepath.Join(dir, name), fsinput.Kind{Name: "a git ref", Max: 1 << 20})
 		if err != nil {
