@@ -3,6 +3,9 @@ package hostlock
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/netip"
+	"os"
 	"strings"
 	"time"
 
@@ -11,10 +14,10 @@ import (
 )
 
 // New is the host lock of this machine in dir (DefaultDir when ""), as a
-// run's cirun.Leaser: it leases the devices of the hosts whose engine runs
-// on this machine (the local engine, or a unix:// socket), and none of a
-// remote host, whose GPUs another machine's processes share. args is the
-// command line a waiter is shown.
+// run's cirun.Leaser: it leases the devices of every host whose engine runs
+// on this machine, whatever its address (Local), and none of a remote
+// host, whose GPUs another machine's processes share. args is the command
+// line a waiter is shown.
 func New(dir string, args []string) cirun.Leaser {
 	if dir == "" {
 		dir = DefaultDir()
@@ -34,10 +37,59 @@ func who(args []string) string {
 type localLeaser struct{ l *Lock }
 
 func (x localLeaser) TryLease(h cirun.Host, devs device.Set) (func(), cirun.Held, bool, error) {
-	if h.Engine != "" && !strings.HasPrefix(h.Engine, "unix://") {
+	if !Local(h.Engine) {
 		return func() {}, cirun.Held{}, true, nil
 	}
 	return x.l.TryLease(h, devs)
+}
+
+// Local says whether an engine address runs on this machine, so its GPUs
+// are this machine's and its shards take the lock: the default engine
+// (""), a unix:// socket, a docker-container:// or podman-container://
+// engine (a container of this machine's runtime), and a tcp:// engine at
+// a loopback address, localhost, this machine's name or one of its own
+// addresses. A kube-pod:// engine runs wherever its cluster puts it, and
+// ssh:// on another machine: neither is this machine's.
+func Local(engine string) bool {
+	scheme, rest, ok := strings.Cut(engine, "://")
+	switch {
+	case engine == "":
+		return true
+	case !ok:
+		return false
+	case scheme == "unix" || scheme == "docker-container" || scheme == "podman-container":
+		return true
+	case scheme != "tcp":
+		return false
+	}
+	host := rest
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if name, err := os.Hostname(); err == nil && host != "" && strings.EqualFold(host, name) {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	if ip.IsLoopback() || ip.IsUnspecified() {
+		return true
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip.Unmap() {
+			return true
+		}
+	}
+	return false
 }
 
 // Retry is how often a shard that waits for devices another process holds

@@ -41,8 +41,13 @@ func ParseSubstitutes(values []string) ([]cirun.Substitute, error) {
 // RunDevices are the devices a stage or file run holds in the host lock
 // (rules §14.3), and the host as far as it is known: its visible devices
 // where given, else the ids its --gpus lists, else (all) every device the
-// host shows; none with --gpus none and no visible devices.
+// host shows; none with --gpus none and no visible devices. With --gpus
+// none the engine gives no GPU: visible devices are stand-ins, leased
+// apart from this machine's GPUs (cirun.Host.StandIn).
 func RunDevices(req stagerun.Request, detect cirun.Detect) (cirun.Host, device.Set) {
+	if req.GPUs.None {
+		return cirun.Host{StandIn: true, Devices: req.VisibleDevices}, req.VisibleDevices
+	}
 	var h cirun.Host
 	if found, err := detect(); err == nil {
 		for _, d := range found {
@@ -52,8 +57,6 @@ func RunDevices(req stagerun.Request, detect cirun.Detect) (cirun.Host, device.S
 	switch {
 	case len(req.VisibleDevices) > 0:
 		return h, req.VisibleDevices
-	case req.GPUs.None:
-		return h, nil
 	case len(req.GPUs.Devices) > 0:
 		return h, req.GPUs.Devices
 	}

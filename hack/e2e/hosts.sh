@@ -5,6 +5,10 @@
 #     summary; the H100 shards are not run, their reason naming the host that is down;
 #   - two `miles-ci ci` runs started together on none:h200:0-3 never hold one device at the
 #     same time (their summaries' devices and times say so), and one of them waited;
+#   - two hosts of a fleet that split one machine (none:h200:0-1, none:h200:2-3) run a whole-host
+#     shard each at once (their host-wide lock files are their own);
+#   - two `miles-ci run`s on --visible-devices 0,1 and 00,01 take the same devices, one after the
+#     other, and the container sees CUDA_VISIBLE_DEVICES=0,1;
 #   - a killed run frees its devices at once: the other run's shard starts within seconds.
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
@@ -83,6 +87,59 @@ for x, y in clash:
 sys.exit(1 if clash or len(held) != 10 else 0)' "$out/two-a/summary.json" "$out/two-b/summary.json" &&
 	grep -hq "waiting for GPUs" "$out/two-a.log" "$out/two-b.log"
 hostscheck $? "two ci runs on none:h200:0-3: 10 shards, no device held by both at once, one waited for the other ($((SECONDS - t0)) s)" "$out/two-a.log" "$out/two-b.log"
+
+echo "=== RUN two fleet hosts that split one machine run at once (issue 38: they serialised on one host.lock)"
+cat >"$out/split.yml" <<EOF
+- {name: split-a, gpus: "none:h200:0-1"}
+- {name: split-b, gpus: "none:h200:2-3"}
+EOF
+t0=$SECONDS
+hostsrun split --hosts "$out/split.yml" --only stage-c-2-gpu-h200 --results "$out/split"
+rc=$?
+((rc == 0)) && python3 -c 'import json, sys
+from datetime import datetime
+held = []
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    if j.get("stage") == "stage-c-2-gpu-h200" and j.get("start"):
+        t = datetime.fromisoformat(j["start"].replace("Z", "+00:00")).timestamp()
+        held.append((j.get("host"), t, t + j["duration_s"]))
+hosts = sorted(h[0] for h in held)
+at_once = len(held) == 2 and held[0][1] < held[1][2] and held[1][1] < held[0][2]
+if hosts != ["split-a", "split-b"] or not at_once:
+    print("wanted one shard on each host, at once, got", held, file=sys.stderr)
+    sys.exit(1)' "$out/split/summary.json" && ! grep -q "waiting for GPUs" "$out/split.log"
+hostscheck $? "two fleet hosts of one machine (none:h200:0-1, none:h200:2-3): a whole-host shard on each, at once, neither waited ($((SECONDS - t0)) s)" "$out/split.log" "$out/split.out"
+
+echo "=== RUN two runs on --visible-devices 0,1 and 00,01 never hold a device at once (issue 38 item 7)"
+for f in "$fxg"/tests/e2e/gpu/test_c2h200_*.py; do
+	printf '    print("window:", time.time() - 3, time.time())\n' >>"$f"
+done
+visrun() { # visrun NAME IDS: miles-ci run of stage-c-2-gpu-h200's first shard on stand-in devices IDS
+	bash "$engine" run "$out/miles-ci" run --repo "$fxg" --stage stage-c-2-gpu-h200 --shard 1 --labels run-ci-megatron --gpus none \
+		--visible-devices "$2" --lock-dir "$locks" --quiet --results "$out/$1" >"$out/$1.out" 2>"$out/$1.log"
+}
+t0=$SECONDS
+visrun vis-a 0,1 &
+pa=$!
+visrun vis-b 00,01 &
+pb=$!
+wait "$pa"
+ra=$?
+wait "$pb"
+rb=$?
+((ra == 0 && rb == 0)) && python3 -c 'import re, sys
+w = []
+for p in sys.argv[1:]:
+    text = open(p).read()
+    m = re.findall(r"window: ([0-9.]+) ([0-9.]+)", text)
+    if len(m) != 1 or "visible: 0,1" not in text:
+        print(p, "wanted one window on CUDA_VISIBLE_DEVICES=0,1, got", m, file=sys.stderr)
+        sys.exit(1)
+    w.append((float(m[0][0]), float(m[0][1])))
+if w[0][0] < w[1][1] and w[1][0] < w[0][1]:
+    print("both held devices 0,1 at once:", w, file=sys.stderr)
+    sys.exit(1)' "$out/vis-a/run.log" "$out/vis-b/run.log" && grep -hq "waiting for GPUs 0,1" "$out/vis-a.log" "$out/vis-b.log"
+hostscheck $? "run --visible-devices 0,1 and 00,01: one device each, written 0,1 in the container, one after the other ($((SECONDS - t0)) s)" "$out/vis-a.log" "$out/vis-b.log"
 
 echo "=== RUN a killed run frees its devices at once"
 printf 'import time\n\nfrom tests.ci.ci_register import register_cuda_ci\n\nregister_cuda_ci(est_time=5, suite="stage-c-4-gpu-h200", labels=["megatron"])\n\nif __name__ == "__main__":\n    time.sleep(120)\n' \

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -31,12 +32,21 @@ func Output(ctx context.Context, argv []string, timeout time.Duration, max int) 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// The command runs in a process group of its own, and the whole group
+	// is killed at the bound and once the command ends: a hung tool's
+	// children (nvidia-smi's helpers, a shell's sleep) die with it, never
+	// outliving the bound.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	// A child that keeps the pipes open past the command's end (a daemon it
 	// started) does not hold Output past this.
 	cmd.WaitDelay = time.Second
 	stdout, stderr := &capped{max: max, cancel: cancel}, &capped{max: max, cancel: cancel}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
+	if cmd.Process != nil {
+		killGroup(cmd)
+	}
 	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes()}
 	switch {
 	case stdout.over || stderr.over:
@@ -50,6 +60,11 @@ func Output(ctx context.Context, argv []string, timeout time.Duration, max int) 
 		return res, nil
 	}
 	return res, err
+}
+
+// killGroup kills the command's process group (its pid is the group's id).
+func killGroup(cmd *exec.Cmd) error {
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // capped keeps the first max bytes written to it and ends the command

@@ -3,7 +3,10 @@ package hostexec
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,5 +40,33 @@ func TestOutput(t *testing.T) {
 	}
 	if _, err := Output(ctx, []string{"sh", "-c", "kill -9 $$"}, 10*time.Second, 100); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("wanted an error for a command ended by a signal, got %v", err)
+	}
+}
+
+// TestOutputKillsTheGroup: a hung tool's children die at the bound too
+// (issue 38: a hung nvidia-smi's child outlived it), and a child a tool
+// leaves behind when it ends is killed with it.
+func TestOutputKillsTheGroup(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"a hung tool", "sleep 60 & echo $! >\"$1\"; wait"},
+		{"a tool that leaves a child", "(trap '' HUP; exec sleep 60) >/dev/null 2>&1 & echo $! >\"$1\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := t.TempDir() + "/pid"
+			Output(context.Background(), []string{"sh", "-c", tc.script, "sh", pidFile}, 300*time.Millisecond, 100)
+			b, err := os.ReadFile(pidFile)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || pid <= 0 {
+				t.Fatalf("the tool wrote no child pid: %q %v", b, err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for syscall.Kill(pid, 0) == nil {
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("wanted the tool's child %d killed with it, it still runs", pid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func runCI(args []string, env Env) int {
 	gpus := fs.String("gpus", "all|none|IDS", "the host's GPUs: all (the /dev/nvidia* devices), ids of a model h200:0-7 or h200:0-3,h100:4-7 (each shard runs only on devices of its stage's model), bare ids 0-7 (kinds not checked), none (stand-ins: every GPU shard runs without a device), or none:IDS / none:KIND:IDS (stand-ins scheduled as on a host with those GPUs: each shard gets its devices as CUDA_VISIBLE_DEVICES, the engine none)")
 	hostsFile := fs.String("hosts", "FILE", "a YAML list of hosts (name, engine, gpus, cpu, runners), each shard placed on a host of its kind (docs/hosts.md)")
 	subst := fs.List("substitute", "FROM=TO", "run the stages of GPU model FROM on devices of model TO, e.g. h100=h200 (repeatable)")
-	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: one lock file per GPU that every process on the host honours (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR"))
+	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: one lock file per GPU that every process on the host honours (default /dev/shm/miles-ci-gpus, the same for every user)", fromEnv("MILES_CI_LOCK_DIR"))
 	maxPar := fs.Int("max-parallel", "N", "run at most N shards at once (default: as many as fit)", 1, 256)
 	only := fs.List("only", "S", "run only these stages or backends (cpu, cuda, rocm); the others count as passed for their dependents")
 	skip := fs.List("skip", "S", "leave out these stages or backends")

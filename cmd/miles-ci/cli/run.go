@@ -63,7 +63,7 @@ func addRunFlags(fs *flagSet) runFlags {
 		quiet:     fs.Bool("quiet", "keep no log of the engine's progress"),
 		progress:  fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)"),
 		engineLog: fs.String("engine-log", "FILE", "write the engine's progress to FILE (default: a new file in the temporary folder)"),
-		lockDir:   fs.String("lock-dir", "DIR", "the host lock's folder: the run holds its GPUs in one lock file each, which every process on the host honours (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR")),
+		lockDir:   fs.String("lock-dir", "DIR", "the host lock's folder: the run holds its GPUs in one lock file each, which every process on the host honours (default /dev/shm/miles-ci-gpus, the same for every user)", fromEnv("MILES_CI_LOCK_DIR")),
 		timeout:   fs.Int("timeout-minutes", "N", "end the run as a TIMEOUT after N minutes (default: the stage job's: 60 for CPU stages, 360 for GPU stages; a single file has its own)", usecase.MinTimeoutMinutes, usecase.MaxTimeoutMinutes),
 		gh:        addGitHubFlags(fs),
 		rec:       addRecordFlags(fs),
@@ -340,6 +340,12 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 			func(h cirun.Held) {
 				say(ghoutput.Plain("waiting for GPUs " + h.Devices.String() + ", held by " + h.By))
 			})
+		if err != nil && ctx.Err() != nil {
+			// The user stopped the wait (SIGINT or SIGTERM): interrupted, as
+			// a run stopped later is, not a run that could not happen.
+			annotate(env, "error", "interrupted (SIGINT or SIGTERM): "+err.Error())
+			return ExitInterrupted
+		}
 		if err != nil {
 			annotate(env, "error", err.Error())
 			return report.ExitCannotRun

@@ -52,7 +52,7 @@ func runTriage(args []string, env Env) int {
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
 	asJSON := fs.Bool("json", "print the verdicts as JSON")
-	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: each attempt holds its GPUs as run and ci do (default /run/miles-ci/gpus, else /dev/shm/miles-ci/gpus)", fromEnv("MILES_CI_LOCK_DIR"))
+	lockDir := fs.String("lock-dir", "DIR", "the host lock's folder: each attempt holds its GPUs as run and ci do (default /dev/shm/miles-ci-gpus, the same for every user)", fromEnv("MILES_CI_LOCK_DIR"))
 	gh := addGitHubFlags(fs)
 	rec := addRecordFlags(fs)
 	var within time.Duration
