@@ -42,7 +42,7 @@ func TestSilentStoreEndsAtItsDeadline(t *testing.T) {
 
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	if err := history.Init(ctx, db); !errors.Is(err, history.ErrInterrupted) {
+	if _, err := history.Init(ctx, db); !errors.Is(err, history.ErrInterrupted) {
 		t.Errorf("wanted a cancelled Init to say it was interrupted, got %v", err)
 	}
 }

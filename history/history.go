@@ -51,6 +51,9 @@ type Batch struct {
 	// RecordedAt is the rows' recorded_at; the zero time is the database's
 	// clock (Postgres' CURRENT_TIMESTAMP, as Miles' own writer leaves it).
 	RecordedAt time.Time `json:"recorded_at"`
+	// Shard is the graph run's shard these attempts are of, with its times
+	// (ShardTable); nil for a run or file-run.
+	Shard *ShardRun `json:"shard,omitempty"`
 }
 
 // Row is one row of the table.
@@ -98,6 +101,13 @@ type Store interface {
 	// Rows are every row with recorded_at in [from, before) (the zero
 	// times leave that end open), ordered by the idempotency key.
 	Rows(ctx context.Context, from, before time.Time) ([]Row, error)
+	// Shards are the shard runs with recorded_at in [from, before) (the
+	// zero times leave that end open), in the order they were recorded;
+	// none where the database has no ShardTable.
+	Shards(ctx context.Context, from, before time.Time) ([]RecordedShard, error)
+	// NoShardTable says that a write left its shard run out: a Postgres
+	// database without ShardTable (history init adds it).
+	NoShardTable() bool
 	// Skipped says what the reads so far left out: rows that break the
 	// attempt rule (see Attempt.Check), one line per read that skipped any.
 	Skipped() []string
@@ -111,6 +121,11 @@ type Store interface {
 func (b Batch) Validate() (Batch, error) {
 	if err := b.Provenance.Check(); err != nil {
 		return b, err
+	}
+	if b.Shard != nil {
+		if err := b.Shard.Check(); err != nil {
+			return b, err
+		}
 	}
 	seen := map[Key]Attempt{}
 	out := b

@@ -228,10 +228,10 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "has no usable table ci_test_runtime_attempts") {
 		t.Fatalf("wanted the missing-table error, got %v", err)
 	}
-	if err := history.Init(context.Background(), path); err != nil {
+	if _, err := history.Init(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
-	if err := history.Init(context.Background(), path); !errors.Is(err, history.ErrTableExists) {
+	if _, err := history.Init(context.Background(), path); !errors.Is(err, history.ErrTableExists) {
 		t.Errorf("wanted history.ErrTableExists, got %v", err)
 	}
 	s, err := history.Open(context.Background(), path)
@@ -288,7 +288,7 @@ func TestSQLitePathsArePaths(t *testing.T) {
 	if _, err := os.Stat(missing); err == nil {
 		t.Errorf("wanted a read to create nothing")
 	}
-	if err := history.Init(ctx, empty); err != nil {
+	if _, err := history.Init(ctx, empty); err != nil {
 		t.Errorf("wanted history init to fill an empty file, got %v", err)
 	}
 }

@@ -152,7 +152,7 @@ func TestMetricStoreRefuses(t *testing.T) {
 		t.Error("a reader created the file")
 	}
 	runtime := filepath.Join(dir, "runtime.db")
-	if err := history.Init(ctx, runtime); err != nil {
+	if _, err := history.Init(ctx, runtime); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := history.OpenMetrics(ctx, runtime, false); err == nil || !strings.Contains(err.Error(), "no usable tables runs and metric_values") {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +97,7 @@ func open(ctx context.Context, db string, read bool) (Store, error) {
 		return nil, err
 	}
 	if missing {
-		if err := s.create(ctx, sqliteSchema); err != nil {
+		if err := s.create(ctx, append(slices.Clone(sqliteSchema), shardSchema(false)...)); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -151,10 +152,13 @@ func sqliteURI(path string) (string, error) {
 }
 
 // ErrTableExists is Init on a database that already holds the table.
-var ErrTableExists = errors.New("the table " + Table + " exists already; miles-ci alters no table it finds, so nothing was done")
+var ErrTableExists = errors.New("the table " + Table + " exists already, and so does " + ShardTable + "; miles-ci alters no table it finds, so nothing was done")
 
-// Init creates Miles' table and its indexes in a database that has none.
-func Init(ctx context.Context, db string) error {
+// Init creates Miles' table and its indexes, and miles-ci's shard table
+// (ShardTable), in a database that has none, and says what it created. A
+// database that holds Miles' table gains the shard table alone, and is
+// otherwise left as it is; one that holds both is ErrTableExists.
+func Init(ctx context.Context, db string) (string, error) {
 	var s *sqlStore
 	var err error
 	schema := sqliteSchema
@@ -163,21 +167,29 @@ func Init(ctx context.Context, db string) error {
 		schema = postgresSchema
 	} else {
 		if _, err := checkSQLitePath(db, false); err != nil && !errors.Is(err, errEmpty) {
-			return err
+			return "", err
 		}
 		s, err = openSQLite(db, false)
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer s.Close()
+	shards := shardSchema(IsPostgres(db))
 	switch err := s.checkTable(ctx); {
 	case err == nil:
-		return fmt.Errorf("%s: %w", s.where, ErrTableExists)
+		var has bool
+		if err := s.call(ctx, s.connect, "opening", func(ctx context.Context) error { has = s.hasShardTable(ctx, s.db); return nil }); err != nil {
+			return "", err
+		}
+		if has {
+			return "", fmt.Errorf("%s: %w", s.where, ErrTableExists)
+		}
+		return ShardTable + " beside the " + Table + " already there", s.create(ctx, shards)
 	case errors.Is(err, ErrStalled) || errors.Is(err, ErrInterrupted):
-		return err
+		return "", err
 	}
-	return s.create(ctx, schema)
+	return Table + " and " + ShardTable, s.create(ctx, append(slices.Clone(schema), shards...))
 }
 
 // create runs the schema in one transaction.

@@ -37,6 +37,8 @@ type sqlStore struct {
 	connect, statement time.Duration
 	// skipped are the reads' warnings (Skipped).
 	skipped []string
+	// noShardTable says a write left its shard run out (NoShardTable).
+	noShardTable bool
 }
 
 // validSeconds is the attempt rule's seconds in SQL: false for NaN (above
@@ -93,7 +95,7 @@ func (s *sqlStore) Write(ctx context.Context, b Batch) error {
 	if err != nil {
 		return err
 	}
-	if len(b.Attempts) == 0 {
+	if len(b.Attempts) == 0 && b.Shard == nil {
 		return nil
 	}
 	return s.call(ctx, s.statement, "writing to", func(ctx context.Context) error { return s.write(ctx, b) })
@@ -114,6 +116,12 @@ func (s *sqlStore) write(ctx context.Context, b Batch) error {
 				return &ConflictError{Key: k}
 			}
 			return s.writeError(err)
+		}
+	}
+	if b.Shard != nil {
+		if err := s.writeShard(ctx, tx, b); err != nil {
+			tx.Rollback()
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {

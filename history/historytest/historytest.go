@@ -33,7 +33,7 @@ func DBs(t testing.TB) map[string]func(t testing.TB) string {
 	out := map[string]func(t testing.TB) string{
 		"sqlite": func(t testing.TB) string {
 			db := filepath.Join(t.TempDir(), "history.db")
-			if err := history.Init(context.Background(), db); err != nil {
+			if _, err := history.Init(context.Background(), db); err != nil {
 				t.Fatal(err)
 			}
 			return db
@@ -72,7 +72,7 @@ func freshPostgres(t testing.TB, server string) string {
 		t.Fatal(err)
 	}
 	u.Path = "/" + name
-	if err := history.Init(ctx, u.String()); err != nil {
+	if _, err := history.Init(ctx, u.String()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

@@ -221,6 +221,19 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
 }
 
+// Predict is the what-if of a run about to start (WhatIf on the same
+// request, with no engine, lock, clock or re-run, planned by miles-ci): the
+// prediction a recording run keeps beside what it measures. Its messages
+// are the run's own, said by the run.
+func Predict(ctx context.Context, req CIRequest) (*whatif.Prediction, error) {
+	req.WhatIf, req.Shards, req.Leaser, req.Retry, req.Notify, req.Now, req.Previous, req.Checkout = true, nil, nil, nil, nil, nil, nil, nil
+	ans, err := CI(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return ans.Prediction, nil
+}
+
 // FromFork says whether the event is a pull request from a fork (given, or
 // the PR read): such a run is handed no secrets (stagerun.HandedSecrets).
 func (r CIRequest) FromFork() bool { return r.Fork || (r.PR != nil && r.PR.Fork) }

@@ -3,6 +3,7 @@ package runhistory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"time"
@@ -61,6 +62,11 @@ func Durations(ctx context.Context, r DurationsRequest) (*whatif.Durations, stri
 	if err != nil {
 		return nil, "", err
 	}
+	shards, err := store.Shards(ctx, from, before)
+	if err != nil {
+		return nil, "", err
+	}
 	warnSkipped(store, r.Warn)
-	return whatif.NewDurations(samples, nil), found, nil
+	set := setups(shards, r.Events)
+	return whatif.NewDurations(samples, set), fmt.Sprintf("%s; %d recorded shard run(s) of those events give set-ups", found, len(set)), nil
 }

@@ -321,6 +321,9 @@ type ShardsRecordRequest struct {
 	Results string
 	// Timeout bounds the whole recording (0: RecordTimeout).
 	Timeout time.Duration
+	// Runs are the shards' times and predictions by results folder
+	// (ShardRunsOf), each written with its shard's attempts.
+	Runs map[string]history.ShardRun
 }
 
 // ShardRecorded is how one shard's recording went.
@@ -350,7 +353,11 @@ func RecordShards(ctx context.Context, r ShardsRecordRequest) []ShardRecorded {
 		if r.Results != "" {
 			one.Results = filepath.Join(r.Results, filepath.FromSlash(d))
 		}
-		recs = append(recs, newRecording(d, one))
+		rec := newRecording(d, one)
+		if run, ok := r.Runs[d]; ok {
+			rec.batch.Shard = &run
+		}
+		recs = append(recs, rec)
 	}
 	return recordAll(ctx, r.DB, r.Timeout, recs)
 }
@@ -391,6 +398,7 @@ func recordAll(ctx context.Context, db string, timeout time.Duration, recs []rec
 	out := make([]ShardRecorded, len(recs))
 	var store history.Store
 	var storeErr error
+	told := false
 	for i, rec := range recs {
 		out[i] = rec.out
 		if storeErr == nil && store == nil {
@@ -413,6 +421,10 @@ func recordAll(ctx context.Context, db string, timeout time.Duration, recs []rec
 			storeErr = err // the store's fault: the shards after keep their rows
 		}
 		out[i].Err = err
+		if err == nil && rec.batch.Shard != nil && store.NoShardTable() && !told {
+			told = true
+			out[i].Notes = append(out[i].Notes, "the database has no "+history.ShardTable+", so the shards' times were not recorded (the attempts were); miles-ci history init adds it")
+		}
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/ci"
 	"github.com/radixark/miles-ci/usecase/runhistory"
+	"github.com/radixark/miles-ci/whatif"
 )
 
 // ciSession is the engine a ci run uses: one connection for every shard.
@@ -98,6 +99,15 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 		defer s.Close()
 		runner.Container = s.Container
 	}
+	// A recording run keeps what it predicted beside what it measures
+	// (history predictions): the what-if of the same request, before it
+	// starts.
+	var pred *whatif.Prediction
+	if f.fs != nil && req.Previous == nil && recording(f.rec, env) {
+		if p, err := ci.Predict(ctx, req); err == nil {
+			pred = p
+		}
+	}
 	retry := time.NewTicker(hostlock.Retry)
 	defer retry.Stop()
 	req.Shards, req.Now, req.Retry, req.RunID = runner, time.Now, retry.C, runner.Nonce
@@ -137,7 +147,8 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 		pointAtEngineLog(env, logPath)
 	}
 	if f.fs != nil {
-		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: runner.Summaries(), Results: kept, Repo: host.Repo}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
+		sums := runner.Summaries()
+		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: sums, Results: kept, Repo: host.Repo, Runs: runhistory.ShardRunsOf(rep, pred, sums)}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
 	}
 	return rep.ExitStatus()
 }

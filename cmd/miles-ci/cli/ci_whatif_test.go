@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/history"
 )
@@ -77,5 +78,66 @@ func TestCIWhatIfUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "--what-if predicts a run and runs nothing") {
 			t.Errorf("%v: wanted a usage error, got %d %q", args, code, stderr)
 		}
+	}
+}
+
+// TestCIRecordsItsShardsAndPrediction: ci --record keeps, beside each
+// shard's attempts, its start, wall and test seconds and what the run
+// predicted for it before it started; history predictions shows the run's
+// span against its prediction, and its shards with --run; the next
+// what-if learns the set-ups.
+func TestCIRecordsItsShardsAndPrediction(t *testing.T) {
+	fakeCIEngine(t, nil)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	args := []string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`, "--gpus", "none:0-7", "--quiet",
+		"--only", "cpu", "stage-c-4-gpu-h200", "--results", filepath.Join(dir, "results"), "--record", "--db", db}
+	code, stdout, stderr := runCLI(t, nil, args...)
+	if code != 0 || !strings.Contains(stdout, "\ntimeline: span ") {
+		t.Fatalf("wanted exit 0 and the timeline, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	s, err := history.OpenRead(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards, err := s.Shards(context.Background(), time.Time{}, time.Time{})
+	s.Close()
+	if err != nil || len(shards) != 8 {
+		t.Fatalf("wanted the 8 shards' runs (5 CPU, 3 GPU), got %d (%v)", len(shards), err)
+	}
+	var sum struct {
+		Run struct {
+			RunID string `json:"run_id"`
+		} `json:"run"`
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "results", "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil || sum.Run.RunID == "" {
+		t.Fatalf("summary.json: no run id (%v)", err)
+	}
+	for _, r := range shards {
+		if r.PredictedS == nil || r.PredictedStartS == nil || r.RunID != history.LocalRunID(sum.Run.RunID) || r.Event != history.LocalEvent {
+			t.Errorf("%s: wanted its prediction and the run's provenance, got %+v", r.Job, r)
+		}
+		if r.GPUs == 4 && (r.Devices == "" || r.Stage != "stage-c-4-gpu-h200") {
+			t.Errorf("%s: wanted its devices, got %+v", r.Job, r)
+		}
+	}
+	code, stdout, stderr = runCLI(t, nil, "history", "predictions", "--db", db)
+	if code != 0 || !strings.Contains(stdout, "8 shard(s), span ") || !strings.Contains(stdout, ", predicted ") {
+		t.Errorf("wanted the run's span against its prediction, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, nil, "history", "predictions", "--db", db, "--run", sum.Run.RunID)
+	if code != 0 || !strings.Contains(stdout, "pr-test/stage-c-4-gpu-h200 shard 2/3") || !strings.Contains(stdout, "; predicted ") {
+		t.Errorf("wanted the run's shards, each with its prediction, got %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI(t, nil, "history", "predictions", "--db", db, "--run", "43"); code != 1 || !strings.Contains(stderr, "no recorded shard of run 43") {
+		t.Errorf("wanted an unknown run named, got %d %q", code, stderr)
+	}
+	// The next what-if, with the local runs, takes the recorded set-ups.
+	var out, errb strings.Builder
+	code = Run([]string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`, "--gpus", "none:0-7",
+		"--only", "cpu", "stage-c-4-gpu-h200", "--what-if", "--db", db, "--events", "schedule", "local"}, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code != 0 || !strings.Contains(out.String(), "8 recorded shard run(s) give set-ups for 3 stage(s)") || !strings.Contains(errb.String(), "8 recorded shard run(s) of those events give set-ups") {
+		t.Errorf("wanted the what-if to learn the set-ups, got %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }

@@ -21,11 +21,14 @@ func runRaw(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestFirstHourSmallItems(t *testing.T) {
 	t.Run("help lists every history verb", func(t *testing.T) {
 		_, out, _ := runRaw(t, "--help")
-		if !strings.Contains(out, "the runtime history: init, import, flaky, shards, slowest, trend, chart (") {
-			t.Errorf("wanted history's summary to list its seven verbs, got\n%s", out)
+		if !strings.Contains(out, "the runtime history: init, import, flaky, shards, slowest, trend, chart, predictions (") {
+			t.Errorf("wanted history's summary to list its eight verbs, got\n%s", out)
 		}
 	})
 	t.Run("a mistyped history verb", func(t *testing.T) {
+		if code, _, stderr := runRaw(t, "history", "prediction"); code != 2 || !strings.Contains(stderr, "did you mean predictions?") {
+			t.Errorf("wanted a did you mean for predictions, got %d\n%s", code, stderr)
+		}
 		code, _, stderr := runRaw(t, "history", "slowst")
 		if want := `miles-ci history: "slowst" is not a subcommand of history; did you mean slowest?`; code != 2 || !strings.HasPrefix(stderr, want+"\n") {
 			t.Errorf("wanted exit 2 and %q, got %d\n%s", want, code, stderr)

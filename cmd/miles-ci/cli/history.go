@@ -97,11 +97,11 @@ func asOfDate(text string) (time.Time, error) {
 }
 
 // historyVerbs are history's subcommands, in the order help lists them.
-var historyVerbs = []string{"init", "import", "flaky", "shards", "slowest", "trend", "chart"}
+var historyVerbs = []string{"init", "import", "flaky", "shards", "slowest", "trend", "chart", "predictions"}
 
 func historyCmd(args []string, env Env) int {
 	sub := map[string]func([]string, Env) int{"init": historyInit, "import": historyImport, "flaky": historyFlaky, "shards": historyShards,
-		"slowest": historySlowest, "trend": historyTrend, "chart": historyChart}
+		"slowest": historySlowest, "trend": historyTrend, "chart": historyChart, "predictions": historyPredictions}
 	if len(args) == 0 || sub[args[0]] == nil {
 		verbs := strings.Join(historyVerbs[:len(historyVerbs)-1], ", ") + " or " + historyVerbs[len(historyVerbs)-1]
 		fs := newFlagSet("history", strings.Join(historyVerbs, "|")+" ... (miles-ci history SUBCOMMAND -h shows each one's flags)", env)
@@ -133,10 +133,11 @@ func historyInit(args []string, env Env) int {
 	}
 	ctx, stop := signalContext(env)
 	defer stop()
-	if err := history.Init(ctx, path); err != nil {
+	created, err := history.Init(ctx, path)
+	if err != nil {
 		return fail(env, err)
 	}
-	fmt.Fprintf(env.Stdout, "created %s in %s\n", history.Table, history.Redact(path))
+	fmt.Fprintf(env.Stdout, "created %s in %s\n", created, history.Redact(path))
 	return 0
 }
 
@@ -259,6 +260,13 @@ func historyTarget(fs *flagSet, rf recordFlags, env Env, commit, runID string) (
 		prov, err = history.ProvenanceFromEnv(env.Getenv, commit, runID)
 	}
 	return db, prov, true, err
+}
+
+// recording says whether a run records in the runtime history: --record,
+// or a history named (--db, the environment).
+func recording(rf recordFlags, env Env) bool {
+	_, configured, err := runhistory.DB(*rf.db, env.Getenv)
+	return err == nil && (configured || *rf.record)
 }
 
 // checkHistoryApart refuses, before a run, a history that --results would
@@ -515,5 +523,42 @@ func historyChart(args []string, env Env) int {
 		return fail(env, fmt.Errorf("--out: %w", err))
 	}
 	fmt.Fprintf(env.Stderr, "history chart: wrote %s (%d tests, %d stages)\n", *out, len(ans.Slowest.Tests), len(ans.Shards))
+	return 0
+}
+
+// historyPredictions shows each recorded graph run's span against the span
+// it predicted before it ran (runhistory.Predictions).
+func historyPredictions(args []string, env Env) int {
+	fs := newFlagSet("history predictions", "[--db URL|PATH] [--days N] [--run ID] [--json]", env)
+	db := dbFlag(fs)
+	days := fs.Int("days", "N", "only the runs of the last N days (default 30)", 1, 3650)
+	run := fs.String("run", "ID", "one run (its id, as --run-id or GITHUB_RUN_ID gave it), each shard's start and time against its prediction")
+	asJSON := fs.Bool("json", "print the runs as JSON")
+	if code := fs.parseOrExit(args); code >= 0 {
+		return code
+	}
+	path, _, err := historyDB(fs, *db, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	req := runhistory.PredictionsRequest{DB: path, RunID: *run, Now: time.Now().UTC(), Warn: historyWarn(env)}
+	if days.Set {
+		req.Days = days.Value
+	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	ans, err := runhistory.Predictions(ctx, req)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		return printJSON(env, ans)
+	}
+	// The store's rows are outside input: each line is one line.
+	for _, l := range strings.SplitAfter(ans.Text(), "\n") {
+		if l != "" {
+			io.WriteString(env.Stdout, printable.Line(strings.TrimSuffix(l, "\n"))+"\n")
+		}
+	}
 	return 0
 }
