@@ -184,11 +184,16 @@ func (r *Report) Tally() string {
 		switch {
 		case j.Reused:
 			reused++
-		case j.State == Passed || j.State == Failed || j.State == NotRun || j.State == Cancelled:
+		case j.State == Passed || j.State == Failed || j.State == NotRun || j.State == Cancelled || j.State == WouldRun:
 			ran++
 		}
 	}
-	if r.Attempt > 1 {
+	switch {
+	case r.Attempt > 1 && count[WouldRun] > 0:
+		// A dry run of a re-run: every job marked "attempt N" would run
+		// again (issue 40: its count left out the would-run ones).
+		t += fmt.Sprintf("; attempt %d would re-run %d, reuse %d", r.Attempt, ran, reused)
+	case r.Attempt > 1:
 		t += fmt.Sprintf("; attempt %d re-ran %d, reused %d", r.Attempt, ran, reused)
 	}
 	return t

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,7 +13,10 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/cirun"
+	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/nearest"
 	"github.com/radixark/miles-ci/internal/printable"
+	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/report/htmlpage"
 	"github.com/radixark/miles-ci/stagerun"
@@ -85,6 +89,34 @@ func (r TriageRequest) Validate() error {
 }
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// CheckTriageFiles checks, before anything runs or is written, that each
+// file given to triage (--file) is a file of the head checkout: a mistyped
+// one is an error naming the nearest test file of the checkout, not an
+// inconclusive verdict with a results folder beside it (issue 40).
+func CheckTriageFiles(head string, files []string) error {
+	var known []string
+	for _, f := range files {
+		if info, err := os.Lstat(filepath.Join(head, filepath.FromSlash(f))); err == nil && info.Mode().IsRegular() {
+			continue
+		}
+		if known == nil {
+			if reg, err := policy.LoadRegistry(head); err == nil {
+				for _, g := range reg.Registrations {
+					if !slices.Contains(known, g.File) {
+						known = append(known, g.File)
+					}
+				}
+			}
+		}
+		msg := fmt.Sprintf("--file %s does not exist in the head checkout, %s", printable.Line(f), fsinput.FolderName(head))
+		if n := nearest.Name(f, known); n != "" {
+			msg += "; did you mean " + n + "?"
+		}
+		return errors.New(msg + "; give the repo-relative path of a test file, e.g. tests/fast/test_x.py")
+	}
+	return nil
+}
 
 // TriageAttempt is one attempt with what the front end writes and records.
 type TriageAttempt struct {

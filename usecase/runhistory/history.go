@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/triage"
 	"github.com/radixark/miles-ci/usecase"
 )
@@ -223,9 +225,6 @@ type RecordRequest struct {
 	Summary report.Summary
 	// Provenance is the run's (history.ProvenanceFromEnv).
 	Provenance history.Provenance
-	// Results is the run's results folder, where the rows are kept
-	// (history.RowsFile) to import later; "" for none.
-	Results string
 	// Repo is the checkout, for an est_time the summary lacks.
 	Repo string
 	// At is when the run ended (recorded_at).
@@ -249,21 +248,14 @@ func (r RecordRequest) Validate() error {
 // verdict is printed: a store that stalls costs the run at most this.
 const RecordTimeout = time.Minute
 
-// Record writes the run's attempts and keeps them in the results folder.
-// Its error is for a warning: the run's verdict never depends on it.
-func Record(ctx context.Context, r RecordRequest) (notes []string, err error) {
+// Record writes the run's attempts and hands back their rows, for the
+// results folder the run writes after it (Recorded.File). Its error is for
+// a warning: the run's verdict never depends on it.
+func Record(ctx context.Context, r RecordRequest) Recorded {
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return Recorded{Err: err}
 	}
-	one := recordAll(ctx, r.DB, r.Timeout, []recording{newRecording("", r)})[0]
-	if one.KeepErr != nil {
-		// The rows could not be kept: the store is then their only copy.
-		if one.Err == nil {
-			return one.Notes, one.KeepErr
-		}
-		return one.Notes, fmt.Errorf("%w (and %v)", one.Err, one.KeepErr)
-	}
-	return one.Notes, one.Err
+	return recordAll(ctx, r.DB, r.Timeout, []recording{newRecording("", r, nil)})[0]
 }
 
 // CheckApart refuses a SQLite history inside the results folder, which the
@@ -316,9 +308,6 @@ type ShardsRecordRequest struct {
 	// Shards are the summaries by results folder, STAGE/2-of-4
 	// (EngineShards.Summaries).
 	Shards map[string]report.Summary
-	// Results is the run's results folder, where each shard's rows are kept
-	// in its own folder (RESULTS/STAGE/2-of-4/history-rows.json); "" for none.
-	Results string
 	// Timeout bounds the whole recording (0: RecordTimeout).
 	Timeout time.Duration
 	// Runs are the shards' times and predictions by results folder
@@ -326,14 +315,25 @@ type ShardsRecordRequest struct {
 	Runs map[string]history.ShardRun
 }
 
-// ShardRecorded is how one shard's recording went.
-type ShardRecorded struct {
-	// Dir is the shard's results folder, STAGE/2-of-4; Kept where its rows
-	// are kept ("" with no results folder, or when they could not be kept).
-	Dir, Kept string
-	Notes     []string
-	// Err is the store's error; KeepErr the results folder's.
-	Err, KeepErr error
+// Recorded is how one summary's recording went, and its rows: a run
+// records before it writes its results folder (the one order: the verdict,
+// the history, the folder last), and keeps the rows there (File), so a
+// write that failed can be imported later (history import).
+type Recorded struct {
+	// Dir is the summary's folder under the results folder (STAGE/2-of-4,
+	// FILE/SIDE-N; "" for a run's own).
+	Dir string
+	// Rows are the batch as history.RowsFile holds it (nil when it could
+	// not be encoded).
+	Rows  []byte
+	Notes []string
+	// Err is the store's error, or the batch's own.
+	Err error
+}
+
+// File is the file of the results folder that keeps the rows.
+func (r Recorded) File() stagerun.ResultFile {
+	return stagerun.ResultFile{Name: path.Join(r.Dir, history.RowsFile), Data: string(r.Rows)}
 }
 
 // RecordShards records each shard of a graph run (miles-ci ci, the
@@ -341,7 +341,7 @@ type ShardRecorded struct {
 // shard's failure is its own: the others are still written, and the verdict
 // never depends on it; once the store itself fails (it stalls, refuses, is
 // locked), the shards after are not tried and keep their rows.
-func RecordShards(ctx context.Context, r ShardsRecordRequest) []ShardRecorded {
+func RecordShards(ctx context.Context, r ShardsRecordRequest) []Recorded {
 	dirs := make([]string, 0, len(r.Shards))
 	for d := range r.Shards {
 		dirs = append(dirs, d)
@@ -350,52 +350,43 @@ func RecordShards(ctx context.Context, r ShardsRecordRequest) []ShardRecorded {
 	recs := make([]recording, 0, len(dirs))
 	for _, d := range dirs {
 		one := RecordRequest{DB: r.DB, Summary: r.Shards[d], Provenance: r.Provenance, Repo: r.Repo, At: r.At, Timeout: r.Timeout}
-		if r.Results != "" {
-			one.Results = filepath.Join(r.Results, filepath.FromSlash(d))
-		}
-		rec := newRecording(d, one)
+		var shard *history.ShardRun
 		if run, ok := r.Runs[d]; ok {
-			rec.batch.Shard = &run
+			shard = &run
 		}
-		recs = append(recs, rec)
+		recs = append(recs, newRecording(d, one, shard))
 	}
 	return recordAll(ctx, r.DB, r.Timeout, recs)
 }
 
-// recording is one batch to record, its rows kept first.
+// recording is one batch to record, with its rows.
 type recording struct {
 	batch history.Batch
-	out   ShardRecorded
+	out   Recorded
 }
 
-// newRecording makes a run's batch and keeps it in its results folder.
-func newRecording(dir string, r RecordRequest) recording {
+// newRecording makes a run's batch (with its shard's run, when it has
+// one) and its rows.
+func newRecording(dir string, r RecordRequest, shard *history.ShardRun) recording {
 	estOf := registryEstTimes(r.Repo, r.Summary)
 	b, notes, _ := history.RecordSummary(context.Background(), nil, r.Summary, r.Provenance, r.At, estOf)
-	rec := recording{batch: b, out: ShardRecorded{Dir: dir, Notes: notes}}
-	if r.Results != "" {
-		data, err := json.MarshalIndent(b, "", "  ")
-		if err == nil {
-			err = fsinput.WriteSynced(filepath.Join(r.Results, history.RowsFile), append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			rec.out.KeepErr = fmt.Errorf("keeping the history rows in %s: %w", r.Results, err)
-		} else {
-			rec.out.Kept = r.Results
-		}
+	b.Shard = shard
+	rec := recording{batch: b, out: Recorded{Dir: dir, Notes: notes}}
+	if data, err := json.MarshalIndent(b, "", "  "); err == nil {
+		rec.out.Rows = append(data, '\n')
 	}
 	return rec
 }
 
 // recordAll writes each batch on one connection, all under timeout (0:
 // RecordTimeout) below ctx, which a signal cancels.
-func recordAll(ctx context.Context, db string, timeout time.Duration, recs []recording) []ShardRecorded {
+func recordAll(ctx context.Context, db string, timeout time.Duration, recs []recording) []Recorded {
 	if timeout <= 0 {
 		timeout = RecordTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out := make([]ShardRecorded, len(recs))
+	out := make([]Recorded, len(recs))
 	var store history.Store
 	var storeErr error
 	told := false

@@ -145,15 +145,15 @@ func TestRecordAndReplay(t *testing.T) {
 				}
 				return len(rows)
 			}
-			req := RecordRequest{DB: db, Summary: s, Provenance: p, Results: results, At: at}
-			if _, err := Record(ctx, req); err != nil {
+			req := RecordRequest{DB: db, Summary: s, Provenance: p, At: at}
+			if err := Record(ctx, req).Err; err != nil {
 				t.Fatal(err)
 			}
 			if n := count(); n != 3 {
 				t.Fatalf("wanted 3 attempts, got %d", n)
 			}
 			req.At = at.Add(time.Hour) // the same run recorded again, later
-			if _, err := Record(ctx, req); err != nil || count() != 3 {
+			if err := Record(ctx, req).Err; err != nil || count() != 3 {
 				t.Fatalf("wanted a replay to write nothing, got %v and %d rows", err, count())
 			}
 			// The same run id with another outcome is refused, whole.
@@ -161,12 +161,14 @@ func TestRecordAndReplay(t *testing.T) {
 			req.Summary.Tests[1] = report.TestResult{File: "tests/e2e/b.py", Status: report.Pass, Attempts: 1, EstTime: 60, Tries: []report.Try{{Status: report.Pass, ElapsedS: 70}}}
 			req.Summary.Tests = append(req.Summary.Tests, report.TestResult{File: "tests/e2e/c.py", Status: report.Pass, Attempts: 1, EstTime: 60, ElapsedS: 3})
 			var ce *history.ConflictError
-			if _, err := Record(ctx, req); !errors.As(err, &ce) || count() != 3 {
-				t.Fatalf("wanted a conflict and nothing written, got %v and %d rows", err, count())
+			rec := Record(ctx, req)
+			if !errors.As(rec.Err, &ce) || count() != 3 {
+				t.Fatalf("wanted a conflict and nothing written, got %v and %d rows", rec.Err, count())
 			}
-			// The kept rows import later, as the same run: nothing new.
-			if _, err := os.Stat(filepath.Join(results, history.RowsFile)); err != nil {
-				t.Fatal(err)
+			// The rows, kept in the results folder, import later, as the
+			// same run: nothing new.
+			if f := rec.File(); f.Name != history.RowsFile || os.WriteFile(filepath.Join(results, f.Name), []byte(f.Data), 0o644) != nil {
+				t.Fatalf("wanted the rows as %s, got %s", history.RowsFile, f.Name)
 			}
 			if _, err := Import(ctx, ImportRequest{DB: db, Results: []string{results}, Getenv: os.Getenv}); !errors.As(err, &ce) {
 				t.Errorf("wanted the kept conflicting rows refused, got %v", err)
@@ -295,14 +297,14 @@ func TestLockedStoreCostsOneWait(t *testing.T) {
 			{File: fmt.Sprintf("tests/a%d.py", i), Status: report.Pass, Attempts: 1, EstTime: 60, ElapsedS: 5}}}
 	}
 	start := time.Now()
-	got := RecordShards(context.Background(), ShardsRecordRequest{DB: db, Shards: shards, Results: results, At: time.Now(), Timeout: 2 * time.Second,
+	got := RecordShards(context.Background(), ShardsRecordRequest{DB: db, Shards: shards, At: time.Now(), Timeout: 2 * time.Second,
 		Provenance: history.Provenance{CommitSHA: "c", RunID: 1, RunAttempt: 1, Event: "local", Ref: "local"}})
 	if d := time.Since(start); d > 6*time.Second {
 		t.Errorf("wanted one wait at most, it took %s", d)
 	}
 	for _, sh := range got {
-		if sh.Err == nil || sh.Kept == "" {
-			t.Errorf("%s: wanted the failure and the rows kept, got %v, %q", sh.Dir, sh.Err, sh.Kept)
+		if f := sh.File(); sh.Err == nil || f.Name != sh.Dir+"/"+history.RowsFile || f.Data == "" {
+			t.Errorf("%s: wanted the failure and the rows to keep, got %v, %s", sh.Dir, sh.Err, f.Name)
 		}
 	}
 }

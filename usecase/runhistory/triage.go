@@ -2,7 +2,6 @@ package runhistory
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/radixark/miles-ci/history"
@@ -17,17 +16,7 @@ type TriageRecordRequest struct {
 	// HeadRepo and BaseRepo are the two checkouts, for an est_time the
 	// summaries lack (each side's own registration).
 	HeadRepo, BaseRepo string
-	// Out is the triage's results folder, where each attempt's rows are
-	// kept (OUT/FILE/SIDE-N/history-rows.json); "" for none.
-	Out string
-	At  time.Time
-}
-
-// TriageRecorded is one attempt's recording.
-type TriageRecorded struct {
-	Dir   string
-	Notes []string
-	Err   error
+	At                 time.Time
 }
 
 // RecordTriage writes every attempt that ran as Miles' table holds a run:
@@ -36,8 +25,9 @@ type TriageRecorded struct {
 // github_run_attempt, so no key meets another run's. The calibration reads
 // only schedule rows (rules §13.2), so triage attempts never move an
 // est_time; history flaky reads the verdict back from them.
-func RecordTriage(ctx context.Context, r TriageRecordRequest) []TriageRecorded {
-	var out []TriageRecorded
+// Each attempt's rows are for its folder, FILE/SIDE-N/history-rows.json.
+func RecordTriage(ctx context.Context, r TriageRecordRequest) []Recorded {
+	var out []Recorded
 	for _, f := range r.Answer.Files {
 		for _, a := range f.Attempts {
 			if a.Summary == nil {
@@ -50,11 +40,9 @@ func RecordTriage(ctx context.Context, r TriageRecordRequest) []TriageRecorded {
 			one := RecordRequest{DB: r.DB, Summary: *a.Summary, Repo: repo, At: r.At, Provenance: history.Provenance{
 				CommitSHA: orUnknown(a.Commit), RunID: triage.RunID(r.Answer.Session, a.Side), RunAttempt: a.N,
 				Event: triage.Event, Ref: triage.Ref(r.Answer.Session, a.Side)}}
-			if r.Out != "" {
-				one.Results = filepath.Join(r.Out, filepath.FromSlash(a.Dir))
-			}
-			notes, err := Record(ctx, one)
-			out = append(out, TriageRecorded{Dir: a.Dir, Notes: notes, Err: err})
+			rec := Record(ctx, one)
+			rec.Dir = a.Dir
+			out = append(out, rec)
 		}
 	}
 	return out

@@ -124,33 +124,33 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	if err != nil {
 		return fail(env, err)
 	}
-	// The graph and its verdict first: a full disk or a store that fails
-	// after it loses neither; the exit status stays the verdict's.
-	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(rep.Text())))
-	if res.Reuse != "" {
-		io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Reuse+"\n")))
-	}
-	kept := f.results
-	if f.results != "" {
-		if err := writeResultsDepth(f.results, host.Repo, res.Files, 3); err != nil {
-			kept = ""
-			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus())+recordedAnyway(f.fs, f.rec, env))
-		} else {
-			io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(usecase.FailuresText(f.results, res.Failures))))
-			io.WriteString(env.Stdout, ghoutput.Plain("results: "+f.results+"\n"))
-		}
-	}
-	if err := gh.writeSummary(env, res.StepSummary); err != nil {
-		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", rep.ExitStatus()))
-	}
-	if rep.ExitStatus() == report.ExitCannotRun {
-		pointAtEngineLog(env, logPath)
-	}
-	if f.fs != nil {
-		sums := runner.Summaries()
-		recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: sums, Results: kept, Repo: host.Repo, Runs: runhistory.ShardRunsOf(rep, pred, sums)}, rep.Run.Commit, rep.Run.RunID, rep.Attempt)
-	}
-	return rep.ExitStatus()
+	return finish(env, ending{
+		verdict: func() {
+			io.WriteString(env.Stdout, m.Mask(rep.Text()))
+			if res.Reuse != "" {
+				io.WriteString(env.Stdout, m.Mask(res.Reuse+"\n"))
+			}
+		},
+		exit: rep.ExitStatus(), gh: gh, stepSummary: res.StepSummary,
+		record: func() []stagerun.ResultFile {
+			if f.fs == nil {
+				return nil
+			}
+			sums := runner.Summaries()
+			return recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: sums, Repo: host.Repo, Runs: runhistory.ShardRunsOf(rep, pred, sums)}, rep.Run.Commit, rep.Run.RunID, rep.Attempt, f.results)
+		},
+		recording: f.fs != nil && recording(f.rec, env),
+		dir:       f.results, checkout: host.Repo, files: res.Files, depth: 3, mask: m.Mask,
+		written: func() {
+			io.WriteString(env.Stdout, m.Mask(usecase.FailuresText(f.results, res.Failures)))
+			io.WriteString(env.Stdout, "results: "+f.results+"\n")
+		},
+		last: func() {
+			if rep.ExitStatus() == report.ExitCannotRun {
+				pointAtEngineLog(env, logPath)
+			}
+		},
+	})
 }
 
 // ciResultsName names a ci run's default results folder by its event.

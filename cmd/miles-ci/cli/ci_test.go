@@ -587,3 +587,31 @@ func TestCIGPUsAllReadsTheModel(t *testing.T) {
 		}
 	}
 }
+
+// TestCIDryRerunCounts: a dry run of a re-run counts every job it marks
+// attempt 2 as re-run (issue 40: "re-ran 5" beside 11 would-run lines).
+func TestCIDryRerunCounts(t *testing.T) {
+	fakeCIEngine(t, map[string]bool{"stage-a-cpu/1": true})
+	results := filepath.Join(t.TempDir(), "results")
+	args := []string{"ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`, "--gpus", "none", "--quiet", "--head-sha", "abc"}
+	if code, _, stderr := runCLI(t, nil, append(args, "--results", results)...); code != 1 {
+		t.Fatalf("attempt 1: %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, nil, append(args, "--dry-run", "--rerun-failed", results)...)
+	if code != 0 {
+		t.Fatalf("wanted the dry re-run's exit 0, got %d\n%s", code, stderr)
+	}
+	again, reused := 0, 0
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.Contains(l, " jobs: "): // the tally
+		case strings.Contains(l, "reused (attempt 1)"):
+			reused++
+		case strings.Contains(l, " attempt 2 ") || strings.HasSuffix(l, " attempt 2"):
+			again++
+		}
+	}
+	if want := fmt.Sprintf("attempt 2 would re-run %d, reuse %d", again, reused); again == 0 || !strings.Contains(stdout, want) {
+		t.Errorf("wanted the tally to count the lines, %q, got\n%s", want, stdout)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/internal/nearest"
 	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 )
 
@@ -188,33 +190,27 @@ func addRecordFlags(fs *flagSet) recordFlags {
 	}
 }
 
-// recordRun records a finished run's attempts when asked. A failure is a
-// warning: it never changes the run's exit status, and the rows stay in
-// the results folder (history-rows.json) for miles-ci history import.
-func recordRun(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.RecordRequest, commit, runID string) {
+// recordRun records a finished run's attempts when asked, before its
+// results folder is written (finish), and gives the rows to keep there
+// (history-rows.json, for miles-ci history import). A failure is a
+// warning: it never changes the run's exit status.
+func recordRun(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.RecordRequest, commit, runID, results string) []stagerun.ResultFile {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if !on {
-		return
-	}
-	var notes []string
-	if err == nil {
-		req.DB, req.Provenance, req.At, req.Timeout = db, prov, time.Now(), recordTimeout
-		notes, err = runhistory.Record(ctx, req)
-	}
-	for _, n := range notes {
-		warn(env, "runtime history: "+n)
+		return nil
 	}
 	if err != nil {
-		warnRecordFailed(env, "", err, req.Results)
-		return
+		warnRecordFailed(env, "", err, "")
+		return nil
 	}
-	fmt.Fprintf(env.Stderr, "miles-ci: recorded the run's attempts in %s\n", strings.TrimSpace(history.Redact(db)))
+	req.DB, req.Provenance, req.At, req.Timeout = db, prov, time.Now(), recordTimeout
+	return recorded(env, db, results, "the run's attempts in %[2]s", []runhistory.Recorded{runhistory.Record(ctx, req)})
 }
 
 // recordCI records each finished shard of a ci run, under the same rules
 // as recordRun: a shard whose store write fails is a warning, its rows kept
 // in its own results folder.
-func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string, attempt int) {
+func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.ShardsRecordRequest, commit, runID string, attempt int, results string) []stagerun.ResultFile {
 	db, prov, on, err := historyTarget(fs, rf, env, commit, runID)
 	if prov.Event == history.LocalEvent {
 		// A local re-run records under the same run id, as its next
@@ -222,30 +218,46 @@ func recordCI(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req run
 		prov.RunAttempt = max(attempt, 1)
 	}
 	if !on || len(req.Shards) == 0 {
-		return
+		return nil
 	}
 	if err != nil {
 		warnRecordFailed(env, "", err, "")
-		return
+		return nil
 	}
 	req.DB, req.Provenance, req.At, req.Timeout = db, prov, time.Now(), recordTimeout
+	return recorded(env, db, results, "the attempts of %[1]d shard(s) in %[2]s", runhistory.RecordShards(ctx, req))
+}
+
+// recorded says how each recording went (a failed one a warning naming
+// where its rows are kept: results/DIR/history-rows.json) and gives the
+// rows to keep in the results folder; what says what was written where
+// (%[1]d how many, %[2]s the history).
+func recorded(env Env, db, results, what string, recs []runhistory.Recorded) []stagerun.ResultFile {
+	var keep []stagerun.ResultFile
 	written := 0
-	for _, sh := range runhistory.RecordShards(ctx, req) {
-		for _, n := range sh.Notes {
-			warn(env, "runtime history: "+sh.Dir+": "+n)
+	for _, r := range recs {
+		where := ""
+		if r.Dir != "" {
+			where = r.Dir + ": "
 		}
-		if sh.KeepErr != nil {
-			warn(env, "runtime history: "+sh.Dir+": "+sh.KeepErr.Error())
+		for _, n := range r.Notes {
+			warn(env, "runtime history: "+where+n)
 		}
-		if sh.Err != nil {
-			warnRecordFailed(env, sh.Dir+": ", sh.Err, sh.Kept)
+		kept := ""
+		if r.Rows != nil && results != "" {
+			keep = append(keep, r.File())
+			kept = filepath.Join(results, filepath.FromSlash(r.Dir))
+		}
+		if r.Err != nil {
+			warnRecordFailed(env, where, r.Err, kept)
 			continue
 		}
 		written++
 	}
 	if written > 0 {
-		fmt.Fprintf(env.Stderr, "miles-ci: recorded the attempts of %d shard(s) in %s\n", written, strings.TrimSpace(history.Redact(db)))
+		fmt.Fprintf(env.Stderr, "miles-ci: recorded "+what+"\n", written, strings.TrimSpace(history.Redact(db)))
 	}
+	return keep
 }
 
 // historyTarget is where a run records: on when --record is given or a
@@ -280,18 +292,6 @@ func checkHistoryApart(fs *flagSet, rf recordFlags, env Env, results string) err
 		return nil
 	}
 	return runhistory.CheckApart(db, results)
-}
-
-// recordedAnyway says, after a results folder could not be written, that
-// the history is recorded without it (when the run records).
-func recordedAnyway(fs *flagSet, rf recordFlags, env Env) string {
-	if fs == nil {
-		return ""
-	}
-	if _, configured, _ := runhistory.DB(*rf.db, env.Getenv); !*rf.record && !configured {
-		return ""
-	}
-	return "; the runtime history is recorded without it"
 }
 
 // historyWarn warns of what a history read skipped.

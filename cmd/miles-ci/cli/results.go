@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/fsinput"
@@ -20,12 +21,72 @@ func checkResultsDir(dir, checkout string) error {
 	return resultsdir.Check(dir, checkout, home)
 }
 
-// writeResults replaces dir with the run's results: each file is written
-// as a new regular file in a fresh folder beside it, which then takes dir's
-// place, so no file of an earlier run is left and nothing the tests made
-// (a symlink, a device) is ever written on the host.
-func writeResults(dir, checkout string, files []stagerun.ResultFile) error {
-	return writeResultsDepth(dir, checkout, files, 1)
+// ending is how a command that ends with a results folder (run, file-run,
+// ci, a re-run, triage) ends: what it hands to finish, which keeps the one
+// order of such an end.
+type ending struct {
+	// verdict prints the verdict and its table on stdout (text or JSON).
+	verdict func()
+	// exit is the verdict's exit status: the command's, whatever follows.
+	exit int
+	// gh and stepSummary: the Markdown appended to --github-step-summary.
+	gh          *githubFlags
+	stepSummary string
+	// record records the runtime history (nil: the command records
+	// nothing) and gives the rows to keep in the folder.
+	record func() []stagerun.ResultFile
+	// recording says whether record writes a history (for the message when
+	// the folder cannot be written).
+	recording bool
+	// dir is the results folder, replaced as a whole by files, whose names
+	// are at most depth folders deep; checkout is what it must not be.
+	dir, checkout string
+	files         []stagerun.ResultFile
+	depth         int
+	// written prints what names the folder, once it is written ("results:
+	// DIR", each failed shard's run.log in it); last what ends the command
+	// either way (where the engine's log is).
+	written, last func()
+	// mask masks the secret values in what finish prints.
+	mask func(string) string
+}
+
+// finish ends a command that ends with a results folder, in the one order
+// (issue 38): the verdict and its table are printed first, then the step
+// summary is appended and the runtime history recorded, and the folder is
+// written last, with the history's rows in it. Nothing after the verdict
+// changes it: a step summary, a store or a folder that cannot be written (a
+// full disk) is an error that says what was kept, and the exit status stays
+// the verdict's.
+func finish(env Env, e ending) int {
+	mask := e.mask
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	stands := fmt.Sprintf("; the verdict above stands (exit %d)", e.exit)
+	e.verdict()
+	if e.gh != nil {
+		if err := e.gh.writeSummary(env, e.stepSummary); err != nil {
+			annotate(env, "error", mask(err.Error())+stands)
+		}
+	}
+	files := e.files
+	if e.record != nil {
+		files = append(slices.Clone(files), e.record()...)
+	}
+	if err := writeResultsDepth(e.dir, e.checkout, files, e.depth); err != nil {
+		recorded := ""
+		if e.recording {
+			recorded = "; the runtime history is recorded without it"
+		}
+		annotate(env, "error", mask(err.Error())+stands+recorded)
+	} else if e.written != nil {
+		e.written()
+	}
+	if e.last != nil {
+		e.last()
+	}
+	return e.exit
 }
 
 // writeResultFile writes one file of the results; tests make it fail as a

@@ -367,24 +367,17 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		return report.ExitCannotRun
 	}
 	say("the run ended: " + string(res.Summary.Verdict))
-	// The results and their verdict first: a full disk or a store that
-	// fails after them loses neither; the exit status stays the verdict's.
-	io.WriteString(env.Stdout, ghoutput.Plain(m.Mask(res.Summary.Text())))
-	kept := *rf.results
-	if *rf.results != "" {
-		if err := writeResults(*rf.results, host.Repo, res.Files); err != nil {
-			kept = ""
-			annotate(env, "error", m.Mask(err.Error())+fmt.Sprintf("; the verdict above stands (exit %d)", res.Summary.ExitStatus())+recordedAnyway(rf.fs, rf.rec, env))
-		} else {
-			io.WriteString(env.Stdout, ghoutput.Plain("results: "+*rf.results+"\n"))
-		}
-	}
-	if err := writeResultsSummary(env, rf.gh, res.Summary, m); err != nil {
-		annotate(env, "error", err.Error()+fmt.Sprintf("; the verdict above stands (exit %d)", res.Summary.ExitStatus()))
-	}
 	commit, _ := usecase.CommitOf(ctx, gitrepo.Local{}, in.HeadSHA, host.Repo)
-	recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Results: kept, Repo: host.Repo}, commit, nonce)
-	return res.Summary.ExitStatus()
+	return finish(env, ending{
+		verdict: func() { io.WriteString(env.Stdout, m.Mask(res.Summary.Text())) },
+		exit:    res.Summary.ExitStatus(), gh: rf.gh, stepSummary: m.Mask(ghoutput.ResultsMarkdown(&res.Summary)),
+		record: func() []stagerun.ResultFile {
+			return recordRun(ctx, rf.fs, rf.rec, env, runhistory.RecordRequest{Summary: res.Summary, Repo: host.Repo}, commit, nonce, *rf.results)
+		},
+		recording: rf.fs != nil && recording(rf.rec, env),
+		dir:       *rf.results, checkout: host.Repo, files: res.Files, depth: 1, mask: m.Mask,
+		written: func() { io.WriteString(env.Stdout, "results: "+*rf.results+"\n") },
+	})
 }
 
 // ExitInterrupted is the exit status of a run stopped by SIGINT (128+2, as
@@ -492,13 +485,6 @@ func warnRequest(env Env, req stagerun.Request) {
 	for _, n := range req.Notes {
 		warn(env, n)
 	}
-}
-
-// writeResultsSummary appends the run's results table to
-// --github-step-summary (or $GITHUB_STEP_SUMMARY), as `miles-ci report`
-// renders a results folder's summary.json, masked.
-func writeResultsSummary(env Env, gh *githubFlags, summary report.Summary, m *report.Masker) error {
-	return gh.writeSummary(env, m.Mask(ghoutput.ResultsMarkdown(&summary)))
 }
 
 // runBatch is run --stage JOB --batch N: each file of batch N of the B200

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -82,6 +80,12 @@ func runTriage(args []string, env Env) int {
 		}
 	}
 	head := orDot(*repo)
+	if fs.Given("file") {
+		// A mistyped file is refused before anything is written.
+		if err := usecase.CheckTriageFiles(head, *files); err != nil {
+			return usageFailure(env, err)
+		}
+	}
 	in := usecase.Inputs{Repo: head, ImageTag: *imageTag, Fork: *fork, GPUs: *gpus, VisibleDevices: *visible, Models: *models != "", Datasets: *datasets != "",
 		Given: usecase.Given{Body: fs.Given("pr-body-file")}}
 	var err error
@@ -158,49 +162,41 @@ func runTriage(args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	if err := writeResultsDepth(dest, head, resultFiles, 3); err != nil {
-		annotate(env, "error", m.Mask(err.Error()))
-		return report.ExitCannotRun
-	}
-	if err := gh.writeSummary(env, md); err != nil {
-		return fail(env, err)
-	}
-	if *asJSON {
-		writeJSON(env.Stdout, []byte(m.Mask(string(js))))
-	} else {
-		io.WriteString(env.Stdout, m.Mask(ans.Text()))
-		fmt.Fprintf(env.Stdout, "results: %s\n", dest)
-	}
-	recordTriage(ctx, fs, rec, env, runhistory.TriageRecordRequest{Answer: ans, HeadRepo: head, BaseRepo: baseDir, Out: dest})
-	return ans.ExitStatus()
+	return finish(env, ending{
+		verdict: func() {
+			if *asJSON {
+				writeJSON(env.Stdout, []byte(m.Mask(string(js))))
+			} else {
+				io.WriteString(env.Stdout, m.Mask(ans.Text()))
+			}
+		},
+		exit: ans.ExitStatus(), gh: gh, stepSummary: md,
+		record: func() []stagerun.ResultFile {
+			return recordTriage(ctx, fs, rec, env, runhistory.TriageRecordRequest{Answer: ans, HeadRepo: head, BaseRepo: baseDir}, dest)
+		},
+		recording: recording(rec, env),
+		dir:       dest, checkout: head, files: resultFiles, depth: 3, mask: m.Mask,
+		written: func() {
+			if !*asJSON {
+				io.WriteString(env.Stdout, "results: "+dest+"\n")
+			}
+		},
+	})
 }
 
 // recordTriage records the attempts when asked, as recordCI does: a failed
-// write is a warning naming where the rows are kept.
-func recordTriage(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.TriageRecordRequest) {
+// write is a warning naming where the rows are kept (each attempt's folder).
+func recordTriage(ctx context.Context, fs *flagSet, rf recordFlags, env Env, req runhistory.TriageRecordRequest, out string) []stagerun.ResultFile {
 	db, configured, err := historyDB(fs, *rf.db, env)
 	if !*rf.record && !configured {
-		return
+		return nil
 	}
 	if err != nil {
 		warnRecordFailed(env, "", err, "")
-		return
+		return nil
 	}
 	req.DB, req.At = db, time.Now()
-	written := 0
-	for _, r := range runhistory.RecordTriage(ctx, req) {
-		for _, n := range r.Notes {
-			warn(env, "runtime history: "+r.Dir+": "+n)
-		}
-		if r.Err != nil {
-			warnRecordFailed(env, r.Dir+": ", r.Err, req.Out+"/"+r.Dir)
-			continue
-		}
-		written++
-	}
-	if written > 0 {
-		fmt.Fprintf(env.Stderr, "miles-ci: recorded %d triage attempt(s) in %s (event %s)\n", written, strings.TrimSpace(history.Redact(db)), triage.Event)
-	}
+	return recorded(env, db, out, "%[1]d triage attempt(s) in %[2]s (event "+triage.Event+")", runhistory.RecordTriage(ctx, req))
 }
 
 // triageResolve resolves a request's refs on a session's container; tests

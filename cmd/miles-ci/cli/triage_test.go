@@ -163,3 +163,26 @@ func TestTriageReadsACIFolder(t *testing.T) {
 		t.Errorf("wanted both failed files triaged, got %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestTriageMistypedFile: a file the head checkout does not have is a
+// usage error naming the nearest test file, and nothing is written in the
+// current folder (issue 40: an inconclusive verdict left miles-ci-triage/
+// and its lock file in the checkout).
+func TestTriageMistypedFile(t *testing.T) {
+	repo := gitCheckout(t)
+	fakeTriageEngine(t)
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(repo); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(".")
+	code, stdout, stderr := runCLI(t, nil, "triage", "--base", "main", "--gpus", "none", "--quiet", "--file", "tests/fast/test_dat_source.py")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--file tests/fast/test_dat_source.py does not exist in the head checkout") ||
+		!strings.Contains(stderr, "did you mean tests/fast/test_data_source.py?") {
+		t.Errorf("wanted a usage error naming the nearest file, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadDir("."); len(after) != len(before) {
+		t.Errorf("wanted nothing written in the checkout, got %v", after)
+	}
+}
