@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase/ci"
 	"github.com/radixark/miles-ci/usecase/runhistory"
 	"github.com/radixark/miles-ci/whatif"
@@ -21,28 +23,39 @@ func runWhatIf(env Env, req ci.CIRequest, asJSON bool, results, repo string) int
 		return ciFailure(env, err)
 	}
 	printMessages(env, ans.Messages)
+	var files []stagerun.ResultFile
 	if results != "" {
-		files, err := ci.WhatIfResults(ans)
+		files, err = ci.WhatIfResults(ans)
 		if err == nil {
 			err = checkResultsDir(results, orDot(repo))
-		}
-		if err == nil {
-			err = writeResults(results, orDot(repo), files)
 		}
 		if err != nil {
 			return fail(env, err)
 		}
-		fmt.Fprintf(env.Stderr, "miles-ci: the prediction's report.html and what-if.json are in %s\n", results)
 	}
+	text := ans.Prediction.Text()
 	if asJSON {
-		if code := printJSON(env, ans.Prediction); code != 0 {
-			return code
+		js, err := encode.JSON(ans.Prediction)
+		if err != nil {
+			return fail(env, err)
 		}
-	} else {
-		io.WriteString(env.Stdout, ans.Prediction.Text())
+		text = string(js)
 	}
-	// As a dry run: 125 when a job that should run cannot on this fleet.
-	return ans.Report.ExitStatus()
+	// The prediction first, its folder last (finish); the exit status is
+	// a dry run's: 125 when a job that should run cannot on this fleet.
+	return finish(env, ending{
+		verdict: func() {
+			if asJSON {
+				writeJSON(env.Stdout, []byte(text))
+			} else {
+				io.WriteString(env.Stdout, text)
+			}
+		},
+		exit: ans.Report.ExitStatus(), dir: results, checkout: orDot(repo), files: files, depth: 1,
+		written: func() {
+			fmt.Fprintf(env.Stderr, "miles-ci: the prediction's report.html and what-if.json are in %s\n", results)
+		},
+	})
 }
 
 // ciDurations are the test files' and stages' times a run orders its

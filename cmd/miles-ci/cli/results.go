@@ -39,7 +39,8 @@ type ending struct {
 	// the folder cannot be written).
 	recording bool
 	// dir is the results folder, replaced as a whole by files, whose names
-	// are at most depth folders deep; checkout is what it must not be.
+	// are at most depth folders deep ("" for none, where it is optional:
+	// ci --what-if); checkout is what it must not be.
 	dir, checkout string
 	files         []stagerun.ResultFile
 	depth         int
@@ -73,6 +74,12 @@ func finish(env Env, e ending) int {
 	files := e.files
 	if e.record != nil {
 		files = append(slices.Clone(files), e.record()...)
+	}
+	if e.dir == "" { // a command whose folder is optional, given none
+		if e.last != nil {
+			e.last()
+		}
+		return e.exit
 	}
 	if err := writeResultsDepth(e.dir, e.checkout, files, e.depth); err != nil {
 		recorded := ""
