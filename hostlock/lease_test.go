@@ -2,7 +2,10 @@ package hostlock
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/device"
 )
 
 // TestLocal: every engine that runs on this machine takes the lock,
@@ -37,4 +40,34 @@ func TestLocal(t *testing.T) {
 			t.Errorf("Local(%q): wanted %v, got %v", tt.engine, tt.local, got)
 		}
 	}
+}
+
+// TestEveryLocalEngineIsLeased: the leaser takes the lock for a host whose
+// engine is this machine's at a loopback tcp:// or docker-container://
+// address, so a second run's shard waits (issue 38 item 9), and takes none
+// for a remote engine.
+func TestEveryLocalEngineIsLeased(t *testing.T) {
+	dir := t.TempDir()
+	for _, engine := range []string{"tcp://127.0.0.1:1234", "docker-container://dagger-engine", "podman-container://e", ""} {
+		a, b := New(dir, []string{"run", "a"}), New(dir, []string{"run", "b"})
+		h := host(t, "h200:0-7")
+		h.Engine = engine
+		release, _, ok, err := a.TryLease(h, device.Set{"0"})
+		if !ok || err != nil {
+			t.Fatalf("%s: wanted the lease, got ok=%v %v", engine, ok, err)
+		}
+		if _, held, ok, _ := b.TryLease(h, device.Set{"0"}); ok || !strings.Contains(held.By, "(run a)") {
+			t.Errorf("%s: wanted device 0 held by run a, got ok=%v %+v", engine, ok, held)
+		}
+		release()
+	}
+	remote := host(t, "h200:0-7")
+	remote.Engine = "tcp://gpu-a.example:1234"
+	r1, _, ok1, _ := New(dir, nil).TryLease(remote, device.Set{"0"})
+	r2, _, ok2, _ := New(dir, nil).TryLease(remote, device.Set{"0"})
+	if !ok1 || !ok2 {
+		t.Errorf("wanted a remote host's devices left to its own machine's lock, got %v %v", ok1, ok2)
+	}
+	r1()
+	r2()
 }
