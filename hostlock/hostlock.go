@@ -29,6 +29,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/device"
+	"github.com/radixark/miles-ci/internal/fsinput"
 )
 
 // DeviceFile is the lock file of a GPU of this machine.
@@ -231,7 +232,7 @@ func checkDir(dir string) error {
 func (l *Lock) lock(name string, mode int) (*os.File, bool, error) {
 	path := filepath.Join(l.Dir, name)
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("the lock file %s is %s, not a lock file miles-ci makes (a regular file); remove it (rm -r %s), and ask who put it there", path, kind(info.Mode()), path)
+		return nil, false, fmt.Errorf("the lock file %s %s as a lock file miles-ci makes is; remove it (rm -r %s), and ask who put it there", path, fsinput.NotRegular(info.Mode()), path)
 	}
 	flags := syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|flags, 0o666)
@@ -279,23 +280,6 @@ func octal(m fs.FileMode) uint32 {
 		o |= 0o1000
 	}
 	return o
-}
-
-// kind names what a planted lock file is.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
 
 // holder is what a lock file's holder recorded, as one printable line.

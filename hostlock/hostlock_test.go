@@ -115,7 +115,7 @@ func TestLockFolderErrors(t *testing.T) {
 	os.Symlink("/etc/passwd", dir+"/"+DeviceFile("0"))
 	l = &Lock{Dir: dir}
 	_, _, _, err = l.TryLease(host(t, "0-1"), device.Set{"0"})
-	if err == nil || !strings.Contains(err.Error(), "is a symbolic link, not a lock file miles-ci makes") {
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link, not a regular file as a lock file miles-ci makes is") {
 		t.Errorf("a symlinked lock file: wanted it refused, got %v", err)
 	}
 }

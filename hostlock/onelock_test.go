@@ -197,11 +197,9 @@ func TestPlantedLockFiles(t *testing.T) {
 			})
 			select {
 			case err := <-done:
-				kind := strings.TrimSuffix(strings.TrimSuffix(name, " (host)"), " (host 2)")
-				if kind == "a dangling link" {
-					kind = "a symbolic link"
-				}
-				if err == nil || !strings.Contains(err.Error(), " is "+kind+", not a lock file miles-ci makes (a regular file); remove it (rm -r ") {
+				kind := map[string]string{"a FIFO": "a named pipe (FIFO)", "a folder": "a folder", "a symbolic link": "a symbolic link", "a dangling link": "a symbolic link",
+					"a FIFO (host)": "a named pipe (FIFO)", "a folder (host 2)": "a folder"}[name]
+				if err == nil || !strings.Contains(err.Error(), " is "+kind+", not a regular file as a lock file miles-ci makes is; remove it (rm -r ") {
 					t.Errorf("wanted %s refused, got %v", kind, err)
 				}
 			case <-time.After(5 * time.Second):

@@ -93,11 +93,15 @@ func statError(path string, err error) *Error {
 	return &Error{Path: path, Problem: "cannot be read: " + err.Error(), Err: err}
 }
 
-// notRegular names the type of a file that is not a regular file, or "".
-func notRegular(mode fs.FileMode) string {
+// NotRegular names the type of a file that is not a regular file, or ""
+// (as "is a folder, not a regular file"); the host lock names a planted
+// lock file with it too.
+func NotRegular(mode fs.FileMode) string {
 	switch {
 	case mode.IsRegular():
 		return ""
+	case mode&fs.ModeSymlink != 0:
+		return "is a symbolic link, not a regular file"
 	case mode.IsDir():
 		return "is a folder, not a regular file"
 	case mode&fs.ModeNamedPipe != 0:
@@ -128,7 +132,7 @@ func (k Kind) tooBig(path string, size int64) *Error {
 
 // check is Stat's test on an already known FileInfo.
 func (k Kind) check(path string, info fs.FileInfo) error {
-	if p := notRegular(info.Mode()); p != "" {
+	if p := NotRegular(info.Mode()); p != "" {
 		return &Error{Path: path, Problem: p}
 	}
 	if info.Size() > k.Max {
@@ -218,7 +222,7 @@ func readOpen(path string, k Kind, buf *[]byte) ([]byte, error) {
 	if err != nil {
 		return nil, statError(path, err)
 	}
-	if p := notRegular(mode); p != "" {
+	if p := NotRegular(mode); p != "" {
 		return nil, &Error{Path: path, Problem: p}
 	}
 	if size > k.Max {
