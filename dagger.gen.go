@@ -315,6 +315,112 @@ func (r *Planner) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r CommentRun) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Form         string
+		Stdout       string
+		ExitCode     int
+		GithubOutput string
+		Calls        []string
+		Crash        string
+		Files        *dagger.Directory
+		Json         string
+		Messages     []*Message
+	}
+	concrete.Form = r.Form
+	concrete.Stdout = r.Stdout
+	concrete.ExitCode = r.ExitCode
+	concrete.GithubOutput = r.GithubOutput
+	concrete.Calls = r.Calls
+	concrete.Crash = r.Crash
+	concrete.Files = r.Files
+	concrete.Json = r.Json
+	concrete.Messages = r.Messages
+	return json.Marshal(&concrete)
+}
+
+func (r *CommentRun) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Form         string
+		Stdout       string
+		ExitCode     int
+		GithubOutput string
+		Calls        []string
+		Crash        string
+		Files        *dagger.Directory
+		Json         string
+		Messages     []*Message
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Form = concrete.Form
+	r.Stdout = concrete.Stdout
+	r.ExitCode = concrete.ExitCode
+	r.GithubOutput = concrete.GithubOutput
+	r.Calls = concrete.Calls
+	r.Crash = concrete.Crash
+	r.Files = concrete.Files
+	r.Json = concrete.Json
+	r.Messages = concrete.Messages
+	return nil
+}
+
+func (r CommentMode) IsEnum() {}
+
+func (r CommentMode) Name() string {
+	switch r {
+	case CommentModeAcknowledge:
+		return "Acknowledge"
+	case CommentModeCommand:
+		return "Command"
+	case CommentModePreflight:
+		return "Preflight"
+	case CommentModeReply:
+		return "Reply"
+	}
+	return ""
+}
+
+func (r CommentMode) Value() string {
+	return string(r)
+}
+
+func (r CommentMode) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("\"\""), nil
+	}
+	name := r.Name()
+	if name == "" {
+		return nil, fmt.Errorf("invalid enum value %q", r)
+	}
+	return json.Marshal(name)
+}
+
+func (r *CommentMode) UnmarshalJSON(bs []byte) error {
+	var s string
+	err := json.Unmarshal(bs, &s)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "":
+		*r = ""
+	case "Acknowledge":
+		*r = CommentModeAcknowledge
+	case "Command":
+		*r = CommentModeCommand
+	case "Preflight":
+		*r = CommentModePreflight
+	case "Reply":
+		*r = CommentModeReply
+	default:
+		return fmt.Errorf("invalid enum value %q", s)
+	}
+	return nil
+}
+
 func (r FileRun) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		Ci      *MilesCi
@@ -751,6 +857,30 @@ func (r *GraphRun) UnmarshalJSON(bs []byte) error {
 	return nil
 }
 
+func (r Message) MarshalJSON() ([]byte, error) {
+	var concrete struct {
+		Level string
+		Text  string
+	}
+	concrete.Level = r.Level
+	concrete.Text = r.Text
+	return json.Marshal(&concrete)
+}
+
+func (r *Message) UnmarshalJSON(bs []byte) error {
+	var concrete struct {
+		Level string
+		Text  string
+	}
+	err := json.Unmarshal(bs, &concrete)
+	if err != nil {
+		return err
+	}
+	r.Level = concrete.Level
+	r.Text = concrete.Text
+	return nil
+}
+
 func (r FilePlan) MarshalJSON() ([]byte, error) {
 	var concrete struct {
 		File           string
@@ -1032,30 +1162,6 @@ func (r *Plan) UnmarshalJSON(bs []byte) error {
 	r.Enabled = concrete.Enabled
 	r.Skipped = concrete.Skipped
 	r.EstTotal = concrete.EstTotal
-	return nil
-}
-
-func (r Message) MarshalJSON() ([]byte, error) {
-	var concrete struct {
-		Level string
-		Text  string
-	}
-	concrete.Level = r.Level
-	concrete.Text = r.Text
-	return json.Marshal(&concrete)
-}
-
-func (r *Message) UnmarshalJSON(bs []byte) error {
-	var concrete struct {
-		Level string
-		Text  string
-	}
-	err := json.Unmarshal(bs, &concrete)
-	if err != nil {
-		return err
-	}
-	r.Level = concrete.Level
-	r.Text = concrete.Text
 	return nil
 }
 
@@ -2260,6 +2366,90 @@ func invoke(ctx context.Context, parentJSON []byte, parentName string, fnName st
 				}
 			}
 			return (*MilesCi).Ci(&parent, event, schedule, prLabels, action, changedFiles, only, skip, maxParallel, planner, substitute)
+		case "Comment":
+			var parent MilesCi
+			err = json.Unmarshal(parentJSON, &parent)
+			if err != nil {
+				panic(fmt.Errorf("%s: %w", "failed to unmarshal parent object", err))
+			}
+			var event *dagger.File
+			if inputArgs["event"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["event"]), &event)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg event", err))
+				}
+			}
+			var token *dagger.Secret
+			if inputArgs["token"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["token"]), &token)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg token", err))
+				}
+			}
+			var mode CommentMode
+			if inputArgs["mode"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["mode"]), &mode)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg mode", err))
+				}
+			}
+			var workflowRunUrl string
+			if inputArgs["workflowRunUrl"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["workflowRunUrl"]), &workflowRunUrl)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg workflowRunUrl", err))
+				}
+			}
+			var policy *dagger.File
+			if inputArgs["policy"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["policy"]), &policy)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg policy", err))
+				}
+			}
+			var apiUrl string
+			if inputArgs["apiUrl"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["apiUrl"]), &apiUrl)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg apiUrl", err))
+				}
+			}
+			var dryRun bool
+			if inputArgs["dryRun"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["dryRun"]), &dryRun)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg dryRun", err))
+				}
+			}
+			var body string
+			if inputArgs["body"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["body"]), &body)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg body", err))
+				}
+			}
+			var pr int
+			if inputArgs["pr"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["pr"]), &pr)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg pr", err))
+				}
+			}
+			var actor string
+			if inputArgs["actor"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["actor"]), &actor)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg actor", err))
+				}
+			}
+			var commentId int
+			if inputArgs["commentId"] != nil {
+				err = json.Unmarshal([]byte(inputArgs["commentId"]), &commentId)
+				if err != nil {
+					panic(fmt.Errorf("%s: %w", "failed to unmarshal input arg commentId", err))
+				}
+			}
+			return (*MilesCi).Comment(&parent, ctx, event, token, mode, workflowRunUrl, policy, apiUrl, dryRun, body, pr, actor, commentId)
 		case "File":
 			var parent MilesCi
 			err = json.Unmarshal(parentJSON, &parent)

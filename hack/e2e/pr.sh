@@ -6,7 +6,9 @@
 #     `miles-ci plan --pr 2874 ...` and `miles-ci policy --pr 2874 ...` print,
 #   - a fork PR's `spec` is `miles-ci run --pr 2901 ... --dry-run --json` (no secrets),
 #   - the token given as a Dagger secret reaches the API and no output or error holds it,
-#   - --pr with --event fails before GitHub is asked.
+#   - --pr with --event fails before GitHub is asked,
+#   - the module's comment gives the CLI's line and GITHUB_OUTPUT (preflight and command of a
+#     /run-ci-short that changes nothing), and a tried comment's dispatch is shown, not sent.
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 echo "=== RUN --pr (module against the GitHub API stand-in)"
@@ -86,6 +88,39 @@ else
 	else
 		tail -n 10 "$out/got.err"
 		bad "call --pr --event (the error does not say why)"
+	fi
+
+	echo "=== RUN call comment (the comment gateway against the stand-in)"
+	# A maintainer's /run-ci-short on PR 2990, which has the label already: the
+	# preflight and the command read the permission and the PR and change nothing.
+	printf '%s\n' '{"action":"created","issue":{"number":2990,"pull_request":{}},"comment":{"id":41,"body":"/run-ci-short","user":{"login":"octo-dev","id":5101,"type":"User"}},"sender":{"id":5101},"repository":{"id":1072725553,"full_name":"radixark/miles"}}' >"$out/comment-event.json"
+	gateway=testdata/miles-comment
+	for mode in preflight command; do
+		vars=(GITHUB_EVENT_PATH="$out/comment-event.json" CI_COMMAND_POLICY_PATH="$gateway/.github/workflows/policies/comment-command-access.json" CI_COMMAND_API_TOKEN="$GITHUB_TOKEN")
+		[[ $mode == preflight ]] && vars+=(CI_COMMAND_PREFLIGHT=true)
+		env "${vars[@]}" GITHUB_OUTPUT="$out/want-output" "$out/miles-ci" comment --repo "$gateway" >"$out/want" 2>"$out/want.err" || true
+		rm -rf "$out/comment"
+		if ! dagger call --source "$gateway" comment --event "$out/comment-event.json" --token env:GITHUB_TOKEN --api-url "$engine_api" \
+			--mode "$mode" files export --path "$out/comment" >"$out/got" 2>"$out/got.err"; then
+			tail -n 20 "$out/got.err"
+			bad "call comment $mode (dagger call failed)"
+		elif cmp -s "$out/want" "$out/comment/stdout" && cmp -s <(cat "$out/want-output" 2>/dev/null) "$out/comment/github-output" &&
+			[[ $(cat "$out/comment/exit-code") == 0 ]]; then
+			leaked "call comment $mode: the script's line and GITHUB_OUTPUT are the CLI's"
+		else
+			diff -u "$out/want" "$out/comment/stdout" | head -n 10 || true
+			bad "call comment $mode (stdout, GITHUB_OUTPUT or exit code differ from the CLI)"
+		fi
+		rm -f "$out/want-output"
+	done
+	if dagger call --source "$gateway" comment --pr 2990 --actor octo-dev --body "/rerun-test tests/e2e/short/test_gateway.py" \
+		--api-url "$engine_api" calls >"$out/got" 2>"$out/got.err" &&
+		grep -q '^POST /repos/radixark/miles/actions/workflows/run-ci-file.yml/dispatches .*(not sent)$' "$out/got" &&
+		! grep -q '^POST ' "$out/api-engine.log"; then
+		ok "call comment --body: the dispatch is shown, not sent"
+	else
+		cat "$out/got" "$out/got.err" | tail -n 20
+		bad "call comment --body (the dispatch not shown, or a change reached the API)"
 	fi
 
 	kill "$api_engine_pid" "$api_local_pid" 2>/dev/null || true
