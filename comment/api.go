@@ -11,12 +11,12 @@ import (
 
 // Call is one request the gateway makes of GitHub's REST API.
 type Call struct {
-	Method string
+	Method string `json:"method"`
 	// Path is the path and query from the API root, as the script writes it
 	// (its escapes included), e.g. /repos/radixark/miles/pulls/7.
-	Path string
+	Path string `json:"path"`
 	// Body is the JSON body, byte for byte ("" for none).
-	Body string
+	Body string `json:"body,omitempty"`
 }
 
 // Changes says whether the call changes something on GitHub (a dry run
@@ -47,8 +47,8 @@ type Answer struct {
 // Record is one call as made: whether it was sent and its status.
 type Record struct {
 	Call
-	Sent   bool
-	Status int
+	Sent   bool `json:"sent"`
+	Status int  `json:"status,omitempty"`
 }
 
 // api is the script's GitHubAPI over a Host.

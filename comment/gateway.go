@@ -51,25 +51,25 @@ type Host interface {
 
 // Outcome is what one run of the script does.
 type Outcome struct {
-	// Stdout is what it prints: one line ending in "\n" ("" when it crashes).
-	Stdout string
-	// Exit is its exit status.
-	Exit int
-	// Crash says why Python would stop with a traceback (exit 1, nothing
-	// printed); "" when it does not.
-	Crash string
-	// Calls are its API calls, in order.
-	Calls []Record
-	// Output is what it appended to GITHUB_OUTPUT.
-	Output string
-	// Pending: a dry run stopped at a change whose answer decides the rest
-	// (what the script does then); Stdout is empty.
-	Pending string
 	// Mode is the mode the environment selected: preflight, command,
 	// acknowledge or reply.
-	Mode string
+	Mode string `json:"mode"`
+	// Calls are its API calls, in order.
+	Calls []Record `json:"calls"`
+	// Stdout is what it prints: one line ending in "\n" ("" when it crashes).
+	Stdout string `json:"stdout"`
+	// Exit is its exit status.
+	Exit int `json:"exit"`
+	// Output is what it appended to GITHUB_OUTPUT.
+	Output string `json:"github_output"`
 	// Decision is the decision of the printed JSON ("" for none).
-	Decision string
+	Decision string `json:"decision,omitempty"`
+	// Crash says why Python would stop with a traceback (exit 1, nothing
+	// printed); "" when it does not.
+	Crash string `json:"crash,omitempty"`
+	// Pending: a dry run stopped at a change whose answer decides the rest
+	// (what the script does then); Stdout is empty.
+	Pending string `json:"pending,omitempty"`
 }
 
 // Modes of the script, as the workflow sets them.

@@ -78,15 +78,16 @@ type CommentStep struct {
 // CommentResult is what a gateway run did.
 type CommentResult struct {
 	// Form is the gateway's form (comment.Forms) and where Miles has it.
-	Form, Miles string
+	Form  string `json:"form"`
+	Miles string `json:"miles"`
 	// FromScript: the checkout's script chose the form (false: it has none).
-	FromScript bool
-	DryRun     bool
+	FromScript bool `json:"from_script"`
+	DryRun     bool `json:"dry_run"`
 	// Steps are the script's runs: one, or with Ask the workflow's steps.
-	Steps []CommentStep
+	Steps []CommentStep `json:"steps"`
 	// Skipped says why the workflow's later steps did not run (Ask).
-	Skipped  []string
-	Messages []Message
+	Skipped  []string  `json:"skipped,omitempty"`
+	Messages []Message `json:"-"`
 	asked    bool
 }
 
