@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/radixark/miles-ci/comment/pyjson"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // Call is one request the gateway makes of GitHub's REST API.

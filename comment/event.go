@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/radixark/miles-ci/comment/pyjson"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // MaxEventSize bounds the event payload (an issue_comment payload is a few

@@ -3,7 +3,7 @@ package comment
 import (
 	"testing"
 
-	"github.com/radixark/miles-ci/comment/pyjson"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // FuzzParseEvent holds parse_event to never panic, in every form, on any

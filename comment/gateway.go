@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/radixark/miles-ci/comment/pyjson"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // The environment the script reads (the workflow sets it).

@@ -6,8 +6,8 @@ import (
 
 	"github.com/radixark/miles-ci/comment"
 	"github.com/radixark/miles-ci/comment/commenttest"
-	"github.com/radixark/miles-ci/comment/pyjson"
 	"github.com/radixark/miles-ci/github/githubtest"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // gateway is the gateway of a form, for Miles' repository.

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"regexp"
 
-	"github.com/radixark/miles-ci/comment/pyjson"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // MaxPolicySize bounds the policy file (Miles' is under 2 KiB).

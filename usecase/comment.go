@@ -15,9 +15,9 @@ import (
 	"unicode"
 
 	"github.com/radixark/miles-ci/comment"
-	"github.com/radixark/miles-ci/comment/pyjson"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // CommentRequest is `miles-ci comment` (and the module's comment): one run

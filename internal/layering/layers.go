@@ -30,7 +30,7 @@ var Layers = map[string]int{
 	"gitrepo":         1,
 	"device":          1,
 	"timeline":        1,
-	"comment/pyjson":  1,
+	"pyjson":          1,
 	"hostgpu":         2,
 	"policy":          2,
 	"metricgate":      2,
@@ -90,7 +90,7 @@ var ModuleOmits = []string{ModulePath + "/history", "modernc.org/sqlite", "githu
 // Domain are the packages that decide and describe (the plan as data): none
 // of them may reach a process or the network, not even through another
 // package, so none of these is among their dependencies.
-var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "whatif", "report", "report/htmlpage", "stagerun", "workflows", "comment", "comment/pyjson"}
+var Domain = []string{"policy/pysource", "device", "hostgpu", "timeline", "policy", "metricgate", "deps", "estimate", "cirun", "triage", "whatif", "report", "report/htmlpage", "stagerun", "workflows", "comment", "pyjson"}
 
 // DomainForbidden are the standard packages no Domain package may depend on:
 // running a process and the network (net/url and net/netip parse text and are
