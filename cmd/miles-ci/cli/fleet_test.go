@@ -51,7 +51,7 @@ func TestCIFleetHostFailsFast(t *testing.T) {
 	if code != 125 {
 		t.Fatalf("wanted exit 125 (the MI350 shards' only host is down), got %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"(down: host b: connecting to a Dagger engine:"} {
+	for _, want := range []string{"(down: host b: connecting to a Dagger engine: the dagger session ended before it connected (exit status 1): Error: no such engine container: docker-container://no-such-engine;"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("wanted %q in the output, got\n%s", want, stdout)
 		}

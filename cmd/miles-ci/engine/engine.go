@@ -39,26 +39,64 @@ type Session struct {
 	source  *dagger.Directory
 	secrets map[string]*dagger.Secret
 	data    map[stagerun.DataName]*dagger.Directory
+	// proc is the dagger session miles-ci started (nil when the SDK
+	// started it, or in a module's function).
+	proc *sessionProc
 }
 
-// Connect opens a session; the engine's progress goes to log (nil: nowhere).
+// Connect opens a session; the engine's progress goes to log (nil:
+// nowhere). An engine at a tcp:// or unix:// address that refuses the
+// connection (or has no socket) is an error at once. miles-ci runs the
+// `dagger session` itself (the CLI of _EXPERIMENTAL_DAGGER_CLI_BIN, else
+// the one the SDK downloads), so that it ends with the session: Close and
+// a cancelled ctx stop it within closeGrace+termGrace, its process group
+// included, and it dies with miles-ci.
 func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
-	var opts []dagger.ClientOpt
-	if log != nil {
-		opts = append(opts, dagger.WithLogOutput(log))
-	}
 	runnerHost := os.Getenv("_EXPERIMENTAL_DAGGER_RUNNER_HOST")
 	if in.RunnerHost != "" {
-		opts = append(opts, dagger.WithRunnerHost(in.RunnerHost))
 		runnerHost = in.RunnerHost
 	}
-	client, err := dagger.Connect(ctx, opts...)
-	if err != nil {
+	failed := func(err error) (*Session, error) {
 		_, lookErr := exec.LookPath("dagger")
 		return nil, fmt.Errorf("connecting to a Dagger engine: %w; %s", err, ConnectHint(runnerHost, lookErr == nil))
 	}
+	if err := reach(ctx, runnerHost); err != nil {
+		return failed(err)
+	}
+	var client *dagger.Client
+	var proc *sessionProc
+	if _, inModule := os.LookupEnv("DAGGER_SESSION_PORT"); inModule {
+		// Inside a Dagger module's function the SDK uses that session.
+		var opts []dagger.ClientOpt
+		if log != nil {
+			opts = append(opts, dagger.WithLogOutput(log))
+		}
+		if in.RunnerHost != "" {
+			opts = append(opts, dagger.WithRunnerHost(in.RunnerHost))
+		}
+		c, err := dagger.Connect(ctx, opts...)
+		if err != nil {
+			return failed(err)
+		}
+		client = c
+	} else {
+		bin, err := daggerCLI(ctx, log)
+		if err != nil {
+			return failed(err)
+		}
+		p, params, err := startSession(ctx, bin, in.RunnerHost, log)
+		if err != nil {
+			return failed(err)
+		}
+		if client, err = dagger.Connect(ctx, dagger.WithConn(newConn(p, params))); err != nil {
+			p.stop()
+			return failed(err)
+		}
+		proc = p
+	}
 	s := &Session{
 		client:  client,
+		proc:    proc,
 		source:  client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: stagerun.SourceExclude}),
 		secrets: map[string]*dagger.Secret{},
 		data:    map[stagerun.DataName]*dagger.Directory{},
@@ -73,6 +111,41 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 		s.data[stagerun.Datasets] = client.Host().Directory(in.Datasets)
 	}
 	return s, nil
+}
+
+// daggerCLI is the dagger CLI the SDK would run: _EXPERIMENTAL_DAGGER_CLI_BIN,
+// else the release of the SDK's version, downloaded once into the user's
+// cache.
+func daggerCLI(ctx context.Context, log io.Writer) (string, error) {
+	if bin := os.Getenv("_EXPERIMENTAL_DAGGER_CLI_BIN"); bin != "" {
+		return exec.LookPath(bin)
+	}
+	return engineconn.CLIDownloader{Ref: engineconn.CLIVersion, Release: true, LogOutput: log, CleanupOld: true}.Download(ctx)
+}
+
+// Check says whether the session's engine still answers: nil when it
+// does; an error when its dagger session ended or the engine gave no
+// answer within CheckTimeout (the engine died, or its host is gone).
+func (s *Session) Check(ctx context.Context) error {
+	if s == nil || s.client == nil {
+		return errors.New("no session")
+	}
+	if s.proc != nil {
+		if err := s.proc.ended(); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	if _, err := s.client.Version(ctx); err != nil {
+		if s.proc != nil {
+			if ended := s.proc.ended(); ended != nil {
+				return ended
+			}
+		}
+		return fmt.Errorf("its engine does not answer: %w", err)
+	}
+	return nil
 }
 
 // Handles are a run's inputs the engine already holds, by their IDs: what a
