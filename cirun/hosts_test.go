@@ -291,6 +291,10 @@ func TestFleetHostDown(t *testing.T) {
 	if mi.State != NotRun || !strings.Contains(mi.Reason, "c: 4 MI350 (down: cannot reach its engine)") {
 		t.Errorf("the MI350 shard: wanted not-run naming the down host, got %s %q", mi.State, mi.Reason)
 	}
+	// It never ran on c: it shows no host or devices there.
+	if mi.Host != "" || len(mi.Devices) != 0 {
+		t.Errorf("the MI350 shard: wanted no host or devices (it never ran), got %q %v", mi.Host, mi.Devices)
+	}
 }
 
 // lockFake is a host lock in which another process holds some devices

@@ -141,11 +141,13 @@ func (s *scheduler) hostDown(ur *unitRun) bool {
 			}
 		}
 	}
+	// It never ran there: it keeps no host or devices either way.
+	ur.u.Placement = Placement{}
 	if !s.place.fits(s.need(&ur.u)) {
 		ur.out = Outcome{Result: ResultFailure, CannotRun: true, Reason: s.place.why(s.need(&ur.u))}
 		return false
 	}
-	ur.state, ur.out, ur.started, ur.u.Placement = Queued, Outcome{}, false, Placement{}
+	ur.state, ur.out, ur.started = Queued, Outcome{}, false
 	s.notifyUnit(ur)
 	s.finishNodes()
 	return true

@@ -36,6 +36,10 @@ type EngineShards struct {
 	// Fleet are the hosts' names in the order given: with no Container,
 	// the PR image is built on the first of them that answers.
 	Fleet []string
+	// Down, for a fleet, is asked after a shard could not run on a host:
+	// an error is the host down (Fleet.Down), and the shard goes back to
+	// the scheduler as one that never ran (rules §14).
+	Down func(ctx context.Context, host string) error
 	// Nonce makes every shard of the run run anew (stagerun.Test).
 	Nonce string
 	// Masker masks the session's secret values in all a run hands back.
@@ -49,6 +53,9 @@ type EngineShards struct {
 
 	mu   sync.Mutex
 	done []ciShard
+	// engineFailed is set once a shard could not run on the engine (not
+	// placed: the engine or the checkout refused it).
+	engineFailed bool
 	// built are the PR images built, by host and image name.
 	built map[string]map[string]stagerun.Container
 }
@@ -78,15 +85,22 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while connecting to its host"}
 	}
 	if err != nil {
-		return cirun.Outcome{Result: cirun.ResultFailure, HostDown: true, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+		return e.cannotRun(err, true)
 	}
 	req.CacheRegistry = e.CacheRegistry
 	res, spec, err := run(ctx, c, req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
 		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while running"}
 	}
+	if err != nil && e.Down != nil && u.Placement.Host != "" {
+		// The engine may have died under the shard: then the host is down
+		// and the shard never ran.
+		if down := e.Down(ctx, u.Placement.Host); down != nil && ctx.Err() == nil {
+			return e.cannotRun(down, true)
+		}
+	}
 	if err != nil {
-		return cirun.Outcome{Result: cirun.ResultFailure, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+		return e.cannotRun(err, false)
 	}
 	sum := res.Summary
 	e.mu.Lock()
@@ -98,6 +112,23 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 		out.Result, out.Reason = cirun.ResultFailure, usecase.FirstFailure(sum)
 	}
 	return out
+}
+
+// cannotRun is the outcome of a shard the engine could not run; hostDown:
+// because its host is down.
+func (e *EngineShards) cannotRun(err error, hostDown bool) cirun.Outcome {
+	e.mu.Lock()
+	e.engineFailed = true
+	e.mu.Unlock()
+	return cirun.Outcome{Result: cirun.ResultFailure, HostDown: hostDown, CannotRun: true, ExitCode: report.ExitCannotRun, Reason: e.Masker.Mask(err.Error())}
+}
+
+// EngineFailed reports whether a shard could not run on its engine (where
+// the engine's log may say why), not only for want of a host of its kind.
+func (e *EngineShards) EngineFailed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.engineFailed
 }
 
 // BuildImage builds the PR image (_build-pr-ci-image.yml) from the

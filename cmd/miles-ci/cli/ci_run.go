@@ -21,11 +21,9 @@ import (
 	"github.com/radixark/miles-ci/whatif"
 )
 
-// ciSession is the engine a ci run uses: one connection for every shard.
-type ciSession interface {
-	Container() stagerun.Container
-	Close() error
-}
+// ciSession is the engine a ci run uses: one connection for every shard
+// (one a host for a fleet).
+type ciSession = ci.Session
 
 // ciConnect connects to the Dagger engine; tests replace it.
 // A failed connection is a nil session, not a nil *engine.Session in the
@@ -86,9 +84,13 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	defer stop()
 	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
 	if len(req.Hosts) > 0 {
-		f := &fleet{ctx: ctx, inputs: host, log: log, hosts: req.Hosts}
-		defer f.close()
-		runner.On, runner.Fleet = f.on, f.names()
+		fl := ci.NewFleet(ctx, req.Hosts, func(ctx context.Context, h cirun.Host) (ci.Session, error) {
+			in := host
+			in.RunnerHost = h.Engine
+			return ciConnect(ctx, in, log)
+		})
+		defer fl.Close()
+		runner.On, runner.Fleet, runner.Down = fl.On, fl.Names(), fl.Down
 	} else {
 		s, err := ciConnect(ctx, host, log)
 		if err != nil {
@@ -146,7 +148,9 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 			io.WriteString(env.Stdout, "results: "+f.results+"\n")
 		},
 		last: func() {
-			if rep.ExitStatus() == report.ExitCannotRun {
+			if rep.ExitStatus() == report.ExitCannotRun && runner.EngineFailed() {
+				// Not when only placement left shards not-run (too few
+				// GPUs of their kind): the engine's log knows nothing of that.
 				pointAtEngineLog(env, logPath)
 			}
 		},
@@ -214,108 +218,3 @@ func (p *ciProgress) done() {
 
 // oneLine is text on one line, for a cell of the live table.
 func oneLine(text string) string { return strings.ReplaceAll(text, "\n", " ") }
-
-// fleetConnectTimeout bounds the connection to one host's engine: a host
-// that does not answer is down, and its shards go elsewhere.
-const fleetConnectTimeout = 2 * time.Minute
-
-// fleet is the engine sessions of a --hosts run, each opened on first use
-// and kept for the run (a session ends with the context it was opened on:
-// the run's, not a shard's).
-type fleet struct {
-	ctx    context.Context
-	inputs engine.Inputs
-	log    io.Writer
-	hosts  []cirun.Host
-	mu     sync.Mutex
-	conns  map[string]*hostConn
-}
-
-// hostConn is one host's session, or why it has none, once done is closed.
-type hostConn struct {
-	done chan struct{}
-	s    ciSession
-	err  error
-}
-
-func (f *fleet) names() []string {
-	var out []string
-	for _, h := range f.hosts {
-		out = append(out, h.Name)
-	}
-	return out
-}
-
-// on is the host's session (connecting once, while the other hosts' shards
-// go on); an error says why the host is down.
-func (f *fleet) on(ctx context.Context, name string) (func() stagerun.Container, error) {
-	f.mu.Lock()
-	c, ok := f.conns[name]
-	if !ok {
-		if f.conns == nil {
-			f.conns = map[string]*hostConn{}
-		}
-		c = &hostConn{done: make(chan struct{})}
-		f.conns[name] = c
-		go f.connect(name, c)
-	}
-	f.mu.Unlock()
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	return c.s.Container, nil
-}
-
-// connect opens a host's session on the run's context, giving up after
-// fleetConnectTimeout (a session that answers later is closed).
-func (f *fleet) connect(name string, c *hostConn) {
-	defer close(c.done)
-	in := f.inputs
-	for _, h := range f.hosts {
-		if h.Name == name {
-			in.RunnerHost = h.Engine
-		}
-	}
-	type result struct {
-		s   ciSession
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		s, err := ciConnect(f.ctx, in, f.log)
-		ch <- result{s, err}
-	}()
-	select {
-	case r := <-ch:
-		c.s, c.err = r.s, r.err
-	case <-time.After(fleetConnectTimeout):
-		c.err = fmt.Errorf("its engine did not answer in %s", fleetConnectTimeout)
-		go func() {
-			if r := <-ch; r.s != nil {
-				r.s.Close()
-			}
-		}()
-	}
-	if c.err != nil {
-		c.err = fmt.Errorf("host %s: %w", name, c.err)
-	}
-}
-
-func (f *fleet) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range f.conns {
-		select {
-		case <-c.done:
-			if c.s != nil {
-				c.s.Close()
-			}
-		default:
-		}
-	}
-}

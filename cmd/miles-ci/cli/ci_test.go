@@ -41,6 +41,8 @@ type fakeSession struct{}
 func (fakeSession) Container() stagerun.Container { return nil }
 func (fakeSession) Close() error                  { return nil }
 
+func (fakeSession) Check(context.Context) error { return nil }
+
 // fakeCIEngine replaces the engine: each shard passes unless fail names its
 // stage and shard ("stage-a-cpu/1"); it records the GPUs each shard got.
 func fakeCIEngine(t *testing.T, fail map[string]bool) *sync.Map {

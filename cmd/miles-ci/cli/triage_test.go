@@ -27,6 +27,7 @@ type checkoutContainer struct {
 
 func (s checkoutSession) Container() stagerun.Container { return checkoutContainer{repo: s.repo} }
 func (checkoutSession) Close() error                    { return nil }
+func (checkoutSession) Check(context.Context) error     { return nil }
 
 // fakeTriageEngine runs a file by its name: test_data_source.py fails at
 // the head only, test_chunked_gae.py on odd attempts (its seed is
