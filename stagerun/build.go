@@ -119,7 +119,7 @@ func Build(req Request) (Spec, error) {
 		if err := CheckCacheRegistry(req.CacheRegistry); err != nil {
 			return Spec{}, err
 		}
-		b.spec.CacheRegistry = req.CacheRegistry
+		b.spec.CacheRegistry, b.spec.CacheKey = req.CacheRegistry, req.CacheKey
 	}
 	steps(b)
 	b.stamps()

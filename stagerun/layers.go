@@ -2,6 +2,7 @@ package stagerun
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -36,6 +37,48 @@ type Layers struct {
 	// Ref is the registry reference with its digest they were pulled from or
 	// published to ("" when not published).
 	Ref string `json:"ref,omitempty"`
+	// Refused is the cache registry tag whose image no proof binds to its
+	// content key ("" when none was refused): built here instead.
+	Refused string `json:"refused,omitempty"`
+}
+
+// CacheKeyEnv is the environment variable that holds the cache registry's
+// key (CacheKey): a secret, never a flag.
+const CacheKeyEnv = "MILES_CI_CACHE_KEY"
+
+// CacheKey is the secret that proves a cache registry's layers: a run that
+// holds it publishes, beside the layers' content-key tag, a proof tag whose
+// name is an HMAC-SHA256 over the content key and the digest it published;
+// a run pulls only an image whose proof tag, for the digest the content key
+// names now, exists. Someone who can push to the registry but lacks the key
+// can re-point a tag, never make its proof. It never leaves miles-ci (no
+// container, argument or file holds it).
+type CacheKey struct{ secret []byte }
+
+// minCacheKey is the shortest key taken, in bytes.
+const minCacheKey = 32
+
+// NewCacheKey reads a key as given in CacheKeyEnv.
+func NewCacheKey(secret string) (*CacheKey, error) {
+	if len(secret) < minCacheKey {
+		return nil, fmt.Errorf("%s is %d characters, shorter than the %d a cache registry key needs; give the same random secret on every trusted host, e.g. the output of openssl rand -hex 32", CacheKeyEnv, len(secret), minCacheKey)
+	}
+	return &CacheKey{secret: []byte(secret)}, nil
+}
+
+// String never shows the key.
+func (*CacheKey) String() string { return "***" }
+
+// GoString never shows the key.
+func (*CacheKey) GoString() string { return "***" }
+
+// proofTag is the tag that proves digest was published by a holder of the
+// key under the content key: KEY-MAC, MAC the first 32 hex digits of the
+// HMAC (128 bits), a valid registry tag.
+func (k *CacheKey) proofTag(contentKey, digest string) string {
+	mac := hmac.New(sha256.New, k.secret)
+	fmt.Fprintf(mac, "%s\x00%s\x00%s", layerKeyVersion, contentKey, digest)
+	return contentKey + "-" + hex.EncodeToString(mac.Sum(nil))[:32]
 }
 
 // layerKeyVersion changes when what LayerKey hashes changes, so a new
@@ -109,13 +152,18 @@ func CheckCacheRegistry(ref string) error {
 }
 
 // renderDeps adds the image, its static environment, the caches and the
-// dependency steps to c: built here, or, with a cache registry, pulled by
-// digest when another host published the same content key (and published
-// when built here).
+// dependency steps to c: built here, or, with a cache registry and its key,
+// pulled by digest when a holder of the key published the same content key
+// (and published with its proof when built here). Without the key nothing
+// pulled can be proven: the layers are built here and not published.
 func renderDeps(ctx context.Context, c Container, spec Spec) (Container, []string, Layers, error) {
 	if spec.CacheRegistry == "" {
 		out, notes, err := buildDeps(ctx, c.From(spec.Image), spec)
 		return out, notes, Layers{}, err
+	}
+	if spec.CacheKey == nil {
+		out, notes, err := buildDeps(ctx, c.From(spec.Image), spec)
+		return out, append(notes, fmt.Sprintf("dependency layers: built, not shared through %s: without %s no layer pulled from it can be proven, nor published", spec.CacheRegistry, CacheKeyEnv)), Layers{Source: LayersBuilt}, err
 	}
 	base := c.From(spec.Image)
 	imageRef, err := base.ImageRef(ctx)
@@ -138,24 +186,35 @@ func renderDeps(ctx context.Context, c Container, spec Spec) (Container, []strin
 	// python:3.11), and the key must not depend on an engine's history.
 	key := LayerKey(spec, digestOf(imageRef), files)
 	tag := spec.CacheRegistry + ":" + key
+	var notes []string
+	refused := ""
 	if found, err := c.From(tag).ImageRef(ctx); err == nil {
-		// Pulled from the cache registry by the digest its tag names
-		// (the engine may answer with another name for the same digest).
-		ref := spec.CacheRegistry + "@" + digestOf(found)
-		out := c.From(ref)
-		for _, e := range spec.Env {
-			out = out.WithEnvVariable(e.Name, e.Value)
+		// The tag is only a hint of the digest: the image is used when the
+		// proof of that digest under this key exists, and then pulled by
+		// the digest (the engine may answer with another name for it), so
+		// what was proven is what runs.
+		digest := digestOf(found)
+		proof := spec.CacheRegistry + ":" + spec.CacheKey.proofTag(key, digest)
+		if _, err := c.From(proof).ImageRef(ctx); err == nil {
+			ref := spec.CacheRegistry + "@" + digest
+			out := c.From(ref)
+			for _, e := range spec.Env {
+				out = out.WithEnvVariable(e.Name, e.Value)
+			}
+			for _, m := range spec.Caches {
+				out = out.WithMountedCache(m.Path, m.Key, m.Sharing)
+			}
+			return out, []string{fmt.Sprintf("dependency layers: pulled %s (key %s, proven by %s)", ref, key, proof)}, Layers{Source: LayersPulled, Key: key, Ref: ref}, nil
 		}
-		for _, m := range spec.Caches {
-			out = out.WithMountedCache(m.Path, m.Key, m.Sharing)
-		}
-		return out, []string{fmt.Sprintf("dependency layers: pulled %s (key %s)", ref, key)}, Layers{Source: LayersPulled, Key: key, Ref: ref}, nil
+		refused = tag
+		notes = append(notes, fmt.Sprintf("dependency layers: %s names %s, which nothing proves a holder of %s published for its content (no tag %s); not used: built here instead", tag, digest, CacheKeyEnv, proof))
 	}
-	out, notes, err := buildDeps(ctx, c.From(imageRef), spec)
+	out, built, err := buildDeps(ctx, c.From(imageRef), spec)
 	if err != nil {
 		return nil, nil, Layers{}, err
 	}
-	layers := Layers{Source: LayersBuilt, Key: key}
+	notes = append(built, notes...)
+	layers := Layers{Source: LayersBuilt, Key: key, Refused: refused}
 	if spec.CachesWithheld != "" {
 		return out, append(notes, fmt.Sprintf("dependency layers: built, not published to %s (%s)", spec.CacheRegistry, spec.CachesWithheld)), layers, nil
 	}
@@ -165,8 +224,14 @@ func renderDeps(ctx context.Context, c Container, spec Spec) (Container, []strin
 	if err != nil {
 		return out, append(notes, fmt.Sprintf("dependency layers: built; publishing them to %s failed, so other hosts build them too: %v", tag, err)), layers, nil
 	}
+	// Its proof names the digest pushed; the same image under the proof
+	// tag costs the registry a manifest.
+	proof := spec.CacheRegistry + ":" + spec.CacheKey.proofTag(key, digestOf(ref))
+	if _, err := out.Publish(ctx, proof); err != nil {
+		return out, append(notes, fmt.Sprintf("dependency layers: built and published %s, but publishing its proof %s failed, so other hosts build them too: %v", ref, proof, err)), layers, nil
+	}
 	layers.Ref = ref
-	return out, append(notes, fmt.Sprintf("dependency layers: built and published %s (key %s)", ref, key)), layers, nil
+	return out, append(notes, fmt.Sprintf("dependency layers: built and published %s (key %s, proven by %s)", ref, key, proof)), layers, nil
 }
 
 // digestOf is the digest of an image reference (REPO[:TAG]@sha256:...), or

@@ -2,6 +2,8 @@ package stagerun_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,13 +14,37 @@ import (
 
 const cacheRepo = "127.0.0.1:5000/miles-ci/layers"
 
-// sharedSpec is a resolved CUDA stage spec with a cache registry.
+// trustedKey is the cache registry key of the tests' trusted hosts.
+var trustedKey = cacheKey("0123456789abcdef0123456789abcdef-trusted")
+
+func cacheKey(secret string) *CacheKey {
+	k, err := NewCacheKey(secret)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// sharedSpec is a resolved CUDA stage spec with a cache registry and the
+// trusted hosts' key.
 func sharedSpec(t *testing.T, in usecase.Inputs) Spec {
 	t.Helper()
 	req := stageRequest(t, in)
 	req.Commits = Commits{SGLang: sglangHead, Megatron: megatronHead}
-	req.CacheRegistry = cacheRepo
+	req.CacheRegistry, req.CacheKey = cacheRepo, trustedKey
 	return build(t, req)
+}
+
+// proofOf is the proof tag a layer set's note names.
+func proofOf(t *testing.T, notes []string) string {
+	t.Helper()
+	for _, n := range notes {
+		if _, proof, ok := strings.Cut(n, ", proven by "); ok {
+			return strings.TrimSuffix(proof, ")")
+		}
+	}
+	t.Fatalf("no proof in the notes %q", notes)
+	return ""
 }
 
 func TestLayerKey(t *testing.T) {
@@ -103,13 +129,17 @@ func TestRenderSharesLayers(t *testing.T) {
 	}
 	key := a.Layers.Key
 	want := Layers{Source: LayersBuilt, Key: key, Ref: cacheRepo + ":" + key + "@sha256:1"}
-	if a.Layers != want || !slices.Equal(hostA.eng.published, []string{cacheRepo + ":" + key}) {
-		t.Fatalf("wanted %+v and one push, got %+v and %v", want, a.Layers, hostA.eng.published)
+	proof := proofOf(t, a.Notes)
+	if a.Layers != want || !slices.Equal(hostA.eng.published, []string{cacheRepo + ":" + key, proof}) {
+		t.Fatalf("wanted %+v and two pushes (the layers, their proof), got %+v and %v", want, a.Layers, hostA.eng.published)
+	}
+	if mac, ok := strings.CutPrefix(proof, cacheRepo+":"+key+"-"); !ok || len(mac) != 32 || strings.Trim(mac, "0123456789abcdef") != "" {
+		t.Errorf("wanted the proof tag KEY-<32 hex digits>, got %s", proof)
 	}
 	if !hasOp(a.Container, "from radixark/miles:dev@sha256:base") || !hasOp(a.Container, "exec <reconcile>") {
 		t.Errorf("wanted host A to build from the image's digest, got %v", a.Container.(*fake).ops)
 	}
-	if !slices.Contains(a.Notes, "dependency layers: built and published "+want.Ref+" (key "+key+")") {
+	if !slices.Contains(a.Notes, "dependency layers: built and published "+want.Ref+" (key "+key+", proven by "+proof+")") {
 		t.Errorf("wanted a note of the push, got %q", a.Notes)
 	}
 
@@ -121,6 +151,9 @@ func TestRenderSharesLayers(t *testing.T) {
 	}
 	if want := (Layers{Source: LayersPulled, Key: key, Ref: cacheRepo + "@sha256:1"}); b.Layers != want {
 		t.Errorf("wanted %+v, got %+v", want, b.Layers)
+	}
+	if !slices.Contains(b.Notes, "dependency layers: pulled "+cacheRepo+"@sha256:1 (key "+key+", proven by "+proof+")") {
+		t.Errorf("wanted a note of the proven pull, got %q", b.Notes)
 	}
 	ops := b.Container.(*fake).ops
 	if !hasOp(b.Container, "from "+cacheRepo+"@sha256:1") || hasOp(b.Container, "exec <reconcile>") || hasOp(b.Container, "exec git fetch") {
@@ -144,6 +177,96 @@ func TestRenderSharesLayers(t *testing.T) {
 	}
 	if c.Layers.Source != LayersBuilt || c.Layers.Key == key {
 		t.Errorf("wanted a new key built for an edited requirements.txt, got %+v", c.Layers)
+	}
+}
+
+// TestRenderRefusesUnprovenLayers: the content-key tag re-pointed to
+// another image (someone who can push but holds no key), or layers that a
+// host with another key published, are not used: the trusted host builds
+// them, says which tag it refused, and publishes its own with their proof.
+func TestRenderRefusesUnprovenLayers(t *testing.T) {
+	ctx := context.Background()
+	spec := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
+	hostA := newFake((&engine{}).handle)
+	hostA.eng.cacheRepo = cacheRepo
+	a, err := Render(ctx, hostA, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := cacheRepo + ":" + a.Layers.Key
+
+	repointed := map[string]string{}
+	for k, v := range hostA.eng.registry {
+		repointed[k] = v
+	}
+	repointed[tag] = tag + "@sha256:planted"
+	other := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
+	other.CacheKey = cacheKey("another key of at least thirty-two characters")
+	for _, c := range []struct {
+		name     string
+		spec     Spec
+		registry map[string]string
+	}{
+		{"the content-key tag re-pointed to a planted image", spec, repointed},
+		{"layers another key proved", other, hostA.eng.registry},
+	} {
+		host := newFake((&engine{}).handle)
+		host.eng.cacheRepo, host.eng.registry = cacheRepo, maps.Clone(c.registry)
+		p, err := Render(ctx, host, c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Layers.Source != LayersBuilt || p.Layers.Refused != tag {
+			t.Errorf("%s: wanted the layers built and %s refused, got %+v", c.name, tag, p.Layers)
+		}
+		if hasOp(p.Container, "from "+cacheRepo+"@") || !hasOp(p.Container, "exec <reconcile>") {
+			t.Errorf("%s: wanted nothing pulled and the dependency steps run, got\n%s", c.name, strings.Join(p.Container.(*fake).ops, "\n"))
+		}
+		if !slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "dependency layers: "+tag+" names ") && strings.Contains(n, "not used: built here instead")
+		}) {
+			t.Errorf("%s: wanted a note naming the refused tag, got %q", c.name, p.Notes)
+		}
+		if len(host.eng.published) != 2 || host.eng.published[0] != tag {
+			t.Errorf("%s: wanted the rebuilt layers published with their proof, got %v", c.name, host.eng.published)
+		}
+	}
+}
+
+// TestRenderWithoutCacheKey: with a cache registry but no key, nothing
+// pulled can be proven: a published layer set is not used, the layers are
+// built and nothing is published.
+func TestRenderWithoutCacheKey(t *testing.T) {
+	ctx := context.Background()
+	spec := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
+	hostA := newFake((&engine{}).handle)
+	hostA.eng.cacheRepo = cacheRepo
+	if _, err := Render(ctx, hostA, spec); err != nil {
+		t.Fatal(err)
+	}
+	spec.CacheKey = nil
+	host := newFake((&engine{}).handle)
+	host.eng.cacheRepo, host.eng.registry = cacheRepo, hostA.eng.registry
+	p, err := Render(ctx, host, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "dependency layers: built, not shared through " + cacheRepo + ": without MILES_CI_CACHE_KEY no layer pulled from it can be proven, nor published"
+	if p.Layers != (Layers{Source: LayersBuilt}) || len(host.eng.published) != 0 || hasOp(p.Container, "from "+cacheRepo) || !slices.Contains(p.Notes, want) {
+		t.Errorf("wanted the layers built, nothing pulled or published and %q, got %+v %v %q", want, p.Layers, host.eng.published, p.Notes)
+	}
+}
+
+func TestNewCacheKey(t *testing.T) {
+	if _, err := NewCacheKey("short"); err == nil || err.Error() != "MILES_CI_CACHE_KEY is 5 characters, shorter than the 32 a cache registry key needs; give the same random secret on every trusted host, e.g. the output of openssl rand -hex 32" {
+		t.Errorf("wanted a short key refused, got %v", err)
+	}
+	secret := "0123456789abcdef0123456789abcdef-trusted"
+	k := cacheKey(secret)
+	for _, s := range []string{fmt.Sprint(k), fmt.Sprintf("%v %+v %#v %s", k, k, k, k), fmt.Sprintf("%+v", Spec{CacheKey: k})} {
+		if strings.Contains(s, secret) || strings.Contains(s, "0123456789") {
+			t.Errorf("the key shows in %q", s)
+		}
 	}
 }
 

@@ -61,6 +61,9 @@ type Request struct {
 	// layers are shared through across hosts ("" = this host's engine cache
 	// only); CheckCacheRegistry holds its form.
 	CacheRegistry string
+	// CacheKey proves the layers shared through CacheRegistry (nil: none
+	// is pulled or published, CacheKeyEnv unset).
+	CacheKey *CacheKey
 	// TimeoutMinutes ends a stage run that takes longer (0 = the stage's
 	// default, StageTimeoutMinutes); a single-file run has its own (rules §10).
 	TimeoutMinutes int

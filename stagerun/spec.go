@@ -279,6 +279,9 @@ type Spec struct {
 	// pulled by digest when published under their content key (LayerKey),
 	// else built and published there.
 	CacheRegistry string `json:"cache_registry,omitempty"`
+	// CacheKey proves what is pulled from and published to CacheRegistry
+	// (nil: nothing is pulled or published); a secret, in no output.
+	CacheKey *CacheKey `json:"-"`
 	// Tests are the files the run reports on (miles-ci's own plan).
 	Tests []ExpectedTest `json:"tests"`
 	// Skipped are the plan's disabled tests, with their reasons.

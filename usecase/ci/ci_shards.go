@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +48,9 @@ type EngineShards struct {
 	// CacheRegistry is --cache-registry: every shard shares its prepared
 	// dependency layers through it (stagerun.Request.CacheRegistry).
 	CacheRegistry string
+	// CacheKey proves the layers shared through CacheRegistry
+	// (stagerun.Request.CacheKey; nil: none is pulled or published).
+	CacheKey *stagerun.CacheKey
 	// Run prepares and runs one shard; nil is stagerun.Prepare then
 	// stagerun.Test (tests replace it).
 	Run func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
@@ -70,6 +74,8 @@ type ciShard struct {
 	// keeps byte for byte (not recorded again, no layers prepared).
 	kept   bool
 	layers stagerun.LayerSource
+	// refused is the cache registry tag whose image it did not trust.
+	refused string
 }
 
 // RunShard runs one shard and says how it ended: a failing file is a
@@ -87,7 +93,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 	if err != nil {
 		return e.cannotRun(err, true)
 	}
-	req.CacheRegistry = e.CacheRegistry
+	req.CacheRegistry, req.CacheKey = e.CacheRegistry, e.CacheKey
 	res, spec, err := run(ctx, c, req, e.Nonce, e.Masker)
 	if ctx.Err() != nil {
 		return cirun.Outcome{Result: cirun.ResultCancelled, Reason: "cancelled while running"}
@@ -105,7 +111,7 @@ func (e *EngineShards) RunShard(ctx context.Context, req stagerun.Request, u *ci
 	sum := res.Summary
 	e.mu.Lock()
 	dir := u.ResultsDir()
-	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Placement.Host + "/" + layerKey(spec), layers: res.Layers.Source})
+	e.done = append(e.done, ciShard{dir: dir, files: res.Files, summary: sum, layerKey: u.Placement.Host + "/" + layerKey(spec), layers: res.Layers.Source, refused: res.Layers.Refused})
 	e.mu.Unlock()
 	out := cirun.Outcome{Result: cirun.ResultSuccess, ExitCode: sum.ExitStatus(), Detail: &sum, Results: dir}
 	if !sum.Passed {
@@ -363,6 +369,16 @@ func layerReuse(done []ciShard) string {
 	}
 	if pulled+built > 0 {
 		line += fmt.Sprintf("; through the cache registry, %d pulled, %d built", pulled, built)
+	}
+	var refused []string
+	for _, d := range done {
+		if d.refused != "" && !slices.Contains(refused, d.refused) {
+			refused = append(refused, d.refused)
+		}
+	}
+	if len(refused) > 0 {
+		slices.Sort(refused)
+		line += fmt.Sprintf("; not used, as no proof binds its image to its content key: %s", strings.Join(refused, ", "))
 	}
 	return line
 }

@@ -55,7 +55,7 @@ func runCI(args []string, env Env) int {
 	quiet := fs.Bool("quiet", "keep no log of the engine's progress")
 	progress := fs.Bool("progress", "stream the engine's progress to stderr (default: to a log file, named on stderr)")
 	engineLogFile := fs.String("engine-log", "FILE", "write the engine's progress to FILE")
-	cacheRegistry := fs.String("cache-registry", "REF", "share every shard's prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when another host published them, else built and published; the summary counts pulls and builds")
+	cacheRegistry := fs.String("cache-registry", "REF", "share every shard's prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when a holder of the secret MILES_CI_CACHE_KEY published them with their proof, else built and published; the summary counts pulls and builds")
 	whatIf := fs.Bool("what-if", "predict the run without running it: each shard's start, end, host and devices, the span against its lower bound and the GPU-hours, from the runtime history's durations (--db) else est_time; nothing is contacted (docs/what-if.md)")
 	events := fs.List("events", "E", "the runtime history's samples a run orders its shards by and a what-if predicts with: of these events (default: schedule, as est-time; local adds local runs)")
 	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the history's 21-day window (default: tomorrow, so today's runs count)")

@@ -48,7 +48,11 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	if host.Repo == "" {
 		host.Repo = "."
 	}
-	m, err := report.NewMasker(host.Secrets)
+	key, masked, err := cacheKey(env, f.cacheRegistry, host.Secrets)
+	if err != nil {
+		return fail(env, err)
+	}
+	m, err := report.NewMasker(masked)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -82,7 +86,7 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	defer closeLog()
 	ctx, stop := signalContext(env)
 	defer stop()
-	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry}
+	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry, CacheKey: key}
 	if len(req.Hosts) > 0 {
 		fl := ci.NewFleet(ctx, req.Hosts, func(ctx context.Context, h cirun.Host) (ci.Session, error) {
 			in := host

@@ -69,7 +69,7 @@ func addRunFlags(fs *flagSet) runFlags {
 		rec:       addRecordFlags(fs),
 		fs:        fs,
 	}
-	f.cacheRegistry = fs.String("cache-registry", "REF", "share the prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when another host published them, else built and published")
+	f.cacheRegistry = fs.String("cache-registry", "REF", "share the prepared dependency layers across hosts through the registry repository REF (e.g. 127.0.0.1:5000/miles-ci/layers): pulled by digest when a holder of the secret MILES_CI_CACHE_KEY published them with their proof, else built and published")
 	return f
 }
 
@@ -292,7 +292,12 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		host.Repo = "."
 	}
 	// Everything that can be refused is refused before the engine is asked.
-	m, err := report.NewMasker(host.Secrets)
+	key, masked, err := cacheKey(env, req.CacheRegistry, host.Secrets)
+	if err != nil {
+		return fail(env, err)
+	}
+	req.CacheKey = key
+	m, err := report.NewMasker(masked)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -367,6 +372,9 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		return report.ExitCannotRun
 	}
 	say("the run ended: " + string(res.Summary.Verdict))
+	if res.Layers.Refused != "" {
+		warn(env, "--cache-registry: "+res.Layers.Refused+" names an image that no proof binds to its content key, so it was not used: the dependency layers were built here (the notes of summary.json say more)")
+	}
 	commit, _ := usecase.CommitOf(ctx, gitrepo.Local{}, in.HeadSHA, host.Repo)
 	return finish(env, ending{
 		verdict: func() { io.WriteString(env.Stdout, m.Mask(res.Summary.Text())) },
