@@ -18,7 +18,9 @@
 #   - `miles-ci ci` and the module's `ci` run the whole PR graph on stand-ins: fast-fail,
 #     bypass-fastfail, the PR image, SIGINT (hack/e2e/ci.sh, about 4 minutes),
 #   - hosts that know their GPUs: a --hosts fleet with a host down, two runs on one host
-#     never sharing a device, a killed run freeing its devices (hack/e2e/hosts.sh),
+#     never sharing a device, a killed run freeing its devices; hosts that fail (refused, failing
+#     fast, dying mid-run) are down at once, Ctrl-C ends a fleet run within 2 s, and no dagger
+#     session outlives a run (hack/e2e/hosts.sh),
 #   - `ci --rerun-failed` runs only the failed shard and its dependents and keeps the rest
 #     byte for byte, refuses another event or commit; `triage` gives regression,
 #     pre-existing, flaky and not-reproduced on planted tests, on the CLI and the module
@@ -28,7 +30,8 @@
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
 #     (hack/e2e/slots.sh),
 #   - `--cache-registry`: a second run pulls the dependency layers the first published to
-#     the stand-in registry, and `ci` counts pulls and builds (hack/e2e/layers.sh),
+#     the stand-in registry, and `ci` counts pulls and builds; a re-pointed content-key tag
+#     is refused and rebuilt (hack/e2e/layers.sh),
 #   - the committed generated bindings match `dagger develop` (hack/check-generated.sh).
 # Clients run in a network namespace with only loopback. Ends with
 # "e2e: N passed, M failed" and exits non-zero on any failure. See docs/engine.md.

@@ -9,7 +9,12 @@
 #     shard each at once (their host-wide lock files are their own);
 #   - two `miles-ci run`s on --visible-devices 0,1 and 00,01 take the same devices, one after the
 #     other, and the container sees CUDA_VISIBLE_DEVICES=0,1;
-#   - a killed run frees its devices at once: the other run's shard starts within seconds.
+#   - a killed run frees its devices at once: the other run's shard starts within seconds;
+#   - hosts that fail are down: an engine that refuses the connection is down in seconds, one
+#     that fails fast (docker-container://no-such-engine) is down without a panic, one that dies
+#     mid-run (a socket proxy to the engine, killed) is down at once and its shard runs on the
+#     other host; Ctrl-C ends a fleet run within 2 s (exit 130, the summary kept); no `dagger
+#     session` outlives any of these runs.
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e
@@ -33,6 +38,7 @@ hostscheck() { # hostscheck RC NAME LOG...
 echo "=== RUN miles-ci ci --hosts: one graph across hosts of different kinds, one of them down"
 cat >"$out/hosts.yml" <<EOF
 - {name: h200-a, gpus: "none:h200:0-7"}
+- {name: mi350-x, gpus: "none:mi350:0-3", engine: "docker-container://no-such-engine", cpu: false}
 - {name: mi350-b, gpus: "none:mi350:0-3", engine: "${_EXPERIMENTAL_DAGGER_RUNNER_HOST}"}
 - {name: h100-c, gpus: "none:h100:0-7", engine: "tcp://127.0.0.1:9"}
 EOF
@@ -52,12 +58,12 @@ for j in s["jobs"]:
     elif j["state"] != "passed" or j.get("host") != want.get(m, j.get("host")) or not j.get("host"):
         bad.append(("passed on a host of its kind", j))
 names = [h["name"] for h in s.get("hosts", [])]
-if names != ["h200-a", "mi350-b", "h100-c"]:
-    bad.append(("the three hosts in the summary", names))
+if names != ["h200-a", "mi350-x", "mi350-b", "h100-c"]:
+    bad.append(("the four hosts in the summary", names))
 for b in bad:
     print("wanted", b[0], "got", b[1], file=sys.stderr)
 sys.exit(1 if bad else 0)' "$out/fleet/summary.json" && test -s "$out/fleet/stage-c-4-gpu-mi350/2-of-2/run.log" && grep -q "on mi350-b" "$out/fleet.out"
-hostscheck $? "miles-ci ci --hosts: every shard on a host of its kind, one summary, the down host's H100 shards not run with the reason (exit $rc)" "$out/fleet.log" "$out/fleet.out"
+hostscheck $? "miles-ci ci --hosts: every shard on a host of its kind (the MI350 ones past the host whose engine fails fast), one summary, the down host's H100 shards not run with the reason (exit $rc)" "$out/fleet.log" "$out/fleet.out"
 
 # The GPU tests hold their devices a few seconds, so that two runs contend.
 for f in "$fxg"/tests/e2e/gpu/test_*.py; do
@@ -160,4 +166,75 @@ rb=$?
 wait "$pa" 2>/dev/null
 ((waited > 0 && freed <= 10 && rb == 0))
 hostscheck $? "a killed run's devices go to the waiting run in ${freed} s (it waited: $waited line(s); exit $rb)" "$out/kill-a.log" "$out/kill-b.log"
+
+# Hosts that fail, on a fresh tree (the checks above changed its tests).
+# shellcheck source=hack/e2e/ci-fixture.sh
+source hack/e2e/ci-fixture.sh
+# sessions: the dagger sessions of this engine's CLI still running (none once a run ended).
+sessions() { pgrep -af "^$_EXPERIMENTAL_DAGGER_CLI_BIN session" || true; }
+ms() { echo $((($(date +%s%N) - $1) / 1000000)); } # ms T0: milliseconds since T0 (date +%s%N)
+echo "=== RUN no dagger session outlives the runs above"
+left=$(sessions)
+[[ -z $left ]]
+hostscheck $? "no dagger session left by the runs above (the fleet with a host that fails fast and one refused, the killed run): ${left:-none}" "$out/fleet.log"
+
+echo "=== RUN a host whose engine refuses the connection is down in seconds"
+printf -- '- {name: h100-c, gpus: "none:h100:0-7", engine: "tcp://127.0.0.1:9"}\n' >"$out/hosts-refused.yml"
+t0=$(date +%s%N)
+hostsrun refused --hosts "$out/hosts-refused.yml" --results "$out/refused" --only stage-c-8-gpu-h100
+rc=$? refused_ms=$(ms "$t0")
+((rc == 125 && refused_ms < 15000)) &&
+	grep -q "down: host h100-c: connecting to a Dagger engine: tcp://127.0.0.1:9 takes no connection: connect: connection refused" "$out/refused.out" &&
+	[[ -z $(sessions) ]]
+hostscheck $? "a refused engine: the host down and its shards not run, the whole run in ${refused_ms} ms (exit $rc; it took 2 minutes)" "$out/refused.log" "$out/refused.out"
+
+echo "=== RUN a host whose engine dies mid-run is down at once; its shard runs on the other host"
+for f in "$fxg"/tests/e2e/gpu/test_c4h200_*.py; do
+	printf '    import time\n    time.sleep(8)\n' >>"$f"
+done
+python3 hack/e2e/sockproxy.py "$out/proxy.sock" "${_EXPERIMENTAL_DAGGER_RUNNER_HOST#unix://}" &
+proxy=$!
+for _ in $(seq 50); do [[ -S $out/proxy.sock ]] && break; sleep 0.1; done
+printf -- '- {name: h200-p, gpus: "none:h200:0-3", engine: "unix://%s"}\n- {name: h200-a, gpus: "none:h200:0-3"}\n' "$out/proxy.sock" >"$out/hosts-dies.yml"
+hostsrun dies --hosts "$out/hosts-dies.yml" --results "$out/dies" --only stage-c-4-gpu-h200 &
+pd=$!
+for _ in $(seq 240); do grep -q "stage-c-4-gpu-h200 .* running on h200-p" "$out/dies.log" && break; sleep 1; done
+sleep 4
+title=$(grep -o "pr-test/stage-c-4-gpu-h200 shard [0-9]/3 *running on h200-p" "$out/dies.log" | head -n 1 | sed 's/ *running.*//')
+seen=$(wc -l <"$out/dies.log")
+t0=$(date +%s%N)
+kill -KILL "$proxy"
+moved_ms=
+for _ in $(seq 300); do
+	if tail -n +"$((seen + 1))" "$out/dies.log" | grep -q "$title .*running on h200-a"; then
+		moved_ms=$(ms "$t0")
+		break
+	fi
+	sleep 0.1
+done
+wait "$pd"
+rc=$?
+((rc == 0)) && [[ -n $title && -n $moved_ms && -z $(sessions) ]] && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+jobs = [j for j in s["jobs"] if j.get("stage") == "stage-c-4-gpu-h200"]
+sys.exit(0 if len(jobs) == 3 and all(j["state"] == "passed" and j.get("host") == "h200-a" for j in jobs) else 1)' "$out/dies/summary.json"
+hostscheck $? "an engine that dies under a shard: h200-p down, ${title:-its shard} running on h200-a ${moved_ms:-never} ms after the kill, all 3 shards passed there (exit $rc)" "$out/dies.log" "$out/dies.out"
+
+echo "=== RUN Ctrl-C ends a fleet run within 2 s, keeping what it knows"
+printf '    import time\n    time.sleep(600)\n' >>"$fxg/tests/e2e/gpu/test_c4h200_0.py"
+printf -- '- {name: h200-a, gpus: "none:h200:0-7"}\n' >"$out/hosts-int.yml"
+hostsrun int --hosts "$out/hosts-int.yml" --results "$out/int" --only stage-c-4-gpu-h200 &
+pi=$!
+for _ in $(seq 240); do grep -q "stage-c-4-gpu-h200 .* passed" "$out/int.log" && break; sleep 1; done
+sleep 3
+t0=$(date +%s%N)
+kill -INT "$pi"
+wait "$pi"
+rc=$? int_ms=$(ms "$t0")
+left=$(sessions)
+((rc == 130 && int_ms <= 2000)) && [[ -z $left ]] && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+st = sorted(j["state"] for j in s["jobs"] if j.get("stage") == "stage-c-4-gpu-h200")
+sys.exit(0 if s["cancelled"] and "passed" in st and "cancelled" in st else 1)' "$out/int/summary.json"
+hostscheck $? "Ctrl-C: the fleet run ended ${int_ms} ms after SIGINT (exit $rc), its summary cancelled with the passed shards kept; dagger sessions left: ${left:-none}" "$out/int.log" "$out/int.out"
 set -e

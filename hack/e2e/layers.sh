@@ -5,7 +5,10 @@
 #     layers and publishes them under their content key, the second pulls them by the
 #     digest the first pushed;
 #   - `miles-ci ci --only cpu` then pulls every CPU shard's layers, and its layer line
-#     counts the pulls and builds.
+#     counts the pulls and builds;
+#   - the content-key tag re-pointed to another image (the layers with a planted file, pushed
+#     by someone without MILES_CI_CACHE_KEY) is not used: the next run builds the layers, names
+#     the tag, and its test finds no planted file.
 # One engine stands for both hosts: its own cache would also have the layers, so what
 # proves the sharing is the second run's chain, which starts FROM the pushed digest (its
 # note names it) and has none of the dependency steps to run. A fresh repository per e2e
@@ -19,9 +22,11 @@ rm -rf "$fxl" && cp -r testdata/miles "$fxl" &&
 	find "$fxl/tests/ci" -name 'test_*.py' -delete &&
 	mkdir -p "$fxl/tests/fast"
 for s in a b; do
-	printf 'from tests.ci.ci_register import register_cpu_ci\n\nregister_cpu_ci(est_time=5, suite="stage-%s-cpu")\n\n\ndef test_ok():\n    pass\n' "$s" >"$fxl/tests/fast/test_$s.py"
+	printf 'import os\n\nfrom tests.ci.ci_register import register_cpu_ci\n\nregister_cpu_ci(est_time=5, suite="stage-%s-cpu")\n\n\ndef test_ok():\n    assert not os.path.exists("/planted"), "a planted image ran"\n' "$s" >"$fxl/tests/fast/test_$s.py"
 done
 registry=127.0.0.1:5000/miles-ci/layers-e2e-$$-$(date +%s)
+# The trusted hosts' secret: the layers they publish carry its proof.
+export MILES_CI_CACHE_KEY=e2e-layers-key-$$-0123456789abcdef0123456789
 
 # layers_run N: miles-ci run of stage-a-cpu's shard 0 with the cache registry, results in $out/layers-N.
 layers_run() {
@@ -64,4 +69,24 @@ else
 	grep -h '"dependency layers:' "$out"/layers-ci/*/*/summary.json | sort | uniq -c
 	bad "--cache-registry: ci counts pulls and builds (exit $rc)"
 fi
+
+echo "=== RUN --cache-registry: a re-pointed content-key tag is not used"
+key=${n1#*"(key "}
+key=${key%%,*}
+# Someone who can push but holds no key re-points the tag to the layers plus a planted file.
+bash "$engine" run dagger --progress=plain core container from --address "$registry@$digest" \
+	with-new-file --path /planted --contents planted publish --address "$registry:$key" >"$out/layers-plant.out" 2>"$out/layers-plant.log"
+rp=$?
+layers_run 3
+rc3=$?
+n3=$(note 3)
+if ((rp == 0 && rc3 == 0)) && [[ $n3 == "dependency layers: $registry:$key names sha256:"*"not used: built here instead" ]] &&
+	! grep -q "$digest" <<<"$n3" && grep -q -- "--cache-registry: $registry:$key names an image that no proof binds to its content key" "$out/layers-3.log"; then
+	ok "--cache-registry: the re-pointed $registry:$key was refused and named, the layers built again, no planted file in the test's container"
+else
+	tail -n 20 "$out/layers-plant.log" "$out/layers-3.log" "$out/layers-3.out"
+	echo "plant (exit $rp); run 3 (exit $rc3): $n3"
+	bad "--cache-registry: a re-pointed content-key tag is not used"
+fi
+unset MILES_CI_CACHE_KEY
 set -e
