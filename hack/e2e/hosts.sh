@@ -227,8 +227,9 @@ hostsrun int --hosts "$out/hosts-int.yml" --results "$out/int" --only stage-c-4-
 pi=$!
 for _ in $(seq 240); do grep -q "stage-c-4-gpu-h200 .* passed" "$out/int.log" && break; sleep 1; done
 sleep 3
+mpid=$(pgrep -f "miles-ci ci --repo $fxg .*--results $out/int( |$)") # miles-ci's own, not the subshell's
 t0=$(date +%s%N)
-kill -INT "$pi"
+kill -INT "$mpid"
 wait "$pi"
 rc=$? int_ms=$(ms "$t0")
 left=$(sessions)
