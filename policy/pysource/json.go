@@ -29,7 +29,7 @@ func JSONString(s string) string {
 			b.WriteString(`\b`)
 		case r == '\f':
 			b.WriteString(`\f`)
-		case r < 0x20 || (r > 0x7f && r < 0x10000):
+		case r < 0x20 || (r >= 0x7f && r < 0x10000):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		case r >= 0x10000:
 			r -= 0x10000

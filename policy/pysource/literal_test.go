@@ -21,3 +21,11 @@ func TestShortDecimalMatchesGeneral(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONStringEscapesDEL: json.dumps (ensure_ascii) writes every character
+// outside ' '..'~' as an escape, DEL (0x7f) included.
+func TestJSONStringEscapesDEL(t *testing.T) {
+	if got, want := JSONString("a\x7fb\u00e9"), `"a\u007fb\u00e9"`; got != want {
+		t.Errorf("wanted %s, got %s", want, got)
+	}
+}
