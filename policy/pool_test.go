@@ -234,7 +234,7 @@ func TestShellQuoteAndJSON(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		`a"b\c`: `"a\"b\\c"`, "é\n": `"\u00e9\n"`, "\U0001F600": `"\ud83d\ude00"`, "\x7f": "\"\x7f\"",
+		`a"b\c`: `"a\"b\\c"`, "é\n": `"\u00e9\n"`, "\U0001F600": `"\ud83d\ude00"`, "\x7f": `"\u007f"`,
 	} {
 		if got := pysource.JSONString(in); got != want {
 			t.Errorf("JSONString(%q): wanted %s, got %s", in, want, got)
