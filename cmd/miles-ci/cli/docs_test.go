@@ -239,6 +239,8 @@ func skipReason(command string) string {
 		return ""
 	case ok && (args[0] == "run" || args[0] == "file-run" || args[0] == "ci") && !slices.Contains(args, "--dry-run") && !slices.Contains(args, "--what-if"):
 		return "runs tests on a Dagger engine (hack/e2e.sh runs it)"
+	case ok && args[0] == "report" && slices.Contains(args, "ci-results"):
+		return "reads the results folder of the guide's ci run (hack/e2e/guide.sh runs the guide's steps in order)"
 	case ok && args[0] == "triage":
 		return "runs tests on a Dagger engine at the head and the merge base (hack/e2e/rerun.sh runs it; TestTriage on a stand-in engine)"
 	case ok && slices.Contains(args, "../miles"):
