@@ -340,6 +340,34 @@ func cannotWrite(path string, err error) *Error {
 	return &Error{Path: path, Problem: "cannot be written: " + err.Error(), Err: err}
 }
 
+// WriteFile writes data to path, a new file or a regular one it replaces,
+// and never through a symbolic link (a link planted where an output goes
+// would write wherever it points): a link, a folder, a FIFO or a device at
+// path is an error naming it.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return &Error{Path: path, Problem: "is a symbolic link; miles-ci writes no file through one: give the path of a file"}
+		}
+		return &Error{Path: path, Problem: NotRegular(info.Mode()) + "; give the path of a file"}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|noFollow, perm)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return &Error{Path: path, Problem: "is a symbolic link; miles-ci writes no file through one: give the path of a file", Err: err}
+		}
+		return cannotWrite(path, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return cannotWrite(path, err)
+	}
+	return nil
+}
+
 // WriteSynced writes data to a new or truncated file at path and syncs
 // it, so that a full disk is an error here, not a short file found later.
 func WriteSynced(path string, data []byte, perm fs.FileMode) error {

@@ -248,3 +248,33 @@ func TestReadListedInto(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileNoLink: an output path that is a symbolic link is refused,
+// and the file it points to left as it was (issue 38: history chart --out
+// wrote through one); a regular file is replaced, a new one made.
+func TestWriteFileNoLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	write(t, target, "keep")
+	link := filepath.Join(dir, "chart.svg")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("<svg/>"), 0o644); err == nil || !strings.Contains(err.Error(), "is a symbolic link; miles-ci writes no file through one") {
+		t.Errorf("wanted the link refused, got %v", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("wanted the link's target untouched, got %q", got)
+	}
+	for _, p := range []string{target, filepath.Join(dir, "new.svg")} {
+		if err := WriteFile(p, []byte("<svg/>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "<svg/>" {
+			t.Errorf("%s: wanted it written, got %q", p, got)
+		}
+	}
+	if err := WriteFile(dir, nil, 0o644); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("wanted a folder refused, got %v", err)
+	}
+}

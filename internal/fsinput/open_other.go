@@ -17,6 +17,9 @@ func openRead(path string, _ bool) (readFile, error) {
 
 func (f readFile) close() { f.f.Close() }
 
+// noFollow is none where the platform has no O_NOFOLLOW.
+const noFollow = 0
+
 func (f readFile) stat() (fs.FileMode, int64, error) {
 	info, err := f.f.Stat()
 	if err != nil {

@@ -34,6 +34,9 @@ func openRead(path string, noLink bool) (readFile, error) {
 
 func (f readFile) close() { syscall.Close(int(f)) }
 
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
 // stat is the opened file's type and size.
 func (f readFile) stat() (fs.FileMode, int64, error) {
 	var st syscall.Stat_t

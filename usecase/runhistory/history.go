@@ -487,7 +487,7 @@ func Import(ctx context.Context, r ImportRequest) ([]Imported, error) {
 	}
 	defer store.Close()
 	var out []Imported
-	for _, dir := range r.Results {
+	for _, dir := range shardFolders(r.Results) {
 		b, im, err := importBatch(dir, r)
 		if err != nil {
 			return out, err
@@ -500,9 +500,29 @@ func Import(ctx context.Context, r ImportRequest) ([]Imported, error) {
 	return out, nil
 }
 
+// shardFolders are the folders to import: a ci run's or a triage's results
+// folder stands for each of its shards' (the one reader of results
+// folders, usecase.ReadResultsFolder, finds them), any other for itself.
+func shardFolders(dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		f, err := usecase.ReadResultsFolder(dir)
+		if err != nil || f.Layout == usecase.LayoutRun {
+			out = append(out, dir)
+			continue
+		}
+		for _, s := range f.Shards {
+			if s.Summary != nil {
+				out = append(out, filepath.Join(dir, filepath.FromSlash(s.Dir)))
+			}
+		}
+	}
+	return out
+}
+
 func importBatch(dir string, r ImportRequest) (history.Batch, Imported, error) {
 	kept := filepath.Join(dir, history.RowsFile)
-	data, err := fsinput.ReadFile(kept, fsinput.Kind{Name: "a history-rows.json", Max: report.MaxResultsSize})
+	data, err := fsinput.ReadFile(kept, fsinput.Kind{Name: "a history-rows.json", Max: report.MaxResultsSize, NoLink: true})
 	if err == nil {
 		b, err := history.ParseRows(kept, data)
 		if err != nil {
@@ -513,13 +533,12 @@ func importBatch(dir string, r ImportRequest) (history.Batch, Imported, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return history.Batch{}, Imported{}, err
 	}
-	s, err := report.ReadResults(dir)
+	s, raw, err := report.ReadResultsData(dir)
 	if err != nil {
 		return history.Batch{}, Imported{}, err
 	}
 	runID := r.RunID
 	if runID == "" {
-		raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
 		sum := sha256.Sum256(raw)
 		runID = fmt.Sprint(binary.BigEndian.Uint64(sum[:8]) >> 1)
 	}

@@ -308,3 +308,26 @@ func TestLockedStoreCostsOneWait(t *testing.T) {
 		}
 	}
 }
+
+// TestImportACIFolder: history import of a ci run's folder imports each of
+// its shards' rows, found by the one reader of results folders.
+func TestImportACIFolder(t *testing.T) {
+	dir := t.TempDir()
+	rows := func(run int) string {
+		return fmt.Sprintf(`{"commit_sha":"c1","github_run_id":%d,"github_run_attempt":1,"event_name":"local","git_ref":"local","recorded_at":"2026-08-10T12:00:00Z","attempts":[{"test_path":"tests/fast/test_a.py","backend":"CPU","suite":"stage-a-cpu","test_attempt":1,"status":"PASS","elapsed_seconds":3,"estimated_seconds":5}]}`, run)
+	}
+	var jobs []string
+	for i, d := range []string{"stage-a-cpu/1-of-2", "stage-a-cpu/2-of-2"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		sum := fmt.Sprintf(`{"hw":"cpu","suite":"stage-a-cpu","shard":{"id":%d,"size":2},"verdict":"passed","passed":true,"exit_code":0,"tests":[]}`, i)
+		os.WriteFile(filepath.Join(dir, d, "summary.json"), []byte(sum), 0o644)
+		os.WriteFile(filepath.Join(dir, d, history.RowsFile), []byte(rows(i+1)), 0o644)
+		jobs = append(jobs, fmt.Sprintf(`{"job":"pr-test/stage-a-cpu","kind":"stage","stage":"stage-a-cpu","shard":%d,"shards":2,"state":"passed","result":"success","gpus":0,"needs":[],"required":true,"duration_s":1,"exit_code":0}`, i))
+	}
+	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"gpus":"none","jobs":[`+strings.Join(jobs, ",")+`]}`), 0o644)
+	db := historytest.DBs(t)["sqlite"](t)
+	got, err := Import(context.Background(), ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv})
+	if err != nil || len(got) != 2 || got[0].From != history.RowsFile {
+		t.Fatalf("wanted both shards' rows imported, got %+v %v", got, err)
+	}
+}

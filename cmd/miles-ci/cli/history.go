@@ -12,6 +12,7 @@ import (
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/nearest"
 	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
@@ -519,8 +520,8 @@ func historyChart(args []string, env Env) int {
 		io.WriteString(env.Stdout, ans.SVG)
 		return 0
 	}
-	if err := os.WriteFile(*out, []byte(ans.SVG), 0o644); err != nil {
-		return fail(env, fmt.Errorf("--out: %w", err))
+	if err := fsinput.WriteFile(*out, []byte(ans.SVG), 0o644); err != nil {
+		return fail(env, fmt.Errorf("--out %w", err))
 	}
 	fmt.Fprintf(env.Stderr, "history chart: wrote %s (%d tests, %d stages)\n", *out, len(ans.Slowest.Tests), len(ans.Shards))
 	return 0

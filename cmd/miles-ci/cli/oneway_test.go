@@ -113,6 +113,17 @@ func TestUntrustedTextIsOneLine(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("history chart: %d", code)
 		}
+		// history chart --out writes no file through a link (issue 38 LOW).
+		dir := t.TempDir()
+		target, link := filepath.Join(dir, "target"), filepath.Join(dir, "chart.svg")
+		os.WriteFile(target, []byte("keep"), 0o644)
+		os.Symlink(target, link)
+		if code, _, stderr := runCLI(t, nil, "history", "chart", "--db", db, "--repo", milesRepo(), "--out", link); code != 1 || !strings.Contains(stderr, "is a symbolic link") {
+			t.Errorf("wanted --out through a link refused, got %d\n%s", code, stderr)
+		}
+		if got, _ := os.ReadFile(target); string(got) != "keep" {
+			t.Errorf("wanted the link's target untouched, got %q", got)
+		}
 		// Item 11: the SVG is XML, whatever the store's paths hold.
 		dec := xml.NewDecoder(strings.NewReader(stdout))
 		for {
