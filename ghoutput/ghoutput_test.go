@@ -2,6 +2,7 @@ package ghoutput
 
 import (
 	"errors"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
 	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/metricgate"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/report"
 )
@@ -145,4 +147,22 @@ func FuzzResultsMarkdown(f *testing.F) {
 			t.Fatal("rendered no heading")
 		}
 	})
+}
+
+// TestResultsMarkdownGate: the step summary shows the gate's table, every
+// name and reason of the checkout and the record escaped.
+func TestResultsMarkdownGate(t *testing.T) {
+	cur := metricgate.Float(1204.5)
+	s := report.Summary{HW: "cuda", Suite: "stage-c-4-gpu-h200", Verdict: report.Passed, Passed: true, Gate: &report.GateSummary{Form: "31f1ca9", Files: []report.GateFile{
+		{FileVerdict: metricgate.FileVerdict{Identity: metricgate.Identity{TestPath: "tests/e2e/a.py"}, Verdict: metricgate.NotTrusted, Coordinates: []metricgate.CoordinateVerdict{
+			{Metric: "perf/tok|s", Step: big.NewInt(-1), Status: metricgate.StatusInactive, Current: &cur},
+			{Metric: "m", Status: metricgate.StatusError, Reason: "required metric '<b>m</b>' missing from record"}}}}}}}
+	md := ResultsMarkdown(&s)
+	for _, want := range []string{"**Metric gate** (form `31f1ca9`, no store: every coordinate is a cold start; a shadow verdict: the baseline is not written; it never changes the verdict above)",
+		"| `tests/e2e/a.py` | ⚠️ not trusted | `perf/tok\\|s` | -1 | ⚪ inactive | 1204.5 | – | – |",
+		"|  |  | `m` | – | ❗ error: required metric '&lt;b&gt;m&lt;/b&gt;' missing from record | – | – | – |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("wanted %q in:\n%s", want, md)
+		}
+	}
 }

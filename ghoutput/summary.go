@@ -346,6 +346,7 @@ func ResultsMarkdown(r *report.Summary) string {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "> %s\n\n", text(n))
 	}
+	b.WriteString(gateMarkdown(r.Gate))
 	return capMarkdown(b.String(), MaxStepSummaryBytes)
 }
 

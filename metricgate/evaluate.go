@@ -139,6 +139,9 @@ func pyMax(a, b float64) float64 {
 	return a
 }
 
+// G6 is a number as the gate's reasons print it: Python's f"{x:.6g}".
+func G6(f float64) string { return pyG6(f) }
+
 // pyG6 is Python's f"{x:.6g}".
 func pyG6(f float64) string {
 	switch {

@@ -1,6 +1,8 @@
 package metricgate
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -141,4 +143,21 @@ func (r Record) Metrics() []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// RecordKey is the folder name Miles' harness gives a test file's records
+// (ci_utils._attempt_record_dir): the path with every character but
+// [A-Za-z0-9._-] replaced by "_", a dash and the first 10 hex digits of its
+// SHA-1. Its attempt N's merged record is KEY/attempt-N.merged.jsonl.
+func RecordKey(file string) string {
+	sum := sha1.Sum([]byte(file))
+	var b strings.Builder
+	for _, r := range file {
+		if r < 0x80 && (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String() + "-" + hex.EncodeToString(sum[:])[:10]
 }

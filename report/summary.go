@@ -76,6 +76,9 @@ type Summary struct {
 	Inconsistent []string `json:"inconsistent,omitempty"`
 	// Notes say what the results could not tell (e.g. a missing JUnit report).
 	Notes []string `json:"notes,omitempty"`
+	// Gate is the metric-history gate's verdicts of a CUDA stage run's
+	// passing files (rules §16); nil where the run has no gate.
+	Gate *GateSummary `json:"gate,omitempty"`
 }
 
 // TestResult is one planned file's outcome.
@@ -379,6 +382,9 @@ func (s Summary) Text() string {
 	}
 	for _, n := range s.Notes {
 		b.WriteString("  note: " + p(n) + "\n")
+	}
+	for _, l := range s.Gate.lines() {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }

@@ -86,6 +86,7 @@ type page struct {
 	Triage     []triageRow
 	Notes      []string
 	Tests      []testRow
+	Gate       *gateView
 }
 
 type jobRow struct {

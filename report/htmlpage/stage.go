@@ -68,6 +68,7 @@ func RenderStage(st Stage) ([]byte, error) {
 	for _, n := range s.Notes {
 		p.Notes = append(p.Notes, m(n))
 	}
+	p.Gate = gateSection(s.Gate, m)
 	var total float64
 	var failed failureView
 	for _, t := range s.Tests {

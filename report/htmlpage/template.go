@@ -120,6 +120,21 @@ svg rect { stroke: #57606a; } svg text { font-size: 12px; fill: #1f2328; } svg l
 {{- end}}
 </table>
 {{- end}}
+{{- with .Gate}}
+<h2>Metric gate</h2>
+<p id="gate-facts">{{.Facts}}</p>
+{{- if .Error}}
+<p>{{.Error}}</p>
+{{- end}}
+{{- with .Rows}}
+<table id="gate">
+<tr><th>file</th><th>verdict</th><th>metric</th><th>step</th><th>status</th><th>value</th><th>mean (n)</th><th>band</th><th>reason</th><th>record</th></tr>
+{{- range .}}
+<tr><td>{{if .File}}<code>{{.File}}</code>{{end}}</td><td>{{if .Verdict}}<span class="verdict {{.VerdictClass}}">{{.Verdict}}</span>{{end}}</td><td>{{if .Metric}}<code>{{.Metric}}</code>{{end}}</td><td>{{.Step}}</td><td class="{{.Class}}">{{.Status}}</td><td>{{.Value}}</td><td>{{.Mean}}</td><td>{{.Band}}</td><td>{{.Reason}}</td><td>{{if .Record}}<a href="{{.Record}}">record</a>{{end}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- end}}
 {{- with .Graph}}
 <h2>The job graph</h2>
 <svg id="graph" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="the job graph">
