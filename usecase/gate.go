@@ -10,9 +10,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/metricgate"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // GateForm reads the checkout's gate (rules §16) from its metric_history
@@ -174,4 +177,144 @@ func gateIdentity(r GateRequest, form metricgate.Form, rel string, src []byte, n
 		id.Suite = picked[0].Suite
 	}
 	return id, nil
+}
+
+// GateJudge is what judges a stage run's metric records (rules §16): the
+// checkout's own files and the store's history. The zero judge judges
+// nothing.
+type GateJudge struct {
+	// Source reads a repo-relative file of the checkout, nil when absent:
+	// its gate's form and the test files' declarations (the checkout the
+	// run was planned from, never a file of the container).
+	Source func(rel string) ([]byte, error)
+	// Baselines is the store's history; nil is none (every coordinate a
+	// cold start).
+	Baselines metricgate.Baselines
+	// Store names the store for the results, without a password ("": none).
+	Store string
+}
+
+// CheckoutSource reads a checkout folder's files for a GateJudge, each
+// bounded as a test file.
+func CheckoutSource(repo string) func(rel string) ([]byte, error) {
+	return func(rel string) ([]byte, error) {
+		data, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(rel)), fsinput.TestFile)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil
+		}
+		return data, err
+	}
+}
+
+// WithGate judges a CUDA stage run's passing files against their metric
+// records as Miles' gate would after each pass (rules §16): summary.json's
+// gate holds the verdicts, gate/KEY.jsonl each judged record, masked. The
+// run's verdict and exit status never change, and nothing here fails the
+// run: what cannot be judged says why in the verdicts.
+func WithGate(ctx context.Context, res stagerun.Result, req stagerun.Request, g GateJudge, m *report.Masker) stagerun.Result {
+	if g.Source == nil || req.Plan == nil || req.Stage.Backend != policy.CUDA {
+		return res
+	}
+	form, err := metricgate.ReadForm(g.Source)
+	if errors.Is(err, metricgate.ErrNoGate) {
+		return res
+	}
+	gate := &report.GateSummary{Form: form.Name, Store: g.Store, Files: []report.GateFile{},
+		WritesBaseline: err == nil && g.Store != "" && form.WritesBaseline(string(req.Plan.Cadence)), Provenance: metricgate.ProvenanceFromEnv(runEnvLookup(req))}
+	files := slices.Clone(res.Files)
+	if err != nil {
+		gate.Error = "the checkout's gate cannot be read: " + err.Error()
+	} else {
+		for _, t := range res.Summary.Tests {
+			if t.Status != report.Pass {
+				continue
+			}
+			v, text, kept := judgeFile(ctx, form, req, g, t, res.GateRecords)
+			f := report.GateFile{FileVerdict: v}
+			if kept {
+				f.Record = report.RecordFile(metricgate.RecordKey(t.File))
+				files = append(files, stagerun.ResultFile{Name: f.Record, Data: m.Mask(text)})
+			}
+			gate.Files = append(gate.Files, f)
+		}
+	}
+	res.Summary.Gate = gate
+	if js, err := encode.JSON(res.Summary); err == nil {
+		for i, f := range files {
+			if f.Name == stagerun.SummaryFile {
+				files[i].Data = m.Mask(string(js))
+			}
+		}
+	}
+	res.Files = files
+	return res
+}
+
+// judgeFile is run_gate_hook's evaluate_gate for one passing file: its
+// declarations, the record the wrapper kept of its passing attempt, the
+// identity (the file, cuda, the stage it ran on: the harness's registration
+// and executing stage agree in a stage run).
+func judgeFile(ctx context.Context, form metricgate.Form, req stagerun.Request, g GateJudge, t report.TestResult, kept []report.GateRecord) (metricgate.FileVerdict, string, bool) {
+	id := metricgate.Identity{TestPath: t.File, Backend: string(policy.CUDA), Suite: req.Stage.Name}
+	attempt := max(t.Attempts, 1)
+	var rec *report.GateRecord
+	for i := range kept {
+		if kept[i].File == t.File && kept[i].Attempt == attempt {
+			rec = &kept[i]
+		}
+	}
+	src, err := g.Source(t.File)
+	if err == nil && src == nil {
+		err = errors.New("the test file is not in the checkout")
+	}
+	if err != nil {
+		return metricgate.Failed(id, fmt.Errorf("reading %s: %w", t.File, err)), "", false
+	}
+	specs, err := metricgate.ParseDeclarations(t.File, src, form)
+	if err != nil {
+		return metricgate.Failed(id, err), "", false
+	}
+	switch {
+	case rec == nil:
+		return judge(ctx, form, id, specs, "", true, g.Baselines), "", false
+	case rec.Record == nil:
+		v := judge(ctx, form, id, specs, "", true, g.Baselines)
+		if v.Verdict == metricgate.NoVerdict {
+			v.Error = fmt.Sprintf("the merged record of attempt %d: %s", attempt, rec.Problem)
+		}
+		return v, "", false
+	}
+	return judge(ctx, form, id, specs, *rec.Record, false, g.Baselines), *rec.Record, true
+}
+
+// runEnvLookup is the run's GitHub facts as the container's environment
+// has them (GITHUB_COMMIT_NAME and the run's own), for the provenance
+// Miles' harness reads.
+func runEnvLookup(req stagerun.Request) func(string) (string, bool) {
+	sha, pr := req.HeadSHA, req.PRNumber
+	if sha == "" {
+		sha = "local"
+	}
+	if pr == "" {
+		pr = "non-pr"
+	}
+	vars := map[string]string{"GITHUB_COMMIT_NAME": sha + "_" + pr}
+	for _, e := range req.GitHub.Env() {
+		vars[e.Name] = e.Value
+	}
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+// CheckGateDB refuses a run's --gate-db that is the store the container's
+// own harness writes to (NEON_DATABASE_URL handed to it, neon): on a
+// nightly or weekly run Miles' run_gate_hook stores each file there itself,
+// and miles-ci's copy would count every value twice in the next baseline.
+func CheckGateDB(db, neon string) error {
+	if db != "" && db == neon {
+		return errors.New("--gate-db names the store the container's harness writes to (NEON_DATABASE_URL, handed to the run): a nightly or weekly run would store each value twice; give --gate-db another store, or run without NEON_DATABASE_URL")
+	}
+	return nil
 }

@@ -16,6 +16,12 @@ import (
 // (stagerun.Prepare, then stagerun.Test): EngineShards.Run's default, and
 // each attempt of a triage.
 func PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+	return GateJudge{}.PrepareAndTest(ctx, c, req, nonce, m)
+}
+
+// PrepareAndTest is usecase.PrepareAndTest with the run's metric records
+// judged by g (WithGate) before its page.
+func (g GateJudge) PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
 	p, spec, err := stagerun.Prepare(ctx, c, req, nonce)
 	if err != nil {
 		return stagerun.Result{}, spec, err
@@ -24,6 +30,7 @@ func PrepareAndTest(ctx context.Context, c stagerun.Container, req stagerun.Requ
 	if err != nil {
 		return res, spec, err
 	}
+	res = WithGate(ctx, res, req, g, m)
 	res, err = WithPage(res, req, m)
 	return res, spec, err
 }
