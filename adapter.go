@@ -6,6 +6,7 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/internal/dagger"
+	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 )
@@ -86,4 +87,26 @@ func (s *session) export(ctx context.Context, c stagerun.Container) (*dagger.Con
 		return nil, err
 	}
 	return dag.LoadContainerFromID(dagger.ContainerID(id)), nil
+}
+
+// sourceFiles reads the checkout's files for the metric gate
+// (usecase.GateJudge.Source): a regular file's contents, nil when there is
+// none, at most a test file's bound.
+func sourceFiles(ctx context.Context, src *dagger.Directory) func(rel string) ([]byte, error) {
+	return func(rel string) ([]byte, error) {
+		ok, err := src.Exists(ctx, rel, dagger.DirectoryExistsOpts{ExpectedType: dagger.ExistsTypeRegularType, DoNotFollowSymlinks: true})
+		if err != nil || !ok {
+			return nil, err
+		}
+		f := src.File(rel)
+		size, err := f.Size(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if int64(size) > fsinput.TestFile.Max {
+			return nil, fmt.Errorf("%s is %d bytes, more than the %d miles-ci reads of a test file", rel, size, fsinput.TestFile.Max)
+		}
+		text, err := f.Contents(ctx)
+		return []byte(text), err
+	}
 }

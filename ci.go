@@ -243,7 +243,10 @@ func (g *Graph) Run(
 		if err != nil {
 			return nil, err
 		}
-		runner := &ci.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker}
+		// The metric gate judges each CUDA shard's records with the
+		// checkout's declarations, without a store (the module links none).
+		judge := usecase.GateJudge{Source: usecase.CheckoutSource(dir)}
+		runner := &ci.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker, Run: judge.PrepareAndTest}
 		start := time.Now()
 		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
 		req.Notify = func(j cirun.JobReport) { progress(masker.Mask(j.Line(time.Since(start)))) }

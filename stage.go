@@ -264,6 +264,9 @@ func (m *MilesCi) test(ctx context.Context, req stagerun.Request, runID string) 
 	}
 	res, err := stagerun.Test(ctx, p, spec, n, masker)
 	if err == nil {
+		// The metric gate judges a CUDA shard's records with the checkout's
+		// declarations, without a store (the module links none).
+		res = usecase.WithGate(ctx, res, req, usecase.GateJudge{Source: sourceFiles(ctx, m.Source)}, masker)
 		res, err = usecase.WithPage(res, req, masker)
 	}
 	if err != nil {

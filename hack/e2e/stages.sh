@@ -9,6 +9,8 @@
 #   - layer reuse from the layer stamps (no timing);
 #   - `miles-ci run` on the same engine, and its --dry-run JSON equal to the module's spec;
 #   - `miles-ci run --batch 1` of a B200 pool fixture: each file alone at its GPU count;
+#   - the metric gate: a test's metric records judged in a run's results, stored on a
+#     nightly run with --gate-db, and judged by the module without a store;
 #   - with MILES_CI_REAL_MILES=DIR (opt-in), the same CUDA and CPU shards under that Miles
 #     checkout's own tests/ci runner.
 # Expected commits come from hack/images/mkrepos.sh, which builds the images' repositories
@@ -290,6 +292,40 @@ rc=$?
 	[[ $(grep -cE "^stage-c-b200/test \(Batch 1 / [12] GPU / tests/e2e/pool/test_pool_[12].py\) +passed" "$out/last.out") == 2 ]] &&
 	grep -q "pool file 1 ran" "$out/ci-pool/stage-c-4-gpu-b200/0/run.log" && grep -q "pool file 2 ran" "$out/ci-pool/stage-c-4-gpu-b200/1/run.log"
 check $? "miles-ci ci: the B200 pool job plans its batch and runs each file at its GPU count"
+
+# The metric gate (rules §16, docs/gate.md): a CUDA test that logs its metrics into
+# MILES_CI_GATE_RECORD_DIR (hack/e2e/testdata/gate) in a checkout with the gate
+# (testdata/miles-gate's metric_history). A nightly run with --gate-db judges the record
+# as a cold start and stores it; a regular run is judged against it; the module's run
+# judges it without a store. None of it changes the run's verdict.
+echo "=== RUN the metric gate"
+gx=$out/fx-gate
+rm -rf "$gx" && cp -r "$fx" "$gx" && rm -rf "$gx/tests/e2e" "$gx/tests/fast" && mkdir -p "$gx/tests/e2e/gate" &&
+	cp -r testdata/miles-gate/tests/ci/metric_history "$gx/tests/ci/" && cp hack/e2e/testdata/gate/test_metrics.py "$gx/tests/e2e/gate/"
+gate() { # gate DIR ARGS...: miles-ci run of the gate fixture into DIR
+	local dir=$1
+	shift
+	bash "$engine" run "$out/miles-ci" run --repo "$gx" --stage stage-b-2-gpu-h200 --labels run-ci-short --gpus none \
+		--gate-db "$out/gate.db" --results "$dir" --quiet "$@" >"$out/last.out" 2>"$out/last.log"
+}
+t0=$SECONDS
+gate "$out/gate-1" --nightly
+rc=$?
+((rc == 0)) && has "$out/last.log" "stored the metric gate's baseline of 1 file(s) in $out/gate.db" &&
+	json "$out/gate-1/summary.json" "s['passed'] and s['gate']['writes_baseline'] and [f['verdict'] for f in s['gate']['files']] == ['trusted'] and [c['status'] for c in s['gate']['files'][0]['coordinates']] == ['inactive'] * 3" &&
+	test -s "$out/gate-1/$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["gate"]["files"][0]["record"])' "$out/gate-1/summary.json")"
+okgate=$?
+gate "$out/gate-2"
+rc=$?
+((okgate == 0 && rc == 0)) && has "$out/last.out" "gate     tests/e2e/gate/test_metrics.py: trusted (3 coordinate(s): 3 pass)" &&
+	json "$out/gate-2/summary.json" "not s['gate']['writes_baseline'] and [c['baseline_n'] for c in s['gate']['files'][0]['coordinates']] == [1, 1, 1]" &&
+	has "$out/gate-2/report.html" "<h2>Metric gate</h2>"
+okgate=$?
+dagger call --source "$gx" --gpus none stage --name stage-b-2-gpu-h200 --labels run-ci-short shard --number 1 test results \
+	export --path "$out/gate-module" >"$out/last.out" 2>"$out/last.log"
+rc=$?
+((okgate == 0 && rc == 0)) && json "$out/gate-module/summary.json" "s['gate']['store'] == '' and [c['status'] for c in s['gate']['files'][0]['coordinates']] == ['inactive'] * 3"
+check $? "the metric gate: a run's records judged (a nightly run stores them, the next is judged against them, the module judges without a store) ($((SECONDS - t0)) s)"
 
 # Opt-in: Miles' own runner. MILES_CI_REAL_MILES=DIR names a Miles checkout (never part
 # of this repository); its tests/ci runner (run_suite.py and what it imports) replaces the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/history/historytest"
 )
 
 // TestAgainstMiles compares `miles-ci gate` with Miles' own evaluate_gate on
@@ -13,7 +15,8 @@ import (
 // set MILES_CI_REAL_MILES to a Miles checkout (its tests/ci is copied into a
 // scratch folder; nothing is written to it), and MILES_CI_GATE_CASES to the
 // number of cases (default 300). Every field of every coordinate and every
-// file's verdict must agree.
+// file's verdict must agree; with MILES_CI_TEST_POSTGRES, also against the
+// same rows in Postgres.
 func TestAgainstMiles(t *testing.T) {
 	miles := os.Getenv("MILES_CI_REAL_MILES")
 	if miles == "" {
@@ -39,7 +42,12 @@ func TestAgainstMiles(t *testing.T) {
 		t.Fatalf("copying tests/ci: %v\n%s", err, out)
 	}
 	script, _ := filepath.Abs(filepath.Join("testdata", "diffgate.py"))
-	cmd := exec.Command("python3", script, "--bin", bin, "--cases", cases, "--state", filepath.Base(miles))
+	args := []string{script, "--bin", bin, "--cases", cases, "--state", filepath.Base(miles)}
+	if pg, ok := historytest.DBs(t)["postgres"]; ok {
+		// The same rows in Miles' Postgres tables must give the same verdicts.
+		args = append(args, "--postgres", pg(t))
+	}
+	cmd := exec.Command("python3", args...)
 	cmd.Dir = work
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", strings.TrimSpace(string(out)))

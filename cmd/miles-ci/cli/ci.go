@@ -24,7 +24,7 @@ func runCI(args []string, env Env) int {
 		"    [--changed-files FILE] [--pr-body-file F] [--pr-number N] [--fork] [--image-tag T] [--sglang-input R] [--megatron-input R]\n"+
 		"    [--release-lock FILE] [--pr N [--github-repo OWNER/NAME]] [--repo DIR] [--planner miles-ci|checkout]\n"+
 		"    [--gpus all|none|IDS|KIND:IDS | --hosts FILE] [--substitute FROM=TO ...] [--lock-dir DIR] [--max-parallel N] [--only S ...] [--skip S ...]\n"+
-		"    [--cache-registry REF] [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH]\n"+
+		"    [--cache-registry REF] [--results DIR] [--rerun-failed DIR] [--head-sha SHA] [--record] [--db URL|PATH] [--gate-db URL|PATH]\n"+
 		"    [--progress | --quiet | --engine-log FILE] [--dry-run [--json | --mermaid]] [--what-if [--json] [--events E ...] [--as-of YYYY-MM-DD]]", env)
 	repo := fs.String("repo", "DIR", "the Miles checkout whose workflows make the graph (default: the current folder)")
 	event := fs.String("event", "E", "pull_request, schedule, workflow_dispatch, or release (release-branch-cut.yml calling the PR workflows)", fromEnv("EVENT_NAME"))
@@ -60,6 +60,7 @@ func runCI(args []string, env Env) int {
 	events := fs.List("events", "E", "the runtime history's samples a run orders its shards by and a what-if predicts with: of these events (default: schedule, as est-time; local adds local runs)")
 	asOf := fs.String("as-of", "YYYY-MM-DD", "the UTC date whose midnight ends the history's 21-day window (default: tomorrow, so today's runs count)")
 	rec := addRecordFlags(fs)
+	gateDB := gateDBFlag(fs)
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
 	fs.check(func() error {
@@ -186,7 +187,7 @@ func runCI(args []string, env Env) int {
 			return fs.usageError("%v", err)
 		}
 	}
-	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec, cacheRegistry: *cacheRegistry,
+	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec, gateDB: *gateDB, cacheRegistry: *cacheRegistry,
 		live: isTerminal(env.Stdout, env.Getenv)}, gh)
 }
 
@@ -236,4 +237,6 @@ type ciEngineFlags struct {
 	// fs and rec are the recording flags (--record, --db).
 	fs  *flagSet
 	rec recordFlags
+	// gateDB is --gate-db, the metric gate's store.
+	gateDB string
 }

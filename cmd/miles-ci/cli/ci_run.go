@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +76,11 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	if err := checkHistoryApart(f.fs, f.rec, env, f.results); err != nil {
 		return fail(env, err)
 	}
+	if f.fs != nil {
+		if err := checkGateDB(f.fs, env, f.gateDB, host.Secrets); err != nil {
+			return fail(env, err)
+		}
+	}
 	unlock, err := lockResults(f.results)
 	if err != nil {
 		return fail(env, err)
@@ -86,7 +93,13 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 	defer closeLog()
 	ctx, stop := signalContext(env)
 	defer stop()
-	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: ciShardRun, CacheRegistry: f.cacheRegistry, CacheKey: key}
+	gate := openGate(ctx, env, f.gateDB, host.Repo)
+	defer gate.Close()
+	run := ciShardRun
+	if run == nil {
+		run = gate.Judge.PrepareAndTest
+	}
+	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: run, CacheRegistry: f.cacheRegistry, CacheKey: key}
 	if len(req.Hosts) > 0 {
 		fl := ci.NewFleet(ctx, req.Hosts, func(ctx context.Context, h cirun.Host) (ci.Session, error) {
 			in := host
@@ -157,6 +170,7 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 				// GPUs of their kind): the engine's log knows nothing of that.
 				pointAtEngineLog(env, logPath)
 			}
+			storeGate(ctx, env, gate, slices.Collect(maps.Values(runner.Summaries())))
 		},
 	})
 }

@@ -35,11 +35,13 @@ type runFlags struct {
 	gpus, visible, models, datasets, runID, results, engineLog  *string
 	lockDir                                                     *string
 	cacheRegistry                                               *string
-	fork, dryRun, asJSON, quiet, progress                       *bool
-	timeout                                                     *optInt
-	gh                                                          *githubFlags
-	rec                                                         recordFlags
-	fs                                                          *flagSet
+	// gateDB is --gate-db (run only: a single file is not gated).
+	gateDB                                *string
+	fork, dryRun, asJSON, quiet, progress *bool
+	timeout                               *optInt
+	gh                                    *githubFlags
+	rec                                   recordFlags
+	fs                                    *flagSet
 }
 
 func addRunFlags(fs *flagSet) runFlags {
@@ -129,7 +131,7 @@ func runStage(args []string, env Env) int {
 		"    [--event E [--schedule CRON] [--pr-labels-json JSON]] [--release-lock FILE]\n"+
 		"    [--pr N [--github-repo OWNER/NAME]] [--pr-body-file F] [--sglang-input R] [--megatron-input R] [--image-tag T]\n"+
 		"    [--pr-number N] [--head-sha SHA] [--fork] [--gpus all|none|IDS] [--visible-devices IDS] [--models DIR] [--datasets DIR]\n"+
-		"    [--run-id ID] [--timeout-minutes N] [--cache-registry REF] [--results DIR] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
+		"    [--run-id ID] [--timeout-minutes N] [--cache-registry REF] [--results DIR] [--gate-db URL|PATH] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
 		"--stage JOB --batch N [the flags above but --shard and --results]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
 	shard := fs.Int("shard", "N", "the shard of a sharded stage as every output numbers it, 1 to its count: --shard 2 is shard 2/4 (Miles' --auto-partition-id 1)", 0, maxShards)
@@ -140,6 +142,7 @@ func runStage(args []string, env Env) int {
 	prLabels := fs.String("pr-labels-json", "JSON", "the PR's label names as a JSON array (with --event pull_request)")
 	lockFile := fs.String("release-lock", "FILE", "run as release CI does: cadence release, refs and image from this release-lock.json")
 	rf := addRunFlags(fs)
+	rf.gateDB = gateDBFlag(fs)
 	// The pull request is the trigger: other trigger facts with it are a
 	// usage error, found before GitHub is asked (usecase checks it again
 	// for the module).
@@ -319,6 +322,13 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	if err := checkHistoryApart(rf.fs, rf.rec, env, *rf.results); err != nil {
 		return fail(env, err)
 	}
+	gateDB := ""
+	if rf.gateDB != nil {
+		gateDB = *rf.gateDB
+		if err := checkGateDB(rf.fs, env, gateDB, host.Secrets); err != nil {
+			return fail(env, err)
+		}
+	}
 	unlock, err := lockResults(*rf.results)
 	if err != nil {
 		return fail(env, err)
@@ -363,7 +373,10 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		annotate(env, "error", "interrupted (SIGINT or SIGTERM): miles-ci stopped the run; nothing of it was read")
 		return ExitInterrupted
 	}
+	gate := openGate(ctx, env, gateDB, host.Repo)
+	defer gate.Close()
 	if err == nil {
+		res = usecase.WithGate(ctx, res, req, gate.Judge, m)
 		res, err = usecase.WithPage(res, req, m)
 	}
 	if err != nil {
@@ -385,6 +398,7 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 		recording: rf.fs != nil && recording(rf.rec, env),
 		dir:       *rf.results, checkout: host.Repo, files: res.Files, depth: 1, mask: m.Mask,
 		written: func() { io.WriteString(env.Stdout, "results: "+*rf.results+"\n") },
+		last:    func() { storeGate(ctx, env, gate, []report.Summary{res.Summary}) },
 	})
 }
 

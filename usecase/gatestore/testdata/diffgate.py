@@ -191,7 +191,41 @@ def record(r, metrics):
     return sep.join(lines) + r.choice(["\n", "", "\n\u00a0"])
 
 
-def store(r, path, specs, test_path, suite):
+PSQL = [p for p in __import__("glob").glob("/usr/lib/postgresql/*/bin/psql")] + ["psql"]
+
+
+def psql(url, *args, stdin=None):
+    p = subprocess.run([PSQL[0], url, "-v", "ON_ERROR_STOP=1", "-q", *args], input=stdin, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError("psql: " + p.stderr)
+    return p.stdout
+
+
+PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, test_path TEXT NOT NULL, backend TEXT NOT NULL, suite TEXT NOT NULL,
+  commit_sha TEXT NOT NULL, pr_number INTEGER, github_run_id BIGINT, github_run_attempt INTEGER, event_name TEXT, ref TEXT,
+  created_at TIMESTAMPTZ NOT NULL, trusted BOOLEAN NOT NULL);
+CREATE TABLE IF NOT EXISTS metric_values (run_id TEXT NOT NULL REFERENCES runs(run_id), metric_key TEXT NOT NULL,
+  steps_key TEXT NOT NULL, constraint_key TEXT NOT NULL, step INTEGER NOT NULL, value DOUBLE PRECISION NOT NULL);
+"""
+
+
+def to_postgres(url, db):
+    """The SQLite store's rows, the same in the Postgres store (Miles' Neon tables)."""
+    import csv, io, sqlite3
+    psql(url, "-c", PG_SCHEMA)
+    psql(url, "-c", "TRUNCATE metric_values, runs")
+    con = sqlite3.connect(db)
+    for table, conv in (("runs", lambda row: row[:11] + ("t" if row[11] else "f",)), ("metric_values", lambda row: row[:5] + (repr(row[5]),))):
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        for row in con.execute(f"SELECT * FROM {table}"):
+            w.writerow(["" if v is None else v for v in conv(row)])
+        psql(url, "-c", f"\\copy {table} FROM pstdin WITH (FORMAT csv)", stdin=buf.getvalue())
+    con.close()
+
+
+def store(r, path, specs, test_path, suite, unique_times=False):
     s = SQLiteMetricHistoryStore(path)
     s._conn.execute("PRAGMA synchronous=OFF")
     coords = []
@@ -200,7 +234,9 @@ def store(r, path, specs, test_path, suite):
             coords.append((sp.metric_key, sp.steps_key, sp.constraint_key, step))
     times = [f"2026-08-{d:02d}T1{h}:00:00+00:00" for d in range(1, 6) for h in range(3)]
     nruns = r.choice([0, 0, 1, 3, 8, 25])
-    for _ in range(nruns):
+    for k in range(nruns):
+        if unique_times:  # Postgres orders ties its own way: no ties
+            times = [f"2026-08-01T00:{k // 60:02d}:{k % 60:02d}.{r.randint(0, 999999):06d}+00:00"]
         ident = RunIdentity(test_path, "cuda", suite if r.random() < 0.9 else "stage-other")
         vals = []
         for c in coords:
@@ -241,9 +277,9 @@ def python_side(test_path, rec_path, db, suite):
     return {"identity": [res.test_path, res.backend, res.suite], "trusted": res.trusted, "coordinates": coords}
 
 
-def go_side(binary, test_path, rec_path, db, suite):
+def go_side(binary, test_path, rec_path, db, suite, env=None):
     p = subprocess.run([binary, "gate", "--repo", ".", "--file", test_path, "--record", rec_path, "--db", db,
-                        "--backend", "cuda", "--suite", suite, "--json"], capture_output=True, text=True)
+                        "--backend", "cuda", "--suite", suite, "--json"], capture_output=True, text=True, env=env)
     if p.returncode not in (0, 1) or not p.stdout:
         return {"error": "exit %d: %s" % (p.returncode, p.stderr.strip()[:300]), "fatal": True}
     ans = json.loads(p.stdout)
@@ -266,6 +302,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--state", default="?")
     ap.add_argument("--show", type=int, default=5)
+    ap.add_argument("--postgres", default="", help="also judge against the same rows in this Postgres database (its runs and metric_values are replaced)")
     a = ap.parse_args()
     r = random.Random(a.seed)
     os.makedirs(DIR, exist_ok=True)
@@ -287,13 +324,19 @@ def main():
             with open(rec_path, "w", encoding="utf-8", newline="") as f:
                 f.write(record(r, metrics))
             db = os.path.join(tmp, f"db_{i}.sqlite")
-            store(r, db, specs, test_path, suite)
+            store(r, db, specs, test_path, suite, unique_times=bool(a.postgres))
             exec_suite = suite
             if EXECUTING and r.random() < 0.2:
                 exec_suite = "stage-c-8-gpu-b200"
             py = python_side(test_path, rec_path, db, exec_suite)
             go = go_side(a.bin, test_path, rec_path, db, exec_suite)
             same = ("error" in py) == ("error" in go) and ("error" in py or py == go)
+            if a.postgres:
+                to_postgres(a.postgres, db)
+                pg = go_side(a.bin, test_path, rec_path, "", exec_suite, env=dict(os.environ, MILES_CI_GATE_DB=a.postgres))
+                if ("error" in pg) != ("error" in go) or ("error" not in go and pg != go):
+                    same = False
+                    go = {"sqlite": go, "postgres": pg}
             if "error" in py and "error" in go:
                 errors_both += 1
             elif same:
@@ -311,7 +354,8 @@ def main():
     finally:
         shutil.rmtree(tmp)
         shutil.rmtree(DIR)
-    print(f"state {a.state} (evaluate_gate executing_suite={EXECUTING}): {a.cases} cases, {verdicts} verdicts alike "
+    backends = "SQLite and Postgres" if a.postgres else "SQLite"
+    print(f"state {a.state} (evaluate_gate executing_suite={EXECUTING}; {backends}): {a.cases} cases, {verdicts} verdicts alike "
           f"({coords_n} coordinates), {errors_both} no-verdict alike, {diffs} differ")
     return 1 if diffs else 0
 

@@ -14,7 +14,12 @@ same `--list-only` plan, and runs a shard the same way:
   policy's bypass_fastfail) and exits 255 when a file failed;
 - with GITHUB_ACTIONS=true it prints `::group::` lines and one status line
   per attempt: `[i/n] FILE  PASS|FAIL|TIMEOUT  elapsed=Ns [exit=N]
-  [timeout_after=Ns] [retry_of=attempt=N]`.
+  [timeout_after=Ns] [retry_of=attempt=N]`;
+- with MILES_CI_GATE_RECORD_DIR (the metric gate, rules §16), each cuda or
+  rocm attempt gets its own record folder BASE/KEY/attempt-N in that variable,
+  and a passing attempt's records (*.jsonl, {"metric": K, "series": [...]} a
+  line) are merged into BASE/KEY/attempt-N.merged.jsonl, each metric's series
+  joined and sorted by step, before its status line.
 
 A test tree may hold tests/ci/run_suite_defaults.json to change the defaults
 of --timeout-per-file and --retry-wait-seconds (miles-ci's end-to-end fixture
@@ -23,6 +28,7 @@ does, so a timeout takes seconds, not half an hour).
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import re
@@ -214,9 +220,46 @@ def status_line(i, n, filename, status, elapsed, exit_code=None, timeout_after=N
     print(line, flush=True)
 
 
-def run_file(filename, timeout, capture):
+GATE_RECORD_DIR = "MILES_CI_GATE_RECORD_DIR"
+
+
+def record_dir(filename, attempt):
+    """The attempt's metric-record folder (KEY: the path with [^A-Za-z0-9._-]
+    as "_", a dash, 10 hex digits of its SHA-1), or None without the variable."""
+    base = os.environ.get(GATE_RECORD_DIR)
+    if not base:
+        return None
+    key = re.sub(r"[^A-Za-z0-9._-]", "_", filename) + "-" + hashlib.sha1(filename.encode()).hexdigest()[:10]
+    path = os.path.join(base, key, f"attempt-{attempt}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def merge_records(folder):
+    """Merges a passing attempt's records into FOLDER.merged.jsonl."""
+    merged = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".jsonl"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    rec = json.loads(line)
+                    merged.setdefault(rec["metric"], []).extend(rec["series"])
+    for points in merged.values():
+        points.sort(key=lambda p: (p[0] is None, p[0]))
+    with open(folder + ".merged.jsonl", "w", encoding="utf-8") as f:
+        for metric, points in merged.items():
+            f.write(json.dumps({"metric": metric, "series": points}) + "\n")
+
+
+def run_file(filename, timeout, capture, records=None):
     """Runs one file; returns (exit code or None on timeout, captured output)."""
-    proc = subprocess.Popen(["python3", os.path.join(os.getcwd(), filename)], start_new_session=True,
+    env = None
+    if records is not None:
+        env = dict(os.environ, **{GATE_RECORD_DIR: records})
+    proc = subprocess.Popen(["python3", os.path.join(os.getcwd(), filename)], start_new_session=True, env=env,
                             stdout=subprocess.PIPE if capture else None,
                             stderr=subprocess.STDOUT if capture else None, text=True, errors="replace")
     output = []
@@ -260,12 +303,18 @@ def run_gpu_files(tests, timeout_per_file, continue_on_error, enable_retry, max_
                 print(f"::group::{test.filename}  ({i}/{n} est={int(test.est_time)}s attempt={attempt})", flush=True)
             print(f"Begin ({i}/{n}): python3 {test.filename}", file=sys.stderr, flush=True)
             start = time.monotonic()
-            code, output = run_file(test.filename, timeout, capture=enable_retry)
+            records = record_dir(test.filename, attempt)
+            code, output = run_file(test.filename, timeout, capture=enable_retry, records=records)
             elapsed = time.monotonic() - start
             if in_actions():
                 print("::endgroup::", flush=True)
             retry_of = attempt - 1 if attempt > 1 else None
             if code == 0:
+                if records is not None:
+                    try:
+                        merge_records(records)
+                    except (OSError, ValueError, KeyError, TypeError) as e:
+                        print(f"[CI Gate] record merge failed for {test.filename}: {e}", file=sys.stderr, flush=True)
                 status_line(i, n, test.filename, "PASS", elapsed, retry_of=retry_of)
                 passed.append(test.filename)
                 ok = True
