@@ -27,6 +27,10 @@
 #     (hack/e2e/rerun.sh, about 6 minutes),
 #   - the "CI failed on my PR" guide: docs/when-ci-fails.md's commands in order, as written,
 #     on a fixture playing PR 2542 against the GitHub API stand-in (hack/e2e/guide.sh),
+#   - on one stand-in 8-GPU host the PR graph's span is within 1.15x of its lower bound, the
+#     what-if of that run from its history within 15% of its span, and a fleet of hosts that do
+#     not exist predicted in a shorter span, each GPU shard on a host of its model
+#     (hack/e2e/whatif.sh, about 3 minutes),
 #   - the module's Go test module calls plan, ci ... plan, a stage run and lint through its
 #     typed client (hack/e2e/moduletest.sh),
 #   - `engine.sh start` takes the next slot while an unseen engine holds the state
@@ -87,7 +91,7 @@ same() {
 }
 
 # MILES_CI_E2E_SUITES="trust ..." runs only those suites (of module pr stages trust check
-# slots ci hosts layers rerun guide moduletest; module is the module's functions, help and CLI parity below; the stage
+# slots ci hosts layers rerun guide whatif moduletest; module is the module's functions, help and CLI parity below; the stage
 # fixture's setup comes along): for a helper who changed one suite. Unset: everything.
 suites=${MILES_CI_E2E_SUITES:-}
 suite() { [[ -z $suites || " $suites " == *" $1 "* ]]; }
@@ -197,6 +201,7 @@ if suite hosts; then source hack/e2e/hosts.sh; fi
 if suite layers; then source hack/e2e/layers.sh; fi
 if suite rerun; then source hack/e2e/rerun.sh; fi
 if suite guide; then source hack/e2e/guide.sh; fi
+if suite whatif; then source hack/e2e/whatif.sh; fi
 if suite moduletest; then source hack/e2e/moduletest.sh; fi
 
 if [[ -z $suites ]]; then
