@@ -8,6 +8,15 @@ import (
 	"github.com/radixark/miles-ci/report"
 )
 
+// GateMarkdown is gateMarkdown for one shard of a ci run, headed by its
+// results folder.
+func GateMarkdown(dir string, g *report.GateSummary) string {
+	if g == nil {
+		return ""
+	}
+	return "\n#### " + code(dir) + "\n\n" + gateMarkdown(g)
+}
+
 // gateMarkdown renders a run's metric-gate verdicts (rules §16): what they
 // were judged against, then a row per coordinate (or per file with no
 // verdict). Every name and reason comes from the checkout or the test's

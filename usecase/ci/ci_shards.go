@@ -259,7 +259,7 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 	e.mu.Unlock()
 	sort.Slice(done, func(i, j int) bool { return done[i].dir < done[j].dir })
 	r := CIResults{Reuse: layerReuse(done)}
-	r.StepSummary = e.Masker.Mask(ghoutput.CIMarkdown(rep, g, r.Reuse))
+	r.StepSummary = e.Masker.Mask(ghoutput.CIMarkdown(rep, g, r.Reuse) + gateMarkdown(done))
 	var sums []report.Summary
 	for _, d := range done {
 		for _, f := range d.files {
@@ -281,6 +281,18 @@ func (e *EngineShards) Results(rep *cirun.Report, g *cirun.Graph) (CIResults, er
 		stagerun.ResultFile{Name: "junit.xml", Data: string(report.JUnitAll(sums))},
 		stagerun.ResultFile{Name: "step-summary.md", Data: r.StepSummary}, page)
 	return r, nil
+}
+
+// gateMarkdown is the metric gate's verdicts of each CUDA shard that has
+// them (rules §16), for the run's step summary.
+func gateMarkdown(done []ciShard) string {
+	var b strings.Builder
+	for _, d := range done {
+		if d.summary.Gate != nil && !d.kept {
+			b.WriteString(ghoutput.GateMarkdown(d.dir, d.summary.Gate))
+		}
+	}
+	return b.String()
 }
 
 // bindSummaries records in the run record the digest of each shard's own

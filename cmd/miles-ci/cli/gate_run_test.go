@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"math/big"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/internal/encode"
+	"github.com/radixark/miles-ci/metricgate"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 )
@@ -124,5 +126,33 @@ func TestRunGateKeepsThePasswordOut(t *testing.T) {
 	code, _, stderr = runCLI(t, map[string]string{"MILES_CI_GATE_DB": db, "NEON_DATABASE_URL": db}, gateRunArgs(filepath.Join(dir, "r2"))...)
 	if code != 1 || !strings.Contains(stderr, "--gate-db names the store the container's harness writes to") || strings.Contains(stderr, secret) {
 		t.Errorf("wanted the container's own store refused as --gate-db, got %d\n%s", code, stderr)
+	}
+}
+
+// TestCIGate: each CUDA shard's gate verdicts reach the run's step summary
+// under the shard's folder, and a baseline-writing shard's verdicts are
+// stored in --gate-db after the results.
+func TestCIGate(t *testing.T) {
+	fakeCIEngine(t, nil)
+	fake := ciShardRun
+	ciShardRun = func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+		res, spec, err := fake(ctx, c, req, nonce, m)
+		if err == nil && req.Stage.Backend == "cuda" && req.Plan != nil {
+			cur := metricgate.Float(0.5)
+			res.Summary.Gate = &report.GateSummary{Form: "31f1ca9", Store: "gate.db", WritesBaseline: true, Files: []report.GateFile{{FileVerdict: metricgate.FileVerdict{
+				Identity: metricgate.Identity{TestPath: "tests/x/test_a.py", Backend: "cuda", Suite: req.Stage.Name}, Verdict: metricgate.Trusted,
+				Coordinates: []metricgate.CoordinateVerdict{{Metric: "train/ppo_kl", StepsKey: `"last"`, ConstraintKey: "{}", Step: big.NewInt(-1), Status: metricgate.StatusInactive, Current: &cur}}}}}}
+		}
+		return res, spec, err
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gate.db")
+	results := filepath.Join(dir, "results")
+	code, stdout, stderr := runCLI(t, map[string]string{"MILES_CI_GATE_DB": db}, "ci", "--repo", milesRepo(), "--event", "pull_request", "--pr-labels-json", `["run-ci-megatron"]`,
+		"--gpus", "none", "--quiet", "--only", "stage-c-4-gpu-h200", "--results", results)
+	step, _ := os.ReadFile(filepath.Join(results, "step-summary.md"))
+	if code != 0 || !strings.Contains(string(step), "#### `stage-c-4-gpu-h200/1-of-3`") || !strings.Contains(string(step), "| `tests/x/test_a.py` | ✅ trusted | `train/ppo_kl` | -1 | ⚪ inactive | 0.5 | – | – |") ||
+		!strings.Contains(stderr, "stored the metric gate's baseline of 3 file(s) in "+db) {
+		t.Errorf("wanted each shard's gate in the step summary and stored, got %d\n%s\n%s\n%s", code, stdout, stderr, step)
 	}
 }
