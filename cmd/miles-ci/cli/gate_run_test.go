@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"io"
-	"math/big"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
