@@ -159,7 +159,7 @@ func RenderCI(c CI) ([]byte, error) {
 		p.Failures = append(p.Failures, v)
 	}
 	for _, j := range r.Jobs {
-		row := jobRow{Title: m(j.Title()), State: string(j.State), Class: stateClass(j.State), Needs: m(strings.Join(j.Needs, ", ")), Reason: m(j.Reason)}
+		row := jobRow{Title: m(j.Title()), State: string(j.State), Class: stateClass(j.State), Needs: m(report.Printable(strings.Join(j.Needs, ", "))), Reason: m(report.Printable(j.Reason))}
 		row.Where = m(where(j))
 		if j.State != cirun.Skipped && j.State != cirun.Excluded && j.State != cirun.NotModelled && j.State != cirun.WouldRun {
 			row.Duration = fmt.Sprintf("%.1f s", j.Duration)
@@ -261,7 +261,7 @@ func where(j cirun.JobReport) string {
 	if j.Substituted != "" {
 		parts = append(parts, "substituted "+j.Substituted)
 	}
-	return strings.Join(parts, " ")
+	return report.Printable(strings.Join(parts, " ")) // a host's name is a hosts file's
 }
 
 // logLink is the relative link to a results folder's run.log.
@@ -331,14 +331,14 @@ func RenderTriage(t Triage) ([]byte, error) {
 	p.Facts = [][2]string{{"head", m(t.Head)}, {"merge base", m(t.Base)}}
 	for _, f := range t.Files {
 		c := f.Decision.Counts
-		row := triageRow{File: m(report.Printable(f.File)), Verdict: string(f.Decision.Verdict), Class: verdictClass(f.Decision.Verdict), Why: m(f.Decision.Reason),
+		row := triageRow{File: m(report.Printable(f.File)), Verdict: string(f.Decision.Verdict), Class: verdictClass(f.Decision.Verdict), Why: m(report.Printable(f.Decision.Reason)),
 			Head: fmt.Sprintf("%d pass / %d fail", c.HeadPass, c.HeadFail), Base: fmt.Sprintf("%d pass / %d fail", c.BasePass, c.BaseFail)}
 		if c.BasePass+c.BaseFail == 0 {
 			row.Base = "not run"
 		}
 		for _, a := range f.Attempts {
 			ar := attemptRow{Name: fmt.Sprintf("%s #%d", a.Side, a.N), Outcome: string(a.Outcome), Class: outcomeClass(a.Outcome),
-				Duration: fmt.Sprintf("%.1f s", a.DurationS), Reason: m(a.Reason)}
+				Duration: fmt.Sprintf("%.1f s", a.DurationS), Reason: m(report.Printable(a.Reason))}
 			if a.Log != "" && a.Dir != "" {
 				ar.Log = logLink(m(a.Dir))
 			}

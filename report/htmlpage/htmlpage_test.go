@@ -260,3 +260,17 @@ func tasksOf(r *cirun.Report, fleet []timeline.Devices) []timeline.Task {
 	r.Timeline = &timeline.Figures{Fleet: fleet}
 	return r.Tasks()
 }
+
+// TestPageTextIsPrintable: a job's reason and a triage's read from a
+// results folder show on the page as one line of text, their controls
+// escaped (issue 38: one way out, report.html too).
+func TestPageTextIsPrintable(t *testing.T) {
+	rep := &cirun.Report{Jobs: []cirun.JobReport{{Key: "pr-test/policy", Kind: cirun.KindPolicy, State: cirun.Passed, Reason: "a\u202eb\x1b[2J\nc", Needs: []string{}}}}
+	page, err := RenderCI(CI{Report: rep, Mask: func(s string) string { return s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(string(page), "\u202e\x1b") || !strings.Contains(string(page), `a\u202eb\x1b[2J\nc`) {
+		t.Errorf("wanted the reason escaped on the page, got\n%s", page)
+	}
+}
