@@ -107,6 +107,7 @@ if [[ "${got[*]}" != "${want[*]}" ]]; then
 else
 	mkdir -p "$out/guide-bin" && ln -sf "$out/miles-ci" "$out/guide-bin/miles-ci" && go build -o "$out/guide-bin/standin" ./github/githubtest/standin
 	# One namespace for the stand-in and the commands: the commands reach it on loopback.
+	guide_t0=$SECONDS
 	bash "$engine" run bash -c '
 		out=$1 fxg=$2 api=$3
 		"$out/guide-bin/standin" "$api" >"$out/guide-api.url" 2>/dev/null &
@@ -153,7 +154,7 @@ for name in ("shard-results", "file-results", "miles-ci-triage"):
 assert not [f for f in os.listdir(fx) if f.endswith(".miles-ci-lock")], os.listdir(fx)
 PY
 	if (($? == 0)); then
-		ok "the guide: the ci folder (shard 2/4 failed in attempt 2, the others reused with their digests), the reproductions' and triage's folders, no lock file left"
+		ok "the guide: the ci folder (shard 2/4 failed in attempt 2, the others reused with their digests), the reproductions' and triage's folders, no lock file left ($((SECONDS - guide_t0)) s for the guide's steps)"
 	else
 		bad "the guide: the folders the steps left"
 	fi
