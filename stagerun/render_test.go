@@ -34,6 +34,8 @@ type engine struct {
 	engineCode *int
 	// hangAt names a command ("<plan>", "<run>") that never ends.
 	hangAt string
+	// gate are the metric records the wrapper kept.
+	gate []report.GateRecord
 }
 
 func (e *engine) handle(x fakeExec, _ map[string]string) (string, int, map[string]string) {
@@ -60,7 +62,7 @@ func (e *engine) handle(x fakeExec, _ map[string]string) (string, int, map[strin
 	case x.argv[0] == "<plan>":
 		return e.planText, 0, map[string]string{ResultsDir + "/plan.txt": e.planText}
 	case x.argv[0] == "<run>":
-		rec := report.RunRecord{Ending: report.Exited, ExitCode: e.runCode, ElapsedS: 7}
+		rec := report.RunRecord{Ending: report.Exited, ExitCode: e.runCode, ElapsedS: 7, GateRecords: e.gate}
 		if e.status != "" {
 			rec.StatusLines = strings.Split(strings.TrimSuffix(e.status, "\n"), "\n")
 		}
@@ -282,6 +284,31 @@ func TestTestGPU(t *testing.T) {
 	wantErr := "stage-c-2-gpu-h200 shard 2/2 failed with exit code 255: " + files[1].File + " (exit 1); not run: "
 	if err := s.Err(); err == nil || !strings.HasPrefix(err.Error(), wantErr) {
 		t.Errorf("wanted an error starting %q, got %v", wantErr, err)
+	}
+}
+
+// TestTestKeepsGateRecords: the metric records the run wrapper kept come
+// back beside the results (for usecase.WithGate), not in them, and change
+// nothing of the verdict; the run step had the record folder's variable.
+func TestTestKeepsGateRecords(t *testing.T) {
+	req := stageRequest(t, usecase.Inputs{Stage: "stage-c-2-gpu-h200", Shard: shard(2), Labels: []string{"run-ci-all"}})
+	files := req.Plan.Enabled
+	record := `{"metric": "train/ppo_kl", "series": [[0, 0.1]]}`
+	e := &engine{planText: req.Plan.Text(), runCode: 255, status: "[1/4] " + files[0].File + "  PASS  elapsed=12s\n[2/4] " + files[1].File + "  FAIL  elapsed=3s exit=1\n",
+		gate: []report.GateRecord{{File: files[0].File, Attempt: 1, Record: &record}}}
+	p, spec := prepared(t, e, req)
+	if !slices.Contains(spec.RunEnv, EnvVar{"MILES_CI_GATE_RECORD_DIR", GateRecordDir}) {
+		t.Errorf("wanted the record folder in the run env, got %v", spec.RunEnv)
+	}
+	res, err := Test(context.Background(), p, spec, "run-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.GateRecords) != 1 || *res.GateRecords[0].Record != record || res.Summary.ExitCode != 255 || res.Summary.Gate != nil {
+		t.Errorf("wanted the kept record beside an unchanged summary, got %+v %+v", res.GateRecords, res.Summary)
+	}
+	if slices.ContainsFunc(res.Files, func(f ResultFile) bool { return strings.Contains(f.Data, "train/ppo_kl") }) {
+		t.Error("a record reached the results before the gate judged it")
 	}
 }
 
