@@ -16,7 +16,8 @@
 #   - `dagger check` runs miles-ci's lint and verify on a Miles checkout that installs it as
 #     a toolchain, and fails on drift (hack/e2e/check.sh),
 #   - `miles-ci ci` and the module's `ci` run the whole PR graph on stand-ins: fast-fail,
-#     bypass-fastfail, the PR image, SIGINT (hack/e2e/ci.sh, about 4 minutes),
+#     bypass-fastfail, the PR image, SIGINT; the README's whole-CI command and its failing
+#     example on the bundled tree, as written (hack/e2e/ci.sh, about 7 minutes),
 #   - hosts that know their GPUs: a --hosts fleet with a host down, two runs on one host
 #     never sharing a device, a killed run freeing its devices; hosts that fail (refused, failing
 #     fast, dying mid-run) are down at once, Ctrl-C ends a fleet run within 2 s, and no dagger

@@ -5,6 +5,9 @@
 #     dependency layers, the results folder holds each shard's results and the run's
 #     summary.json and junit.xml; independent shards overlap (the ratio is printed;
 #     BenchmarkConcurrentShards measures it without an engine);
+#   - the README's whole-CI command, as written, on the bundled tree (testdata/miles): every
+#     job passes, GPU stages on stand-ins included, exit 0; and its failing example
+#     (run-ci-sglang): the file that failed, the files that never started, report.html;
 #   - the module's `ci ... plan` prints the CLI's --dry-run --json bytes, and its
 #     `ci ... run` passes the same graph;
 #   - a failing stage-a-cpu shard stops the GPU stages, and bypass-fastfail lets them run,
@@ -50,6 +53,45 @@ print(f"{len(shards)} shards, {busy:.0f} s of shard time in {sys.argv[2]} s wall
 sys.exit(0 if ok else 1)' "$out/ci/summary.json" "$wall" 2>>"$out/ci.ratio" && test -s "$out/ci/junit.xml" -a -s "$out/ci/stage-a-cpu/4-of-4/summary.json" -a -s "$out/ci/stage-c-4-gpu-mi350/2-of-2/run.log" &&
 	test -f "$out/ci/.miles-ci-results" && grep -q "dependency layers:" "$out/ci.out"
 cicheck $? "miles-ci ci: every shard of the PR graph passed on stand-ins ($(tail -n 1 "$out/ci.ratio" 2>/dev/null); $(grep -o '[0-9]* reused' "$out/ci.out"))"
+
+# readme CMD-ARGS...: runs the README's `bash hack/ci.sh CMD-ARGS` as written (the README must
+# show that exact line), from a scratch folder so its miles-ci-results/ lands there; stdout in
+# $out/readme-ci.out, the results folder it names in $readme_res, the README's output block
+# after the command in $out/readme-ci.want, exit in rc.
+readme() {
+	python3 - README.md "$@" >"$out/readme-ci.want" <<'PY'
+import shlex, sys
+text, args = open(sys.argv[1]).read(), sys.argv[2:]
+line = next((l for l in text.splitlines() if l.startswith("bash hack/ci.sh ") and shlex.split(l)[2:] == args), None)
+if line is None:
+    sys.exit("the README shows no line bash hack/ci.sh " + shlex.join(args))
+print(text[text.index(line + "\n```"):].split("```", 3)[2].strip("\n"))
+PY
+	rc=$?
+	((rc == 0)) || return
+	rm -rf "$out/readme-ci" && mkdir -p "$out/readme-ci" &&
+		(cd "$out/readme-ci" && bash "$repo/hack/ci.sh" "$@") >"$out/readme-ci.out" 2>"$out/ci.log"
+	rc=$?
+	readme_res=$out/readme-ci/$(sed -n 's/^results: //p' "$out/readme-ci.out")
+}
+
+echo "=== RUN docs: the README's whole-CI command on the bundled tree, as written"
+readme --event pull_request --pr-labels-json '["run-ci-megatron"]' --gpus none
+((rc == 0)) && grep -qxF "$(grep -E '^[0-9]+ jobs: ' "$out/readme-ci.want")" "$out/readme-ci.out" && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+stages = [j for j in s["jobs"] if j["kind"] == "stage"]
+ran = {j["backend"] for j in stages}
+sys.exit(0 if len(stages) >= 17 and all(j["state"] == "passed" for j in stages) and {"cpu", "cuda", "rocm"} <= ran else 1)' "$readme_res/summary.json"
+cicheck $? "docs: the README's whole-CI command runs every stage of the bundled tree, GPU ones on stand-ins, and exits 0 ($(grep -E '^[0-9]+ jobs: ' "$out/readme-ci.out"))"
+
+echo "=== RUN docs: the README's failing example, as written"
+readme --event pull_request --pr-labels-json '["run-ci-megatron","run-ci-sglang"]' --gpus none
+((rc == 1)) && grep -qxF "$(grep -E '^[0-9]+ jobs: ' "$out/readme-ci.want")" "$out/readme-ci.out" &&
+	grep -qxF "$(grep '^failed: ' "$out/readme-ci.want")" "$out/readme-ci.out" &&
+	grep -qxF "$(grep ' never started: ' "$out/readme-ci.want")" "$out/readme-ci.out" &&
+	grep -qF 'Never started, as the run stopped after tests/fast/router/test_router.py failed:' "$readme_res/report.html" &&
+	test "$(grep -c 'class="tail"' "$readme_res/report.html")" = 1
+cicheck $? "docs: the README's failing example names the failed file and the files that never started, in the table and report.html (exit $rc)"
 
 echo "=== RUN miles-ci ci: the module's graph is the CLI's"
 ci --pr-labels-json '["run-ci-megatron"]' --changed-files "$out/ci-changed" --dry-run --json

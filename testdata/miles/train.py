@@ -8,7 +8,10 @@ import sys
 
 
 def origin(module):
-    spec = importlib.util.find_spec(module)
+    try:
+        spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:  # its parent package is not there either
+        spec = None
     return spec.origin if spec else "not found"
 
 

@@ -6,14 +6,14 @@ stage-b-cpu.
 
 from tests.ci.ci_register import register_cpu_ci
 
-import torch
+import math
 
 register_cpu_ci(est_time=5, suite="stage-a-cpu")
 register_cpu_ci(est_time=60, suite="stage-b-cpu", labels=None)
 
 
 def test_ppo_clip_loss_is_finite():
-    ratio = torch.tensor([0.5, 1.0, 2.0])
-    adv = torch.tensor([1.0, -1.0, 1.0])
-    loss = -torch.min(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean()
-    assert torch.isfinite(loss)
+    ratio = [0.5, 1.0, 2.0]
+    adv = [1.0, -1.0, 1.0]
+    loss = -sum(min(r * a, min(max(r, 0.8), 1.2) * a) for r, a in zip(ratio, adv)) / len(ratio)
+    assert math.isfinite(loss)

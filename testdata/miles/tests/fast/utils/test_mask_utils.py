@@ -1,5 +1,5 @@
 from tests.ci.ci_register import register_cpu_ci
-import torch
+import math
 
 from miles.utils.mask_utils import get_response_lengths
 
@@ -7,5 +7,6 @@ register_cpu_ci(1.5, "stage-a-cpu")
 
 
 def test_response_lengths():
-    mask = torch.tensor([[0, 1, 1, 0]])
-    assert get_response_lengths(mask).tolist() == [2]
+    mask = [[0, 1, 1, 0]]
+    assert get_response_lengths(mask) == [2]
+    assert math.fsum(get_response_lengths([[1, 1], [0, 1]])) == 3

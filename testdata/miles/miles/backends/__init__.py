@@ -1,0 +1,1 @@
+"""miles-ci test tree: miles.backends."""
