@@ -134,7 +134,7 @@ func runStage(args []string, env Env) int {
 		"    [--run-id ID] [--timeout-minutes N] [--cache-registry REF] [--results DIR] [--gate-db URL|PATH] [--github-step-summary FILE] [--progress | --quiet | --engine-log FILE] [--dry-run [--json]]\n"+
 		"--stage JOB --batch N [the flags above but --shard and --results]", env)
 	stage := fs.String("stage", "S", "stage (= suite) name, e.g. stage-c-4-gpu-h200 (see miles-ci stages)", required())
-	shard := fs.Int("shard", "N", "the shard of a sharded stage as every output numbers it, 1 to its count: --shard 2 is shard 2/4 (Miles' --auto-partition-id 1)", 0, maxShards)
+	shard := fs.Int("shard", "N", "the shard of a sharded stage as every output numbers it, 1 to its count: --shard 2 is shard 2/4 (Miles' --auto-partition-id 1)", 1, maxShards)
 	batch := fs.Int("batch", "N", "1-based batch of the B200 pool job (e.g. --stage stage-c-b200; see miles-ci plan --pool): each of its files runs alone with its own GPU count", 1, policy.PoolMaxJobs)
 	sf := addRunSuiteFlags(fs)
 	event := fs.String("event", "E", "GitHub event whose trigger facts decide cadence and labels: pull_request, schedule or workflow_dispatch")

@@ -163,3 +163,22 @@ func TestGuideJobTitle(t *testing.T) {
 		t.Errorf("the guide maps the job %s (%d) to --shard %s, which runs\n%s\n%s\nwanted %q, as the job runs", stage, n, cmd[1], out, stderr, want)
 	}
 }
+
+// TestShardOutOfRange: --shard counts as the outputs do, 1 to the stage's
+// count, and a shard outside that (0, or one above the count) is an error
+// naming the range.
+func TestShardOutOfRange(t *testing.T) {
+	for shard, want := range map[string]string{
+		"0": "miles-ci run: --shard must be in 1..256, got 0\n",
+		"5": "::error::stage stage-a-cpu has shards 1 to 4, as every output numbers them (shard 1/4 to 4/4); 5 is not one of them\n",
+	} {
+		code, _, stderr := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", "stage-a-cpu", "--shard", shard, "--dry-run")
+		if code == 0 || !strings.HasPrefix(stderr, want) {
+			t.Errorf("--shard %s: wanted an error starting %q, got %d\n%s", shard, want, code, stderr)
+		}
+	}
+	_, out, _ := runCLI(t, nil, "run", "--repo", milesRepo(), "--stage", "stage-a-cpu", "--shard", "4", "--dry-run")
+	if !strings.HasPrefix(out, "stage-a-cpu shard 4/4 (0-based id=3)") {
+		t.Errorf("--shard 4: wanted shard 4/4, got\n%s", out)
+	}
+}
