@@ -64,6 +64,9 @@ func runCI(args []string, env Env) int {
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
 	fs.check(func() error {
+		if *dryRun && (fs.Given("events") || fs.Given("as-of")) {
+			return fmt.Errorf("--events and --as-of choose the runtime history a run orders its shards by and a what-if predicts with; a dry run reads none")
+		}
 		if *whatIf && (*dryRun || *mermaid || fs.Given("rerun-failed") || fs.Given("record")) {
 			return fmt.Errorf("--what-if predicts a run and runs nothing: it goes with none of --dry-run, --mermaid, --rerun-failed and --record")
 		}

@@ -141,3 +141,10 @@ func TestCIRecordsItsShardsAndPrediction(t *testing.T) {
 		t.Errorf("wanted the what-if to learn the set-ups, got %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
+
+func TestCIHistoryFlagsNeedAHistoryRead(t *testing.T) {
+	code, _, stderr := runCLI(t, nil, "ci", "--repo", milesRepo(), "--event", "pull_request", "--gpus", "none", "--dry-run", "--events", "schedule", "local")
+	if code != 2 || !strings.Contains(stderr, "a dry run reads none") {
+		t.Errorf("wanted --events refused with --dry-run, got %d %q", code, stderr)
+	}
+}
