@@ -227,11 +227,15 @@ func (g *Graph) Run(
 				return nil, err
 			}
 			if req.Previous.NothingToRerun() {
+				// The use case checks the record, dry: a record that does
+				// not hold is a real re-run.
 				ans, err := ci.CI(ctx, req)
 				if err != nil {
 					return nil, err
 				}
-				return graphRun(ans.Report, ans.Report.Text(), rerunFailed, ans.Messages, nil), nil
+				if ans.NothingToRerun {
+					return graphRun(ans.Report, ans.Report.Text(), rerunFailed, ans.Messages, nil), nil
+				}
 			}
 		}
 		s, err := g.Ci.newSession(ctx, req.FromFork())

@@ -190,9 +190,6 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		if opt.Previous, opt.Attempt, err = rerunOptions(req.Previous, &facts); err != nil {
 			return CIAnswer{}, err
 		}
-		if req.Previous.NothingToRerun() {
-			return nothingToRerun(req.Previous, ev), nil
-		}
 		msgs = append(msgs, rerunMessages(req.Previous)...)
 	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
@@ -209,6 +206,17 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		return CIAnswer{Graph: g, Report: rep, Messages: append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...), Prediction: &p}, nil
 	}
 	rep := cirun.Schedule(ctx, g, x, opt)
+	if req.Previous != nil && req.Previous.NothingToRerun() {
+		// The record says nothing failed: what the graph, evaluated on what
+		// the record keeps, runs again says whether it holds.
+		again := ranAgain(rep)
+		if len(again) == 0 && req.Shards == nil {
+			return nothingToRerun(req.Previous, ev), nil
+		}
+		if len(again) > 0 {
+			msgs = append(msgs, recordDoesNotHold(req.Previous, again))
+		}
+	}
 	msgs = append(msgs, substituteNotices(req.Substitutes, rep)...)
 	if req.Shards != nil {
 		rep.Run = &facts

@@ -60,8 +60,33 @@ func rerunMessages(prev *usecase.PreviousRun) []usecase.Message {
 	return out
 }
 
+// ranAgain are the shards a re-run ran (or, dry, would run) again: not
+// kept, and not skipped or left out.
+func ranAgain(rep *cirun.Report) []string {
+	var out []string
+	for _, j := range rep.Jobs {
+		switch {
+		case j.ResultsDir() == "" || j.Reused:
+		case j.State == cirun.WouldRun, j.State == cirun.Passed, j.State == cirun.Failed, j.State == cirun.NotRun, j.State == cirun.Cancelled:
+			out = append(out, j.Title())
+		}
+	}
+	return out
+}
+
+// recordDoesNotHold warns that the earlier attempt's record says nothing
+// is left to run, but the graph, evaluated on the same commit and facts
+// with what the record keeps, runs these jobs: a job recorded as skipped
+// or left out whose if: holds (an edited record, or one of another
+// --only/--skip). A re-run runs them.
+func recordDoesNotHold(prev *usecase.PreviousRun, would []string) usecase.Message {
+	return usecase.Warning(fmt.Sprintf("--rerun-failed %s: its record says no job failed, but the graph runs %s on this commit and these facts (the record says skipped or left out); they run again",
+		prev.Dir, strings.Join(would, ", ")))
+}
+
 // nothingToRerun is the answer when every job of the earlier attempt passed
-// or was skipped as CI skips it: the run stands, as it was.
+// or was skipped as CI skips it, and a dry evaluation of the graph on what
+// it keeps runs nothing: the run stands, as it was.
 func nothingToRerun(prev *usecase.PreviousRun, ev cirun.Event) CIAnswer {
 	rep := prev.Report
 	rep.Event = ev

@@ -335,3 +335,56 @@ func TestCIRerunTrustsOnlyWhatItChecks(t *testing.T) {
 		}
 	})
 }
+
+// TestCIRerunChecksNothingToRerun: a record that says nothing failed is
+// checked by the graph, evaluated on what it keeps: a stage it records as
+// skipped, whose if: holds on this commit and these facts, runs (an edited
+// record said "nothing to re-run" and kept its verdict).
+func TestCIRerunChecksNothingToRerun(t *testing.T) {
+	repo := ciTree(t)
+	base := CIRequest{Repo: repo, Event: "pull_request", Host: cirun.Host{StandIn: true}, Only: []string{"stage-a-cpu", "stage-b-cpu"}, HeadSHA: "c0ffee", RunID: "run-1"}
+	results := filepath.Join(t.TempDir(), "results")
+	shards, _ := attemptShards(1, nil)
+	req := base
+	req.Shards = shards
+	ans, err := CI(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := shards.Results(ans.Report, ans.Graph)
+	writeFolder(t, results, res.Files)
+	name := filepath.Join(results, "summary.json")
+	data, _ := os.ReadFile(name)
+	var s map[string]any
+	json.Unmarshal(data, &s)
+	for _, j := range s["jobs"].([]any) {
+		if job := j.(map[string]any); job["stage"] == "stage-b-cpu" {
+			job["state"], job["result"], job["reason"] = "skipped", "skipped", "edited"
+			delete(job, "summary_sha256")
+		}
+	}
+	data, _ = json.Marshal(s)
+	os.WriteFile(name, data, 0o644)
+	os.RemoveAll(filepath.Join(results, "stage-b-cpu"))
+
+	prev, err := usecase.ReadPreviousRun(results)
+	if err != nil || !prev.NothingToRerun() {
+		t.Fatalf("wanted a record that says nothing failed, got %v", err)
+	}
+	req = base
+	req.Previous = prev
+	ans, err = CI(context.Background(), req)
+	if err != nil || ans.NothingToRerun || !slices.ContainsFunc(ans.Messages, func(m usecase.Message) bool {
+		return strings.Contains(m.Text, "its record says no job failed, but the graph runs pr-test/stage-b-cpu")
+	}) {
+		t.Fatalf("wanted the dry check to find stage-b-cpu to run, got %v %v %+v", err, ans.NothingToRerun, ans.Messages)
+	}
+	second, ran := attemptShards(2, nil)
+	req.Shards = second
+	if _, err = CI(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(*ran, []string{"stage-b-cpu"}) {
+		t.Errorf("wanted stage-b-cpu run again, got %v", *ran)
+	}
+}

@@ -162,27 +162,31 @@ func runCI(args []string, env Env) int {
 	if *whatIf {
 		return runWhatIf(env, req, *asJSON, *results, *repo)
 	}
+	// A re-run whose record says nothing failed asks the use case, dry,
+	// whether that holds; when it does not, it is a real re-run.
 	if *dryRun || req.Previous != nil && req.Previous.NothingToRerun() {
 		ans, err := ci.CI(context.Background(), req)
 		if err != nil {
 			return ciFailure(env, err)
 		}
-		printMessages(env, ans.Messages)
-		switch {
-		case *asJSON:
-			out, err := encode.JSON(ans.Report)
-			if err != nil {
-				return fail(env, err)
+		if *dryRun || ans.NothingToRerun {
+			printMessages(env, ans.Messages)
+			switch {
+			case *asJSON:
+				out, err := encode.JSON(ans.Report)
+				if err != nil {
+					return fail(env, err)
+				}
+				writeJSON(env.Stdout, out)
+			case *mermaid:
+				io.WriteString(env.Stdout, ans.Report.Mermaid(ans.Graph))
+			default:
+				io.WriteString(env.Stdout, ans.Report.Text())
 			}
-			writeJSON(env.Stdout, out)
-		case *mermaid:
-			io.WriteString(env.Stdout, ans.Report.Mermaid(ans.Graph))
-		default:
-			io.WriteString(env.Stdout, ans.Report.Text())
+			// A dry run exits as the run would before any test: 125 when a job
+			// that should run cannot (too few GPUs).
+			return ans.Report.ExitStatus()
 		}
-		// A dry run exits as the run would before any test: 125 when a job
-		// that should run cannot (too few GPUs).
-		return ans.Report.ExitStatus()
 	}
 	req.Leaser = hostlock.New(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
 	if *cacheRegistry != "" {
