@@ -114,6 +114,19 @@ func hasOp(c Container, prefix string) bool {
 	return slices.ContainsFunc(c.(*fake).ops, func(op string) bool { return strings.HasPrefix(op, prefix) })
 }
 
+// firstHost renders spec on a host of its own with an empty cache
+// registry: it builds the layers and publishes them.
+func firstHost(t *testing.T, spec Spec) (*fake, Prepared) {
+	t.Helper()
+	host := newFake((&engine{}).handle)
+	host.eng.cacheRepo = cacheRepo
+	p, err := Render(context.Background(), host, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return host, p
+}
+
 // TestRenderSharesLayers renders one shard on two hosts that share a cache
 // registry: the first builds the dependency layers and publishes them, the
 // second pulls them by digest and runs none of their steps; a changed
@@ -121,12 +134,7 @@ func hasOp(c Container, prefix string) bool {
 func TestRenderSharesLayers(t *testing.T) {
 	ctx := context.Background()
 	spec := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
-	hostA := newFake((&engine{}).handle)
-	hostA.eng.cacheRepo = cacheRepo
-	a, err := Render(ctx, hostA, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hostA, a := firstHost(t, spec)
 	key := a.Layers.Key
 	want := Layers{Source: LayersBuilt, Key: key, Ref: cacheRepo + ":" + key + "@sha256:1"}
 	proof := proofOf(t, a.Notes)
@@ -187,12 +195,7 @@ func TestRenderSharesLayers(t *testing.T) {
 func TestRenderRefusesUnprovenLayers(t *testing.T) {
 	ctx := context.Background()
 	spec := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
-	hostA := newFake((&engine{}).handle)
-	hostA.eng.cacheRepo = cacheRepo
-	a, err := Render(ctx, hostA, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hostA, a := firstHost(t, spec)
 	tag := cacheRepo + ":" + a.Layers.Key
 
 	repointed := map[string]string{}
@@ -239,11 +242,7 @@ func TestRenderRefusesUnprovenLayers(t *testing.T) {
 func TestRenderWithoutCacheKey(t *testing.T) {
 	ctx := context.Background()
 	spec := sharedSpec(t, usecase.Inputs{Stage: "stage-b-2-gpu-h200"})
-	hostA := newFake((&engine{}).handle)
-	hostA.eng.cacheRepo = cacheRepo
-	if _, err := Render(ctx, hostA, spec); err != nil {
-		t.Fatal(err)
-	}
+	hostA, _ := firstHost(t, spec)
 	spec.CacheKey = nil
 	host := newFake((&engine{}).handle)
 	host.eng.cacheRepo, host.eng.registry = cacheRepo, hostA.eng.registry
