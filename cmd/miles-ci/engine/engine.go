@@ -42,6 +42,8 @@ type Session struct {
 	// proc is the dagger session miles-ci started (nil when the SDK
 	// started it, or in a module's function).
 	proc *sessionProc
+	// runnerHost is the engine's address ("" when not known).
+	runnerHost string
 }
 
 // Connect opens a session; the engine's progress goes to log (nil:
@@ -95,11 +97,12 @@ func Connect(ctx context.Context, in Inputs, log io.Writer) (*Session, error) {
 		proc = p
 	}
 	s := &Session{
-		client:  client,
-		proc:    proc,
-		source:  client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: stagerun.SourceExclude}),
-		secrets: map[string]*dagger.Secret{},
-		data:    map[stagerun.DataName]*dagger.Directory{},
+		client:     client,
+		proc:       proc,
+		runnerHost: runnerHost,
+		source:     client.Host().Directory(in.Repo, dagger.HostDirectoryOpts{Exclude: stagerun.SourceExclude}),
+		secrets:    map[string]*dagger.Secret{},
+		data:       map[stagerun.DataName]*dagger.Directory{},
 	}
 	for name, value := range in.Secrets {
 		s.secrets[name] = client.SetSecret(name, value)
@@ -124,8 +127,9 @@ func daggerCLI(ctx context.Context, log io.Writer) (string, error) {
 }
 
 // Check says whether the session's engine still answers: nil when it
-// does; an error when its dagger session ended or the engine gave no
-// answer within CheckTimeout (the engine died, or its host is gone).
+// does; an error when its dagger session ended, its address refuses the
+// connection (an engine at tcp:// or unix:// that died: said at once), or
+// the engine gave no answer within CheckTimeout (its host is gone).
 func (s *Session) Check(ctx context.Context) error {
 	if s == nil || s.client == nil {
 		return errors.New("no session")
@@ -134,6 +138,9 @@ func (s *Session) Check(ctx context.Context) error {
 		if err := s.proc.ended(); err != nil {
 			return err
 		}
+	}
+	if err := reach(ctx, s.runnerHost); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()

@@ -181,3 +181,37 @@ func TestSessionCloseAndCheck(t *testing.T) {
 		t.Errorf("a session that never opened: wanted nothing to close, got %v", err)
 	}
 }
+
+// TestCheckDeadEngineAtOnce: an engine at a unix:// address that died (its
+// socket takes no connection) is down at once, though the session's own
+// endpoint takes the question and never answers it (Check would wait
+// CheckTimeout for the engine's answer).
+func TestCheckDeadEngineAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "engine.sock")
+	engineL, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent, err := net.Listen("tcp", "127.0.0.1:0") // takes connections, answers nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	port := silent.Addr().(*net.TCPAddr).Port
+	fakeCLI(t, fmt.Sprintf(`echo '{"port": %d, "session_token": "t"}'; exec sleep 30`, port))
+	s, err := Connect(context.Background(), Inputs{Repo: dir, RunnerHost: "unix://" + sock}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	engineL.Close() // the engine dies: its socket goes
+	start := time.Now()
+	err = s.Check(context.Background())
+	if err == nil || !strings.HasPrefix(err.Error(), "unix://"+sock+" takes no connection: ") {
+		t.Errorf("wanted the dead engine's address named, got %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Check took %s to find the engine dead, wanted at once", took)
+	}
+}
