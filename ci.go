@@ -14,6 +14,8 @@ import (
 	"github.com/radixark/miles-ci/internal/dagger"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/resultsdir"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/ci"
 )
@@ -140,7 +142,7 @@ func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 	if err != nil {
 		return ci.CIRequest{}, err
 	}
-	req := ci.CIRequest{Repo: dir, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
+	req := ci.CIRequest{Repo: dir, HeadSHA: m.HeadSha, Git: sourceDigest{m.Source}, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
 		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Substitutes: subs, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
 		Given: usecase.Given{Event: g.Event != "", PRLabels: g.PrLabelsJson != "", Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
@@ -150,7 +152,7 @@ func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 		}
 		req.Release = lock
 	}
-	if req.PR, err = m.pullRequestOf(ctx, !req.Given.Diff); err != nil {
+	if req.PR, err = m.pullRequestOf(ctx, g.ChangedFiles == nil); err != nil {
 		return req, err
 	}
 	if m.PrBodyFile != nil {
@@ -162,9 +164,7 @@ func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 		req.ReadDiff = func() ([]byte, string, error) { return readChangedFiles(ctx, g.ChangedFiles, dir+".changed-files") }
 	}
 	if plannerOf(g.Planner) == usecase.PlannerCheckout {
-		if req.Checkout, err = checkout(dir, m.Source); err != nil {
-			return req, err
-		}
+		req.OpenCheckout = func() (*usecase.Checkout, error) { return checkout(dir, m.Source) }
 	}
 	return req, nil
 }
@@ -177,11 +177,7 @@ func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 // +cache="session"
 func (g *Graph) Plan(ctx context.Context) (*CiPlan, error) {
 	return withCheckout(ctx, g.Ci.Source, func(dir string) (*CiPlan, error) {
-		req, err := g.request(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		ans, err := ci.CI(ctx, req)
+		ans, err := g.ci(ctx, dir, func(req *ci.CIRequest) { req.DryRun = true })
 		if err != nil {
 			return nil, err
 		}
@@ -212,70 +208,122 @@ func (g *Graph) Run(
 	rerunFailed *dagger.Directory,
 ) (*GraphRun, error) {
 	return withCheckout(ctx, g.Ci.Source, func(dir string) (*GraphRun, error) {
-		req, err := g.request(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		req.HeadSHA, req.Git = g.Ci.HeadSha, sourceDigest{g.Ci.Source}
 		if rerunFailed != nil {
 			prevDir := dir + ".previous"
 			defer os.RemoveAll(prevDir)
 			if _, err := rerunFailed.Export(ctx, prevDir); err != nil {
 				return nil, fmt.Errorf("export --rerun-failed: %w", err)
 			}
-			if req.Previous, err = usecase.ReadPreviousRun(prevDir); err != nil {
-				return nil, err
-			}
-			if req.Previous.NothingToRerun() {
-				// The use case checks the record, dry: a record that does
-				// not hold is a real re-run.
-				ans, err := ci.CI(ctx, req)
-				if err != nil {
-					return nil, err
-				}
-				if ans.NothingToRerun {
-					return graphRun(ans.Report, ans.Report.Text(), rerunFailed, ans.Messages, nil), nil
-				}
-			}
+			return g.run(ctx, dir, runId, prevDir, rerunFailed)
 		}
-		s, err := g.Ci.newSession(ctx, req.FromFork())
-		if err != nil {
-			return nil, err
-		}
-		defer s.close()
-		masker, err := s.masker(ctx)
-		if err != nil {
-			return nil, err
-		}
+		return g.run(ctx, dir, runId, "", nil)
+	})
+}
+
+// run is Run on the checkout exported to dir, re-running the earlier run
+// exported to prevDir (rerunFailed) when given.
+func (g *Graph) run(ctx context.Context, dir, runID, prevDir string, rerunFailed *dagger.Directory) (*GraphRun, error) {
+	mr := &moduleRun{m: g.Ci, ctx: ctx}
+	defer mr.close()
+	ans, err := g.ci(ctx, dir, func(req *ci.CIRequest) {
+		mr.fork = req.FromFork()
 		// The metric gate judges each CUDA shard's records with the
 		// checkout's declarations, without a store (the module links none).
 		judge := usecase.GateJudge{Source: usecase.CheckoutSource(dir)}
-		runner := &ci.EngineShards{Container: s.container, Nonce: nonce(runId), Masker: masker, Run: judge.PrepareAndTest}
-		start := time.Now()
-		req.Shards, req.Now, req.RunID = runner, time.Now, runner.Nonce
-		req.Notify = func(j cirun.JobReport) { progress(masker.Mask(j.Line(time.Since(start)))) }
-		ans, err := ci.CI(ctx, req)
-		if err != nil {
-			return nil, errors.New(masker.Mask(err.Error()))
-		}
-		res, err := runner.Results(ans.Report, ans.Graph)
-		if err != nil {
-			return nil, err
-		}
-		results := dag.Directory().WithNewFile(resultsdir.Marker, resultsdir.MarkerText)
-		for _, f := range res.Files {
-			results = results.WithNewFile(f.Name, f.Data)
-		}
-		// Each failed shard's first failing file, its last lines and its
-		// run.log, by its path inside results, as the command's table ends.
-		text := ans.Report.Text()
-		if res.Reuse != "" {
-			text += res.Reuse + "\n"
-		}
-		text += usecase.FailuresText("", res.Failures)
-		return graphRun(ans.Report, text, results, ans.Messages, masker.Mask), nil
+		mr.runner = &ci.EngineShards{Nonce: nonce(runID), Run: judge.PrepareAndTest, Ready: mr.ready, Connect: mr.connect}
+		req.Shards, req.RunID, req.Notify, req.RerunFailed = mr.runner, mr.runner.Nonce, mr.notify, prevDir
 	})
+	if err != nil {
+		return nil, errors.New(mr.mask(err.Error()))
+	}
+	if ans.Mode == ci.Kept {
+		return graphRun(ans.Report, ans.Report.Text(), rerunFailed, ans.Messages, nil), nil
+	}
+	res := ans.Results
+	results := dag.Directory().WithNewFile(resultsdir.Marker, resultsdir.MarkerText)
+	for _, f := range res.Files {
+		results = results.WithNewFile(f.Name, f.Data)
+	}
+	// Each failed shard's first failing file, its last lines and its
+	// run.log, by its path inside results, as the command's table ends.
+	text := ans.Report.Text()
+	if res.Reuse != "" {
+		text += res.Reuse + "\n"
+	}
+	text += usecase.FailuresText("", res.Failures)
+	return graphRun(ans.Report, text, results, ans.Messages, mr.mask), nil
 }
+
+// ci is the one call of the ci use case: the graph's request on the
+// checkout exported to dir, as complete makes it a plan or a run.
+func (g *Graph) ci(ctx context.Context, dir string, complete func(*ci.CIRequest)) (ci.CIAnswer, error) {
+	req, err := g.request(ctx, dir)
+	if err != nil {
+		return ci.CIAnswer{}, err
+	}
+	complete(&req)
+	return ci.CI(ctx, req)
+}
+
+// moduleRun is the module's side of a run that runs shards: the engine
+// session the use case asks for (ready) only then, with the masker of the
+// secrets it hands the shards.
+type moduleRun struct {
+	m      *MilesCi
+	ctx    context.Context
+	fork   bool
+	runner *ci.EngineShards
+	s      *session
+	masker *report.Masker
+	start  time.Time
+}
+
+// ready opens the session and reads its secrets' masker; the module writes
+// no results folder (its answer holds the results).
+func (r *moduleRun) ready(string, string) (string, error) {
+	s, err := r.m.newSession(r.ctx, r.fork)
+	if err != nil {
+		return "", err
+	}
+	r.s = s
+	if r.masker, err = s.masker(r.ctx); err != nil {
+		return "", err
+	}
+	r.runner.Masker, r.start = r.masker, time.Now()
+	return "", nil
+}
+
+// connect gives the one session: the module runs on its own engine.
+func (r *moduleRun) connect(context.Context, cirun.Host) (ci.Session, error) {
+	return moduleSession{r.s}, nil
+}
+
+// notify says each job's state change on stderr, masked.
+func (r *moduleRun) notify(j cirun.JobReport) { progress(r.mask(j.Line(time.Since(r.start)))) }
+
+// mask masks the session's secret values (none before the session).
+func (r *moduleRun) mask(text string) string {
+	if r.masker == nil {
+		return text
+	}
+	return r.masker.Mask(text)
+}
+
+func (r *moduleRun) close() {
+	if r.s != nil {
+		r.s.close()
+	}
+}
+
+// moduleSession is the run's session as the use case holds it: closed by
+// the run (moduleRun.close), after the results are built.
+type moduleSession struct{ s *session }
+
+func (m moduleSession) Container() stagerun.Container { return m.s.container() }
+func (moduleSession) Close() error                    { return nil }
+
+// Check says the session's engine answers: it is the one the module runs on.
+func (moduleSession) Check(context.Context) error { return nil }
 
 // graphRun is a finished run's answer, its text and messages masked with
 // mask (nil: none).

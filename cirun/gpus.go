@@ -60,51 +60,75 @@ const maxHostGPUs = device.MaxSet
 // rocm-smi): each with its id and, where its name names one, its model.
 type Detect func() ([]hostgpu.Device, error)
 
-// ParseHost reads a --gpus value: none; all (what detect finds); ids 0-7,
-// 0,1,2,3 or a mix (0-3,6); ids of a kind, h200:0-7 or h200:0-3,h100:4-7
-// (an id without a kind has the kind before it); or none: before ids,
-// stand-ins scheduled as on a host with those GPUs. Ids are read by the one
-// grammar of package device, normalised (00 is 0); one named twice is an
-// error that names it.
-func ParseHost(s string, detect Detect) (Host, error) {
+// GPUs is a --gpus value as read, before this machine is looked at: All
+// (all, or no value) is every GPU it shows (DetectedHost), else Host is the
+// host the value names.
+type GPUs struct {
+	All  bool
+	Host Host
+}
+
+// ParseGPUs reads a --gpus value: none; all; ids 0-7, 0,1,2,3 or a mix
+// (0-3,6); ids of a kind, h200:0-7 or h200:0-3,h100:4-7 (an id without a
+// kind has the kind before it); or none: before ids, stand-ins scheduled as
+// on a host with those GPUs. Ids are read by the one grammar of package
+// device, normalised (00 is 0); one named twice is an error that names it.
+func ParseGPUs(s string) (GPUs, error) {
 	if ids, ok := strings.CutPrefix(s, "none:"); ok {
 		h, err := parseIDs(s, ids)
 		if err != nil {
-			return Host{}, fmt.Errorf("--gpus %q: after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)", s)
+			return GPUs{}, fmt.Errorf("--gpus %q: after none: give device ids such as 0,1,2,3, a range such as 0-3, or ids of a kind such as h200:0-3 (stand-ins scheduled as on a host with those GPUs)", s)
 		}
 		h.StandIn = true
-		return h, nil
+		return GPUs{Host: h}, nil
 	}
 	switch s {
 	case "none":
-		return Host{StandIn: true}, nil
+		return GPUs{Host: Host{StandIn: true}}, nil
 	case "", "all":
-		found, err := detect()
-		if err != nil {
-			return Host{}, fmt.Errorf("--gpus all: %w; give the devices (h200:0-7, 0-7), or none for stand-ins", err)
-		}
-		if len(found) == 0 {
-			return Host{}, fmt.Errorf("--gpus all: this host shows no GPU; give the devices (h200:0-7, 0-7), or none to run the GPU stages on stand-ins")
-		}
-		if len(found) > maxHostGPUs {
-			return Host{}, fmt.Errorf("--gpus all: this host shows %d GPUs, more than the %d miles-ci schedules", len(found), maxHostGPUs)
-		}
-		h := Host{Detected: true}
-		kinded := true
-		for _, d := range found {
-			var err error
-			if h.Devices, err = h.Devices.With(d.ID); err != nil {
-				return Host{}, fmt.Errorf("--gpus all: %w", err)
-			}
-			h.Models = append(h.Models, d.Model)
-			kinded = kinded && d.Model != ""
-		}
-		if !kinded {
-			h.Models = nil // a device of no known model: its kinds are not checked
-		}
-		return h, nil
+		return GPUs{All: true}, nil
 	}
-	return parseIDs(s, s)
+	h, err := parseIDs(s, s)
+	return GPUs{Host: h}, err
+}
+
+// DetectedHost is the host of --gpus all: the GPUs Detect found on this
+// machine (err: why it could not look), each with its model where its name
+// gives one.
+func DetectedHost(found []hostgpu.Device, err error) (Host, error) {
+	if err != nil {
+		return Host{}, fmt.Errorf("--gpus all: %w; give the devices (h200:0-7, 0-7), or none for stand-ins", err)
+	}
+	if len(found) == 0 {
+		return Host{}, fmt.Errorf("--gpus all: this host shows no GPU; give the devices (h200:0-7, 0-7), or none to run the GPU stages on stand-ins")
+	}
+	if len(found) > maxHostGPUs {
+		return Host{}, fmt.Errorf("--gpus all: this host shows %d GPUs, more than the %d miles-ci schedules", len(found), maxHostGPUs)
+	}
+	h := Host{Detected: true}
+	kinded := true
+	for _, d := range found {
+		var err error
+		if h.Devices, err = h.Devices.With(d.ID); err != nil {
+			return Host{}, fmt.Errorf("--gpus all: %w", err)
+		}
+		h.Models = append(h.Models, d.Model)
+		kinded = kinded && d.Model != ""
+	}
+	if !kinded {
+		h.Models = nil // a device of no known model: its kinds are not checked
+	}
+	return h, nil
+}
+
+// ParseHost reads a --gpus value (ParseGPUs), with all the GPUs detect
+// finds on this machine.
+func ParseHost(s string, detect Detect) (Host, error) {
+	g, err := ParseGPUs(s)
+	if err != nil || !g.All {
+		return g.Host, err
+	}
+	return DetectedHost(detect())
 }
 
 // parseIDs reads the ids of --gpus value whole, each with its kind or none.

@@ -12,8 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +21,8 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/deps"
 	"github.com/radixark/miles-ci/github"
-	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/hostgpu"
+	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
@@ -61,14 +60,25 @@ type CIRequest struct {
 	// ReadDiff reads --changed-files (nil: none; Given.Diff says it was
 	// given); see PolicyRequest.
 	ReadDiff func() ([]byte, string, error)
-	// Checkout, when set, plans with the checkout's own tests/ci code
-	// (--planner checkout).
-	Checkout *usecase.Checkout
+	// OpenCheckout, when set, opens the checkout's own tests/ci code to
+	// plan with (--planner checkout); the answer says whose it is.
+	OpenCheckout func() (*usecase.Checkout, error)
+
+	// DryRun plans the graph and runs nothing: no engine, no lock, no
+	// results (without Shards a run is a dry run too).
+	DryRun bool
 
 	// Host, MaxParallel, Only and Skip are the scheduler's options; Hosts,
 	// when set, a fleet (--hosts) in place of Host, and Substitutes the
-	// models a stage may run on instead of its own (rules §14).
+	// models a stage may run on instead of its own (rules §14). Host is the
+	// one host as --gpus named it; with AllGPUs (--gpus all, or no --gpus)
+	// it is every GPU Detect finds on this machine, and a dry run or a
+	// what-if without --gpus (GPUsGiven false) on a machine that shows none
+	// plans for stand-ins.
 	Host        cirun.Host
+	AllGPUs     bool
+	GPUsGiven   bool
+	Detect      cirun.Detect
 	Hosts       []cirun.Host
 	Substitutes []cirun.Substitute
 	MaxParallel int
@@ -91,9 +101,18 @@ type CIRequest struct {
 	// run's facts in summary.json, which a re-run must share.
 	HeadSHA, RunID string
 	Git            usecase.Git
-	// Previous, when set, is the earlier attempt this run re-runs
-	// (--rerun-failed): its passed units are kept, the rest run again.
-	Previous *usecase.PreviousRun
+	// RerunFailed is the results folder of the earlier attempt this run
+	// re-runs (--rerun-failed): its passed units are kept, the rest run
+	// again, and its folder takes the new attempt's results unless Results
+	// names another. Previous is that attempt read already.
+	RerunFailed string
+	Previous    *usecase.PreviousRun
+	// Results is the folder a run writes (--results; "" for a new one the
+	// front end names after the event).
+	Results string
+	// Predict has a run predict itself before it starts (ci --record keeps
+	// the prediction beside what it measures): the answer's Prediction.
+	Predict bool
 
 	// WhatIf predicts the run instead of running it (issue 42): the graph,
 	// placement and scheduler of a real run, each shard taking the time
@@ -123,30 +142,104 @@ type ShardPlan struct {
 
 // CIAnswer is the graph and its run.
 type CIAnswer struct {
+	// Mode says what the answer is: a plan, a prediction, a re-run that
+	// had nothing to run, or a run.
+	Mode     Mode
 	Graph    *cirun.Graph
 	Report   *cirun.Report
 	Messages []usecase.Message
 	// NothingToRerun says that the earlier attempt of a re-run had nothing
 	// to re-run: Report is that attempt's, unchanged, and nothing ran.
 	NothingToRerun bool
-	// Prediction is a what-if's answer (WhatIf), nil otherwise.
+	// Prediction is a what-if's answer (WhatIf), and a run's own what-if
+	// made before it started (Predict); nil otherwise.
 	Prediction *whatif.Prediction
+	// Results are a run's results (Ran): the folder's files, step summary,
+	// layer reuse and failed shards; Dir the folder they go to ("" for none:
+	// the module hands them back).
+	Results *CIResults
+	Dir     string
 }
 
-// CI lays out the jobs the checkout's PR workflows run on one event and
-// runs them (a dry run without a ShardRunner): the resolvers as miles-ci's
-// own use cases, each stage shard through the stage-run path.
+// Mode is what a ci answer holds.
+type Mode string
+
+// The modes of a ci answer.
+const (
+	// Planned: a dry run's graph, each shard that would run planned.
+	Planned Mode = "planned"
+	// Predicted: a what-if's graph and prediction.
+	Predicted Mode = "predicted"
+	// Kept: a re-run whose earlier attempt has nothing to re-run; its
+	// report stands as it was.
+	Kept Mode = "kept"
+	// Ran: a run on the engine, with its results.
+	Ran Mode = "ran"
+)
+
+// InputError is input the run cannot use as given (a --rerun-failed folder
+// it cannot read): the command exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// CI is the whole CI of one event, as the front ends ask for it: it lays
+// out the jobs the checkout's PR workflows run and plans them (DryRun),
+// predicts them (WhatIf), or runs them on the front end's engine (Shards):
+// the resolvers as miles-ci's own use cases, each stage shard through the
+// stage-run path. A re-run (RerunFailed) keeps what passed, runs the rest
+// again, and runs nothing when nothing failed. The host is the one --gpus
+// names or the fleet's; a run leases its devices in the host lock. Beside
+// an error, the answer holds what was to be said before it (the host's and
+// the checkout's notices).
 func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
-	if req.WhatIf && (req.Shards != nil || req.Previous != nil) {
+	var said []usecase.Message
+	ans, err := answer(ctx, req, &said)
+	if err != nil {
+		return CIAnswer{Messages: said}, err
+	}
+	return ans, nil
+}
+
+// answer is CI; said gets the messages to say even when it fails.
+func answer(ctx context.Context, req CIRequest, said *[]usecase.Message) (CIAnswer, error) {
+	if req.RerunFailed != "" && req.Previous == nil {
+		prev, err := usecase.ReadPreviousRun(req.RerunFailed)
+		if err != nil {
+			return CIAnswer{}, &InputError{Err: err}
+		}
+		req.Previous = prev
+	}
+	if req.WhatIf && req.Previous != nil {
 		return CIAnswer{}, errors.New("--what-if predicts a run without running it; it does not go with --rerun-failed")
+	}
+	real := !req.DryRun && !req.WhatIf && req.Shards != nil
+	if !real {
+		// Nothing runs: no engine, no lock, no clock, no live table.
+		req.Shards, req.Leaser, req.Retry, req.Notify, req.Now = nil, nil, nil, nil, nil
 	}
 	if req.ReadDiff != nil {
 		req.ReadDiff = readOnce(req.ReadDiff)
 	}
-	tables, msgs, err := usecase.LoadTables(req.Repo, "")
+	host, msgs, err := oneHost(req)
 	if err != nil {
 		return CIAnswer{}, err
 	}
+	req.Host = host
+	var checkout *usecase.Checkout
+	if req.OpenCheckout != nil {
+		if checkout, err = req.OpenCheckout(); err != nil {
+			return CIAnswer{}, err
+		}
+		msgs = append(msgs, usecase.CheckoutNotice(checkout))
+	}
+	*said = slices.Clone(msgs)
+	tables, tmsgs, err := usecase.LoadTables(req.Repo, "")
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	msgs = append(msgs, tmsgs...)
 	if err := usecase.CheckStageNames("--only", req.Only, tables); err != nil {
 		return CIAnswer{}, err
 	}
@@ -169,21 +262,21 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		return CIAnswer{}, err
 	}
 	opt := cirun.Options{Host: req.Host, Hosts: req.Hosts, Substitutes: req.Substitutes, StageModel: tables.GPUModel,
-		Leaser: req.Leaser, Retry: req.Retry, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
-		Notify: req.Notify, Now: req.Now, Inline: req.Shards == nil}
+		Leaser: req.Leaser, MaxParallel: req.MaxParallel, Only: req.Only, Skip: req.Skip,
+		Notify: req.Notify, Now: req.Now, Inline: !real}
 	planner := usecase.PlannerMilesCI
-	if req.Checkout != nil {
+	if checkout != nil {
 		planner = usecase.PlannerCheckout
 	}
 	commit := ""
-	if req.Shards != nil || req.Previous != nil {
+	if real || req.Previous != nil {
 		if commit, err = usecase.CommitOf(ctx, req.Git, req.HeadSHA, req.Repo); err != nil {
 			return CIAnswer{}, err
 		}
 	}
 	facts := cirun.FactsOf(ev, commit, string(planner))
 	facts.RunID = req.RunID
-	if req.Shards != nil {
+	if real {
 		opt.Attempt = 1
 	}
 	if req.Previous != nil {
@@ -193,53 +286,118 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 		msgs = append(msgs, rerunMessages(req.Previous)...)
 	}
 	// The policy job warns about the PR's labels too; x.msgs keeps one of each.
-	x := &ciExecutor{req: req, tables: tables, event: ev, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}
+	x := &ciExecutor{req: req, tables: tables, event: ev, checkout: checkout, reg: &registryOnce{}, msgs: usecase.LabelWarnings(tables, ev.Labels, usecase.PRLabelsFrom)}
 	msgs = append(msgs, hostNotices(req)...)
-	if !opt.Inline || req.WhatIf {
+	if real || req.WhatIf {
 		opt.Estimate = func(u *cirun.Unit) float64 { return x.estimate(ctx, u) }
 	}
 	if req.WhatIf {
-		w := &whatif.Executor{Dry: x, Durations: req.Durations}
-		opt.Simulate, opt.Inline = true, false
-		rep := cirun.Schedule(ctx, g, w, opt)
-		p := w.Predict(rep)
-		return CIAnswer{Graph: g, Report: rep, Messages: append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...), Prediction: &p}, nil
+		p, rep := predict(ctx, g, x, opt)
+		return CIAnswer{Mode: Predicted, Graph: g, Report: rep, Messages: append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...), Prediction: p}, nil
 	}
-	rep := cirun.Schedule(ctx, g, x, opt)
+	var planned *cirun.Report
 	if req.Previous != nil && req.Previous.NothingToRerun() {
-		// The record says nothing failed: what the graph, evaluated on what
-		// the record keeps, runs again says whether it holds.
+		// The record says nothing failed: what the graph, evaluated dry on
+		// what the record keeps, runs again says whether it holds.
+		dry, dopt := x, opt
+		if real {
+			dry = x.dry()
+			dopt.Leaser, dopt.Notify, dopt.Now, dopt.Estimate, dopt.Inline = nil, nil, nil, nil, true
+		}
+		rep := cirun.Schedule(ctx, g, dry, dopt)
 		again := ranAgain(rep)
-		if len(again) == 0 && req.Shards == nil {
+		if len(again) == 0 {
 			return nothingToRerun(req.Previous, ev), nil
 		}
-		if len(again) > 0 {
-			msgs = append(msgs, recordDoesNotHold(req.Previous, again))
+		msgs = append(msgs, recordDoesNotHold(req.Previous, again))
+		planned = rep
+	}
+	if !real {
+		rep := planned
+		if rep == nil {
+			rep = cirun.Schedule(ctx, g, x, opt)
 		}
+		return CIAnswer{Mode: Planned, Graph: g, Report: rep, Messages: append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...)}, nil
 	}
-	msgs = append(msgs, substituteNotices(req.Substitutes, rep)...)
-	if req.Shards != nil {
-		rep.Run = &facts
+	return run(ctx, req, g, x, opt, facts, msgs)
+}
+
+// run runs the graph on the front end's engine: it readies the results
+// folder and the sessions (one host's, or each fleet host's on first use),
+// predicts the run first when asked (Predict), leases each shard's devices
+// in the host lock, and gives the results.
+func run(ctx context.Context, req CIRequest, g *cirun.Graph, x *ciExecutor, opt cirun.Options, facts cirun.RunFacts, msgs []usecase.Message) (CIAnswer, error) {
+	ans := CIAnswer{Mode: Ran, Graph: g}
+	es, engine := req.Shards.(*EngineShards)
+	if engine {
+		dir := req.Results
+		if dir == "" && req.Previous != nil {
+			dir = req.RerunFailed // a re-run completes its own folder
+		}
+		var err error
+		if ans.Dir, err = es.start(ctx, dir, resultsName(req), req.Hosts); err != nil {
+			return CIAnswer{}, err
+		}
+		defer es.close()
 	}
-	if es, ok := req.Shards.(*EngineShards); ok && req.Previous != nil {
+	if req.Predict && req.Previous == nil {
+		// A recording run keeps what it predicted beside what it measures
+		// (history predictions): the what-if of the same graph, planned by
+		// miles-ci, before it starts. Its messages are the run's own.
+		dry := x.dry()
+		dry.checkout = nil
+		popt := opt
+		popt.Leaser, popt.Notify, popt.Now, popt.Previous, popt.Attempt = nil, nil, nil, nil, 0
+		popt.Estimate = func(u *cirun.Unit) float64 { return dry.estimate(ctx, u) }
+		ans.Prediction, _ = predict(ctx, g, dry, popt)
+	}
+	if opt.Leaser != nil && req.Retry == nil {
+		retry := time.NewTicker(hostlock.Retry)
+		defer retry.Stop()
+		req.Retry = retry.C
+	}
+	opt.Retry = req.Retry
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	rep := cirun.Schedule(ctx, g, x, opt)
+	ans.Report, ans.Messages = rep, append(append(msgs, substituteNotices(req.Substitutes, rep)...), x.msgs...)
+	rep.Run = &facts
+	if !engine {
+		return ans, nil
+	}
+	if req.Previous != nil {
 		if err := es.keep(req.Previous, rep); err != nil {
 			return CIAnswer{}, err
 		}
 	}
-	return CIAnswer{Graph: g, Report: rep, Messages: append(msgs, x.msgs...)}, nil
+	res, err := es.Results(rep, g)
+	if err != nil {
+		return CIAnswer{}, err
+	}
+	ans.Results = &res
+	return ans, nil
 }
 
-// Predict is the what-if of a run about to start (WhatIf on the same
-// request, with no engine, lock, clock or re-run, planned by miles-ci): the
-// prediction a recording run keeps beside what it measures. Its messages
-// are the run's own, said by the run.
-func Predict(ctx context.Context, req CIRequest) (*whatif.Prediction, error) {
-	req.WhatIf, req.Shards, req.Leaser, req.Retry, req.Notify, req.Now, req.Previous, req.Checkout = true, nil, nil, nil, nil, nil, nil, nil
-	ans, err := CI(ctx, req)
-	if err != nil {
-		return nil, err
+// predict is the what-if of the graph: x plans each unit as a dry run does,
+// each taking the time the durations predict on a virtual clock.
+func predict(ctx context.Context, g *cirun.Graph, x *ciExecutor, opt cirun.Options) (*whatif.Prediction, *cirun.Report) {
+	w := &whatif.Executor{Dry: x, Durations: x.req.Durations}
+	opt.Simulate, opt.Inline = true, false
+	rep := cirun.Schedule(ctx, g, w, opt)
+	p := w.Predict(rep)
+	return &p, rep
+}
+
+// resultsName names a run's new results folder by its event.
+func resultsName(req CIRequest) string {
+	switch {
+	case req.Event != "":
+		return req.Event
+	case req.PR != nil:
+		return "pull_request-" + strconv.Itoa(req.PR.Number)
 	}
-	return ans.Prediction, nil
+	return "ci"
 }
 
 // FromFork says whether the event is a pull request from a fork (given, or
@@ -321,14 +479,15 @@ type ciExecutor struct {
 	req    CIRequest
 	tables *policy.Tables
 	event  cirun.Event
+	// checkout plans and answers the policy with the checkout's own code
+	// (--planner checkout), nil for miles-ci's.
+	checkout *usecase.Checkout
 
-	// mu guards the messages, the registry, read once, and the stages,
-	// each planned once.
+	// reg is the checkout's test registry, read once.
+	reg *registryOnce
+	// mu guards the messages and the stages, each planned once.
 	mu     sync.Mutex
 	msgs   []usecase.Message
-	reg    *policy.Registry
-	regErr error
-	loaded bool
 	stages map[stageKey]*plannedStage
 }
 
@@ -393,8 +552,8 @@ func (x *ciExecutor) policy(ctx context.Context, u *cirun.Unit) cirun.Outcome {
 		}
 		return strings.Join(kv, " ")
 	}
-	if x.req.Checkout != nil {
-		cp, err := usecase.PolicyOfCheckout(ctx, x.req.Checkout, preq)
+	if x.checkout != nil {
+		cp, err := usecase.PolicyOfCheckout(ctx, x.checkout, preq)
 		if err != nil {
 			return failed(err)
 		}
@@ -484,7 +643,7 @@ func (x *ciExecutor) prImage(ctx context.Context) cirun.Outcome {
 		}
 		changed = paths
 	}
-	in, err := imageBuildInputs(x.req.Repo)
+	in, err := usecase.ImageBuildInputs(x.req.Repo)
 	if err != nil {
 		return failed(err)
 	}
@@ -498,23 +657,6 @@ func (x *ciExecutor) prImage(ctx context.Context) cirun.Outcome {
 		return cirun.Outcome{Result: cirun.ResultFailure, Reason: "building " + d.Tag + ": " + err.Error(), ExitCode: 1}
 	}
 	return cirun.Outcome{Result: cirun.ResultSuccess, Outputs: out, Reason: "built " + img, Detail: d}
-}
-
-// imageBuildInputs are the checkout's image build inputs: the INPUT_GLOBS
-// of its docker/image_inputs.py where it has one (bounded read), else the
-// paths the older _build-pr-ci-image.yml greps for.
-func imageBuildInputs(repo string) (deps.BuildInputs, error) {
-	if repo == "" {
-		repo = "."
-	}
-	src, err := fsinput.ReadFile(filepath.Join(repo, filepath.FromSlash(deps.ImageInputsFile)), fsinput.TableFile)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return deps.BuildInputs{}, nil
-		}
-		return deps.BuildInputs{}, err
-	}
-	return deps.ParseImageInputs(string(src))
 }
 
 // changedPaths are the PR's changed paths (both of a rename), or why there
@@ -536,26 +678,34 @@ func (x *ciExecutor) changedPaths() ([]string, string) {
 	if why != "" {
 		return nil, why
 	}
-	entries, err := policy.ParseNameStatus(diff)
+	paths, err := usecase.ChangedPaths(diff)
 	if err != nil {
 		return nil, err.Error()
-	}
-	var paths []string
-	for _, e := range entries {
-		paths = append(paths, e.Paths...)
 	}
 	return paths, ""
 }
 
 // registry loads the checkout's test registry once.
 func (x *ciExecutor) registry() (*policy.Registry, error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if !x.loaded {
-		x.reg, x.regErr = x.tables.LoadRegistry(x.req.Repo)
-		x.loaded = true
-	}
-	return x.reg, x.regErr
+	x.reg.once.Do(func() { x.reg.reg, x.reg.err = x.tables.LoadRegistry(x.req.Repo) })
+	return x.reg.reg, x.reg.err
+}
+
+// dry is the executor of a dry evaluation of the same run (its own
+// prediction, the check of a re-run's record): it plans and runs nothing,
+// on the run's tables and registry.
+func (x *ciExecutor) dry() *ciExecutor {
+	d := &ciExecutor{req: x.req, tables: x.tables, event: x.event, checkout: x.checkout, reg: x.reg}
+	d.req.Shards = nil
+	return d
+}
+
+// registryOnce is the checkout's test registry, read once for the run (a
+// run's own prediction shares it).
+type registryOnce struct {
+	once sync.Once
+	reg  *policy.Registry
+	err  error
 }
 
 // lookup is the registry as the stage-run path looks it up: the run's
@@ -632,7 +782,7 @@ func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, 
 		size = args.Partition.Size
 	}
 	dry := x.req.Shards == nil
-	if dry && x.req.Checkout != nil {
+	if dry && x.checkout != nil {
 		// The dry run shows the checkout's own plans, and needs no other.
 		preqs := make([]policy.PlanRequest, size)
 		for i := range preqs {
@@ -641,7 +791,7 @@ func (ps *plannedStage) plan(ctx context.Context, x *ciExecutor, u *cirun.Unit, 
 				preqs[i].Partition = &policy.Partition{ID: i, Size: size}
 			}
 		}
-		cps, err := x.req.Checkout.Plans(ctx, preqs)
+		cps, err := x.checkout.Plans(ctx, preqs)
 		if err != nil {
 			ps.err = err
 			return
@@ -838,25 +988,44 @@ func (p ShardPlan) Lines() []string {
 	return append(lines, p.TestFiles()...)
 }
 
-// CIHost is the host a ci run schedules on, from --gpus (given says the
-// caller named it). A dry run without --gpus on a host that shows no GPU
-// plans the GPU shards for stand-ins, as --gpus none, and says so: a plan
-// needs no device, and a laptop should see the graph. A real run there
-// still needs --gpus none, so no GPU stage runs on a stand-in unasked.
-func CIHost(gpus string, given, dryRun bool, detected cirun.Detect) (cirun.Host, []usecase.Message, error) {
-	if !given && dryRun {
-		found, err := detected()
-		if err != nil || len(found) == 0 {
-			why := "this host shows no GPU"
-			if err != nil {
-				why = "this host's GPUs cannot be counted (" + err.Error() + ")"
-			}
-			return cirun.Host{StandIn: true}, []usecase.Message{usecase.Notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
+// oneHost is the one host a run schedules on when no fleet is given: the
+// host --gpus named, or with --gpus all the GPUs this machine shows. A dry
+// run (or a what-if) without --gpus on a machine that shows none plans the
+// GPU shards for stand-ins, as --gpus none, and says so: a plan needs no
+// device, and a laptop should see the graph. A real run there still needs
+// --gpus none, so no GPU stage runs on a stand-in unasked.
+func oneHost(req CIRequest) (cirun.Host, []usecase.Message, error) {
+	if len(req.Hosts) > 0 || !req.AllGPUs {
+		return req.Host, nil, nil
+	}
+	detect := req.Detect
+	if detect == nil {
+		detect = func() ([]hostgpu.Device, error) {
+			return nil, errors.New("this front end cannot read the machine's GPUs")
 		}
 	}
-	h, err := cirun.ParseHost(gpus, detected)
-	return h, nil, err
+	found, err := detect()
+	if !req.GPUsGiven && req.Shards == nil && (err != nil || len(found) == 0) {
+		why := "this host shows no GPU"
+		if err != nil {
+			why = "this host's GPUs cannot be counted (" + err.Error() + ")"
+		}
+		return cirun.Host{StandIn: true}, []usecase.Message{usecase.Notice("no --gpus, and " + why + ": the dry run plans every GPU shard for stand-ins, as --gpus none; give --gpus h200:0-7 (or 0-7) to plan for a GPU host")}, nil
+	}
+	h, err := cirun.DetectedHost(found, err)
+	if err != nil {
+		return cirun.Host{}, nil, &UsageError{Err: err}
+	}
+	return h, nil, nil
 }
+
+// UsageError is a flag's value the use case could not take once it looked
+// at it (--gpus all on a machine that shows no GPU): the command names it
+// with its usage, as it does a flag it cannot read.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // estimate is a unit's expected seconds (cirun.Options.Estimate): its
 // files' times from the history, else their est_time, and its stage's

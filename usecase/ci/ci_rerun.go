@@ -90,7 +90,7 @@ func recordDoesNotHold(prev *usecase.PreviousRun, would []string) usecase.Messag
 func nothingToRerun(prev *usecase.PreviousRun, ev cirun.Event) CIAnswer {
 	rep := prev.Report
 	rep.Event = ev
-	return CIAnswer{Report: rep, NothingToRerun: true, Messages: []usecase.Message{usecase.Notice(fmt.Sprintf(
+	return CIAnswer{Mode: Kept, Report: rep, NothingToRerun: true, Messages: []usecase.Message{usecase.Notice(fmt.Sprintf(
 		"--rerun-failed %s: nothing to re-run: no job of attempt %d failed, was cancelled or could not run; its verdict stands (exit %d)",
 		prev.Dir, max(rep.Attempt, 1), rep.ExitStatus()))}}
 }

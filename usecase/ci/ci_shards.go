@@ -54,14 +54,74 @@ type EngineShards struct {
 	// Run prepares and runs one shard; nil is stagerun.Prepare then
 	// stagerun.Test (tests replace it).
 	Run func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
+	// Ready and Connect are the front end's side of a run, which the use
+	// case asks for only when the graph runs shards: Ready readies the
+	// results folder (results: --results or a re-run's own, "" for a new
+	// one named after name) and anything the front end keeps for the run
+	// (a log, a lock), and says the folder ("" for none); Connect opens a
+	// host's engine session, the one host's before the first shard, each
+	// fleet host's on first use (it sets Container, or On and Fleet).
+	Ready   func(results, name string) (string, error)
+	Connect func(ctx context.Context, host cirun.Host) (Session, error)
 
-	mu   sync.Mutex
-	done []ciShard
+	// closers end what start opened (the sessions).
+	closers []func()
+	mu      sync.Mutex
+	done    []ciShard
 	// engineFailed is set once a shard could not run on the engine (not
 	// placed: the engine or the checkout refused it).
 	engineFailed bool
 	// built are the PR images built, by host and image name.
 	built map[string]map[string]stagerun.Container
+}
+
+// EngineError is an engine the run could not reach before its first
+// shard: nothing ran (exit 125).
+type EngineError struct{ Err error }
+
+func (e *EngineError) Error() string { return e.Err.Error() }
+func (e *EngineError) Unwrap() error { return e.Err }
+
+// start readies a run on the front end's engine: its cache registry
+// checked, its results folder (Ready) and its sessions (Connect): the one
+// host's, connected now, or each fleet host's on first use. It says the
+// results folder.
+func (e *EngineShards) start(ctx context.Context, results, name string, hosts []cirun.Host) (string, error) {
+	if e.CacheRegistry != "" {
+		if err := stagerun.CheckCacheRegistry(e.CacheRegistry); err != nil {
+			return "", &UsageError{Err: err}
+		}
+	}
+	if e.Ready != nil {
+		var err error
+		if results, err = e.Ready(results, name); err != nil {
+			return "", err
+		}
+	}
+	if e.Connect == nil {
+		return results, nil // the sessions are given (Container, On)
+	}
+	if len(hosts) > 0 {
+		f := NewFleet(ctx, hosts, e.Connect)
+		e.On, e.Fleet, e.Down = f.On, f.Names(), f.Down
+		e.closers = append(e.closers, f.Close)
+		return results, nil
+	}
+	s, err := e.Connect(ctx, cirun.Host{})
+	if err != nil {
+		return "", &EngineError{Err: err}
+	}
+	e.Container = s.Container
+	e.closers = append(e.closers, func() { s.Close() })
+	return results, nil
+}
+
+// close ends the sessions start opened.
+func (e *EngineShards) close() {
+	for _, c := range e.closers {
+		c()
+	}
+	e.closers = nil
 }
 
 // ciShard is one finished shard's results.
@@ -401,7 +461,7 @@ const WhatIfFile = "what-if.json"
 // WhatIfResults are a what-if's results folder: report.html, the
 // prediction drawn with a real run's timeline, and what-if.json, the
 // prediction as --json prints it.
-func WhatIfResults(ans CIAnswer) ([]stagerun.ResultFile, error) {
+func (ans CIAnswer) WhatIfResults() ([]stagerun.ResultFile, error) {
 	if ans.Prediction == nil {
 		return nil, fmt.Errorf("no prediction: the run was not a what-if")
 	}

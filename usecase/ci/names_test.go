@@ -44,23 +44,32 @@ func TestCITyposFail(t *testing.T) {
 }
 
 // TestCIHostDryRunStandIns: a dry run without --gpus on a host with no GPU
-// plans for stand-ins and says so; given --gpus, or a real run, it does not.
+// plans for stand-ins and says so; given --gpus, or a real run, it does not
+// (a usage error: the flag's value is what could not be used).
 func TestCIHostDryRunStandIns(t *testing.T) {
 	none := func() ([]hostgpu.Device, error) { return nil, nil }
-	h, msgs, err := CIHost("", false, true, none)
+	all := CIRequest{AllGPUs: true, Detect: none}
+	h, msgs, err := oneHost(all)
 	if err != nil || !h.StandIn || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "plans every GPU shard for stand-ins, as --gpus none") {
 		t.Errorf("wanted stand-ins with a notice, got %+v %v %v", h, msgs, err)
 	}
-	if _, _, err := CIHost("", false, false, none); err == nil {
-		t.Error("wanted a real run on a host with no GPU to need --gpus")
+	real := all
+	real.Shards = passShards{}
+	var usage *UsageError
+	if _, _, err := oneHost(real); !errors.As(err, &usage) {
+		t.Errorf("wanted a real run on a host with no GPU to need --gpus, got %v", err)
 	}
-	if _, _, err := CIHost("all", true, true, none); err == nil {
-		t.Error("wanted --gpus all on a host with no GPU to fail, as asked")
+	given := all
+	given.GPUsGiven = true
+	if _, _, err := oneHost(given); !errors.As(err, &usage) {
+		t.Errorf("wanted --gpus all on a host with no GPU to fail, as asked, got %v", err)
 	}
-	h, msgs, err = CIHost("", false, true, func() ([]hostgpu.Device, error) {
+	four := all
+	four.Detect = func() ([]hostgpu.Device, error) {
 		return []hostgpu.Device{{ID: "0"}, {ID: "1"}, {ID: "2"}, {ID: "3"}}, nil
-	})
-	if err != nil || h.StandIn || len(msgs) != 0 {
+	}
+	h, msgs, err = oneHost(four)
+	if err != nil || h.StandIn || len(msgs) != 0 || len(h.Devices) != 4 {
 		t.Errorf("wanted the host's 4 GPUs, got %+v %v %v", h, msgs, err)
 	}
 }

@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 
+	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
-	"github.com/radixark/miles-ci/internal/encode"
-	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/ci"
 )
@@ -97,15 +94,8 @@ func runCI(args []string, env Env) int {
 		req.MaxParallel = maxPar.Value
 	}
 	req.HeadSHA, req.Git = *headSHA, gitrepo.Local{}
+	req.DryRun, req.WhatIf, req.RerunFailed, req.Results = *dryRun, *whatIf, *rerun, *results
 	var err error
-	if *rerun != "" {
-		if req.Previous, err = usecase.ReadPreviousRun(*rerun); err != nil {
-			return usageFailure(env, err)
-		}
-		if *results == "" && !*dryRun {
-			*results = *rerun
-		}
-	}
 	if req.Substitutes, err = usecase.ParseSubstitutes(*subst); err != nil {
 		return fs.usageError("%v", err)
 	}
@@ -113,14 +103,12 @@ func runCI(args []string, env Env) int {
 		if req.Hosts, err = usecase.ReadHosts(*hostsFile, detect.Here); err != nil {
 			return fs.usageError("%v", err)
 		}
-	} else {
-		host, hostMsgs, err := ci.CIHost(*gpus, fs.Given("gpus"), *dryRun || *whatIf, detect.Here)
-		if err != nil {
-			return fs.usageError("%v", err)
-		}
-		printMessages(env, hostMsgs)
-		req.Host = host
 	}
+	g, err := cirun.ParseGPUs(*gpus)
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	req.Host, req.AllGPUs, req.GPUsGiven, req.Detect = g.Host, g.All, fs.Given("gpus"), detect.Here
 	if fs.Given("release-lock") {
 		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
 		if err != nil {
@@ -129,14 +117,14 @@ func runCI(args []string, env Env) int {
 		req.Release = lock
 	}
 	if gh.active() {
-		if req.PR, err = gh.fetch(env, !req.Given.Diff); err != nil {
+		if req.PR, err = gh.fetch(env, !fs.Given("changed-files")); err != nil {
 			return fail(env, err)
 		}
 		if err := gh.noteAndCheck(env, *repo, req.PR); err != nil {
 			return fail(env, err)
 		}
 	}
-	if req.PR == nil || req.Given.Body {
+	if !gh.active() || fs.Given("pr-body-file") {
 		if req.PRBody, err = readBody(fs, *prBody); err != nil {
 			return fail(env, err)
 		}
@@ -148,9 +136,7 @@ func runCI(args []string, env Env) int {
 		}
 	}
 	if pf.checkout() {
-		if req.Checkout, err = pf.open(env, *repo); err != nil {
-			return fail(env, err)
-		}
+		req.OpenCheckout = pf.opener(*repo)
 	}
 	if !*dryRun {
 		// A run orders its shards by the history's durations, and a
@@ -159,43 +145,22 @@ func runCI(args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	if *whatIf {
-		return runWhatIf(env, req, *asJSON, *results, *repo)
-	}
-	// A re-run whose record says nothing failed asks the use case, dry,
-	// whether that holds; when it does not, it is a real re-run.
-	if *dryRun || req.Previous != nil && req.Previous.NothingToRerun() {
-		ans, err := ci.CI(context.Background(), req)
-		if err != nil {
-			return ciFailure(env, err)
-		}
-		if *dryRun || ans.NothingToRerun {
-			printMessages(env, ans.Messages)
-			switch {
-			case *asJSON:
-				out, err := encode.JSON(ans.Report)
-				if err != nil {
-					return fail(env, err)
-				}
-				writeJSON(env.Stdout, out)
-			case *mermaid:
-				io.WriteString(env.Stdout, ans.Report.Mermaid(ans.Graph))
-			default:
-				io.WriteString(env.Stdout, ans.Report.Text())
-			}
-			// A dry run exits as the run would before any test: 125 when a job
-			// that should run cannot (too few GPUs).
-			return ans.Report.ExitStatus()
-		}
-	}
+	ctx, stop := signalContext(env)
+	defer stop()
+	r := newCIRun(ctx, env, fs, gh, req, ciEngineFlags{quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec, gateDB: *gateDB, cacheRegistry: *cacheRegistry,
+		live: isTerminal(env.Stdout, env.Getenv)})
+	defer r.close()
+	req.Shards, req.RunID, req.Notify, req.Predict = r.runner, r.runner.Nonce, r.notify, recording(rec, env)
 	req.Leaser = hostlock.New(lockDirOr(*lockDir), append([]string{"miles-ci", "ci"}, args...))
-	if *cacheRegistry != "" {
-		if err := stagerun.CheckCacheRegistry(*cacheRegistry); err != nil {
-			return fs.usageError("%v", err)
-		}
+	ans, err := ci.CI(ctx, req)
+	if r.progress != nil {
+		r.progress.done()
 	}
-	return runCIOnEngine(env, req, ciEngineFlags{results: *results, quiet: *quiet, progress: *progress, engineLog: *engineLogFile, fs: fs, rec: rec, gateDB: *gateDB, cacheRegistry: *cacheRegistry,
-		live: isTerminal(env.Stdout, env.Getenv)}, gh)
+	if err != nil {
+		printMessages(env, ans.Messages)
+		return r.failure(err)
+	}
+	return r.print(ans, ciPrintFlags{asJSON: *asJSON, mermaid: *mermaid, results: *results, repo: *repo})
 }
 
 // orDot is a folder flag's value, "." when empty.
@@ -222,10 +187,16 @@ func usageFailure(env Env, err error) int {
 }
 
 // ciFailure is fail, but exit 2 for a --rerun-failed folder of another run
-// and a GPU model the run cannot use.
-func ciFailure(env Env, err error) int {
+// and a GPU model the run cannot use, and a flag's value the use case could
+// not use with the usage (fs).
+func ciFailure(env Env, fs *flagSet, err error) int {
 	var model *ci.ModelError
-	if errors.Is(err, usecase.ErrNotSameRun) || errors.As(err, &model) {
+	var usage *ci.UsageError
+	var input *ci.InputError
+	switch {
+	case errors.As(err, &usage):
+		return fs.usageError("%v", err)
+	case errors.Is(err, usecase.ErrNotSameRun) || errors.As(err, &model) || errors.As(err, &input):
 		return usageFailure(env, err)
 	}
 	return fail(env, err)
@@ -235,7 +206,7 @@ var defaultLockDir = hostlock.DefaultDir
 
 // ciEngineFlags are the real run's output flags.
 type ciEngineFlags struct {
-	results, engineLog string
+	engineLog string
 	// cacheRegistry is --cache-registry (EngineShards.CacheRegistry).
 	cacheRegistry   string
 	quiet, progress bool

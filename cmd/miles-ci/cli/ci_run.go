@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,13 +15,13 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
-	"github.com/radixark/miles-ci/hostlock"
+	"github.com/radixark/miles-ci/internal/encode"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/ci"
+	"github.com/radixark/miles-ci/usecase/gatestore"
 	"github.com/radixark/miles-ci/usecase/runhistory"
-	"github.com/radixark/miles-ci/whatif"
 )
 
 // ciSession is the engine a ci run uses: one connection for every shard
@@ -42,107 +43,164 @@ var ciConnect = func(ctx context.Context, host engine.Inputs, log io.Writer) (ci
 // replace it.
 var ciShardRun func(ctx context.Context, c stagerun.Container, req stagerun.Request, nonce string, m *report.Masker) (stagerun.Result, stagerun.Spec, error)
 
-// runCIOnEngine runs the graph on the engine, printing one line per job
-// state change, and writes the results folder. Ctrl-C (SIGINT, SIGTERM)
-// cancels the running shards; the finished ones keep their results.
-func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) int {
-	host := engine.Inputs{Repo: req.Repo, Secrets: stagerun.HandedSecrets(req.FromFork(), env.secret)}
-	if host.Repo == "" {
-		host.Repo = "."
-	}
-	key, masked, err := cacheKey(env, f.cacheRegistry, host.Secrets)
+// ciRun is the command's side of a ci call: the engine a run runs on
+// (ci.EngineShards, readied by the use case only when the graph runs
+// shards: the results folder checked and locked, the engine's log, the
+// metric gate, the sessions), the live progress, and the printing of the
+// answer.
+type ciRun struct {
+	ctx    context.Context
+	env    Env
+	fs     *flagSet
+	gh     *githubFlags
+	f      ciEngineFlags
+	inputs engine.Inputs
+	runner *ci.EngineShards
+	// Set by ready, for a run that runs shards.
+	m        *report.Masker
+	gate     *gatestore.RunStore
+	progress *ciProgress
+	log      io.Writer
+	logPath  string
+	closers  []func()
+}
+
+// newCIRun is the command's side of a ci call of req, on ctx.
+func newCIRun(ctx context.Context, env Env, fs *flagSet, gh *githubFlags, req ci.CIRequest, f ciEngineFlags) *ciRun {
+	r := &ciRun{ctx: ctx, env: env, fs: fs, gh: gh, f: f, inputs: engine.Inputs{Repo: orDot(req.Repo), Secrets: stagerun.HandedSecrets(req.FromFork(), env.secret)}}
+	r.runner = &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), CacheRegistry: f.cacheRegistry, Ready: r.ready, Connect: r.connect}
+	return r
+}
+
+// ready readies a run that runs shards: the cache key and the masker of
+// its secrets, its results folder (a new one when none is named: every run
+// keeps its results) checked and locked, the engine's log and the metric
+// gate.
+func (r *ciRun) ready(results, name string) (string, error) {
+	env, f := r.env, r.f
+	key, masked, err := cacheKey(env, f.cacheRegistry, r.inputs.Secrets)
 	if err != nil {
-		return fail(env, err)
+		return "", err
 	}
 	m, err := report.NewMasker(masked)
 	if err != nil {
-		return fail(env, err)
+		return "", err
 	}
-	if f.results == "" {
-		// Every run keeps its results: a new folder when none is named.
-		dir, err := defaultResults(ciResultsName(req), time.Now())
-		if err != nil {
-			return fail(env, err)
+	r.m, r.runner.Masker, r.runner.CacheKey = m, m, key
+	if results == "" {
+		if results, err = defaultResults(name, time.Now()); err != nil {
+			return "", err
 		}
-		f.results = dir
 	}
-	fmt.Fprintf(env.Stderr, "miles-ci: the results go to %s\n", f.results)
-	if err := checkResultsDir(f.results, host.Repo); err != nil {
-		return fail(env, err)
+	fmt.Fprintf(env.Stderr, "miles-ci: the results go to %s\n", results)
+	if err := checkResultsDir(results, r.inputs.Repo); err != nil {
+		return "", err
 	}
-	if err := gh.checkSummary(env); err != nil {
-		return fail(env, err)
+	if err := r.gh.checkSummary(env); err != nil {
+		return "", err
 	}
-	if err := checkHistoryApart(f.fs, f.rec, env, f.results); err != nil {
-		return fail(env, err)
+	if err := checkHistoryApart(f.fs, f.rec, env, results); err != nil {
+		return "", err
 	}
 	if f.fs != nil {
-		if err := checkGateDB(f.fs, env, f.gateDB, host.Secrets); err != nil {
-			return fail(env, err)
+		if err := checkGateDB(f.fs, env, f.gateDB, r.inputs.Secrets); err != nil {
+			return "", err
 		}
 	}
-	unlock, err := lockResults(f.results)
+	unlock, err := lockResults(results)
 	if err != nil {
-		return fail(env, err)
+		return "", err
 	}
-	defer unlock()
+	r.closers = append(r.closers, unlock)
 	log, logPath, closeLog, err := engineLogFile(env, runFlags{progress: &f.progress, quiet: &f.quiet, engineLog: &f.engineLog}, m)
 	if err != nil {
-		return fail(env, err)
+		return "", err
 	}
-	defer closeLog()
-	ctx, stop := signalContext(env)
-	defer stop()
-	gate := openGate(ctx, env, f.gateDB, host.Repo)
-	defer gate.Close()
-	run := ciShardRun
-	if run == nil {
-		run = gate.Judge.PrepareAndTest
+	r.log, r.logPath, r.closers = log, logPath, append(r.closers, closeLog)
+	r.gate = openGate(r.ctx, env, f.gateDB, r.inputs.Repo)
+	r.closers = append(r.closers, func() { r.gate.Close() })
+	r.runner.Run = ciShardRun
+	if r.runner.Run == nil {
+		r.runner.Run = r.gate.Judge.PrepareAndTest
 	}
-	runner := &ci.EngineShards{Nonce: strconv.FormatInt(time.Now().UnixNano(), 10), Masker: m, Run: run, CacheRegistry: f.cacheRegistry, CacheKey: key}
-	if len(req.Hosts) > 0 {
-		fl := ci.NewFleet(ctx, req.Hosts, func(ctx context.Context, h cirun.Host) (ci.Session, error) {
-			in := host
-			in.RunnerHost = h.Engine
-			return ciConnect(ctx, in, log)
-		})
-		defer fl.Close()
-		runner.On, runner.Fleet, runner.Down = fl.On, fl.Names(), fl.Down
-	} else {
-		s, err := ciConnect(ctx, host, log)
+	r.progress = newCIProgress(env, m, f.live && !f.progress)
+	return results, nil
+}
+
+// connect opens a session on a host's engine (the local one for "").
+func (r *ciRun) connect(ctx context.Context, h cirun.Host) (ci.Session, error) {
+	in := r.inputs
+	in.RunnerHost = h.Engine
+	return ciConnect(ctx, in, r.log)
+}
+
+// notify shows a job's state change of a run (ci.CIRequest.Notify).
+func (r *ciRun) notify(j cirun.JobReport) {
+	if r.progress != nil {
+		r.progress.notify(j)
+	}
+}
+
+// close lets the results folder go and closes the engine's log and the
+// gate, last.
+func (r *ciRun) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+}
+
+// failure prints why the call failed: exit 2 for input the command cannot
+// use, 125 for an engine the run could not reach (its log named).
+func (r *ciRun) failure(err error) int {
+	var engineErr *ci.EngineError
+	if errors.As(err, &engineErr) {
+		annotate(r.env, "error", r.m.Mask(err.Error()))
+		pointAtEngineLog(r.env, r.logPath)
+		return report.ExitCannotRun
+	}
+	return ciFailure(r.env, r.fs, err)
+}
+
+// print prints the answer: a plan (a dry run, or a re-run with nothing to
+// re-run) as text, --json or --mermaid; a what-if's prediction; a run's
+// graph and verdict, then its results folder.
+func (r *ciRun) print(ans ci.CIAnswer, f ciPrintFlags) int {
+	switch ans.Mode {
+	case ci.Predicted:
+		return printWhatIf(r.env, ans, f.asJSON, f.results, f.repo)
+	case ci.Ran:
+		return r.printRun(ans)
+	}
+	printMessages(r.env, ans.Messages)
+	switch {
+	case f.asJSON:
+		out, err := encode.JSON(ans.Report)
 		if err != nil {
-			annotate(env, "error", m.Mask(err.Error()))
-			pointAtEngineLog(env, logPath)
-			return report.ExitCannotRun
+			return fail(r.env, err)
 		}
-		defer s.Close()
-		runner.Container = s.Container
+		writeJSON(r.env.Stdout, out)
+	case f.mermaid:
+		io.WriteString(r.env.Stdout, ans.Report.Mermaid(ans.Graph))
+	default:
+		io.WriteString(r.env.Stdout, ans.Report.Text())
 	}
-	// A recording run keeps what it predicted beside what it measures
-	// (history predictions): the what-if of the same request, before it
-	// starts.
-	var pred *whatif.Prediction
-	if f.fs != nil && req.Previous == nil && recording(f.rec, env) {
-		if p, err := ci.Predict(ctx, req); err == nil {
-			pred = p
-		}
-	}
-	retry := time.NewTicker(hostlock.Retry)
-	defer retry.Stop()
-	req.Shards, req.Now, req.Retry, req.RunID = runner, time.Now, retry.C, runner.Nonce
-	p := newCIProgress(env, m, f.live && !f.progress)
-	req.Notify = p.notify
-	ans, err := ci.CI(ctx, req)
-	p.done()
-	if err != nil {
-		return ciFailure(env, err)
-	}
+	// A dry run exits as the run would before any test: 125 when a job
+	// that should run cannot (too few GPUs).
+	return ans.Report.ExitStatus()
+}
+
+// ciPrintFlags are the flags that say how the answer is printed.
+type ciPrintFlags struct {
+	asJSON, mermaid bool
+	results, repo   string
+}
+
+// printRun prints a run: its graph and verdict first, then its results
+// folder, in the one order (finish).
+func (r *ciRun) printRun(ans ci.CIAnswer) int {
+	ctx, env, m, f, runner := r.ctx, r.env, r.m, r.f, r.runner
 	printMessages(env, ans.Messages)
-	rep := ans.Report
-	res, err := runner.Results(rep, ans.Graph)
-	if err != nil {
-		return fail(env, err)
-	}
+	rep, res := ans.Report, ans.Results
 	return finish(env, ending{
 		verdict: func() {
 			io.WriteString(env.Stdout, m.Mask(rep.Text()))
@@ -150,40 +208,29 @@ func runCIOnEngine(env Env, req ci.CIRequest, f ciEngineFlags, gh *githubFlags) 
 				io.WriteString(env.Stdout, m.Mask(res.Reuse+"\n"))
 			}
 		},
-		exit: rep.ExitStatus(), gh: gh, stepSummary: res.StepSummary,
+		exit: rep.ExitStatus(), gh: r.gh, stepSummary: res.StepSummary,
 		record: func() []stagerun.ResultFile {
 			if f.fs == nil {
 				return nil
 			}
 			sums := runner.Summaries()
-			return recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: sums, Repo: host.Repo, Runs: runhistory.ShardRunsOf(rep, pred, sums)}, rep.Run.Commit, rep.Run.RunID, rep.Attempt, f.results)
+			return recordCI(ctx, f.fs, f.rec, env, runhistory.ShardsRecordRequest{Shards: sums, Repo: r.inputs.Repo, Runs: runhistory.ShardRunsOf(rep, ans.Prediction, sums)}, rep.Run.Commit, rep.Run.RunID, rep.Attempt, ans.Dir)
 		},
 		recording: f.fs != nil && recording(f.rec, env),
-		dir:       f.results, checkout: host.Repo, files: res.Files, depth: 3, mask: m.Mask,
+		dir:       ans.Dir, checkout: r.inputs.Repo, files: res.Files, depth: 3, mask: m.Mask,
 		written: func() {
-			io.WriteString(env.Stdout, m.Mask(usecase.FailuresText(f.results, res.Failures)))
-			io.WriteString(env.Stdout, "results: "+f.results+"\n")
+			io.WriteString(env.Stdout, m.Mask(usecase.FailuresText(ans.Dir, res.Failures)))
+			io.WriteString(env.Stdout, "results: "+ans.Dir+"\n")
 		},
 		last: func() {
 			if rep.ExitStatus() == report.ExitCannotRun && runner.EngineFailed() {
 				// Not when only placement left shards not-run (too few
 				// GPUs of their kind): the engine's log knows nothing of that.
-				pointAtEngineLog(env, logPath)
+				pointAtEngineLog(env, r.logPath)
 			}
-			storeGate(ctx, env, gate, slices.Collect(maps.Values(runner.Summaries())))
+			storeGate(ctx, env, r.gate, slices.Collect(maps.Values(runner.Summaries())))
 		},
 	})
-}
-
-// ciResultsName names a ci run's default results folder by its event.
-func ciResultsName(req ci.CIRequest) string {
-	switch {
-	case req.Event != "":
-		return req.Event
-	case req.PR != nil:
-		return "pull_request-" + strconv.Itoa(req.PR.Number)
-	}
-	return "ci"
 }
 
 // ciProgress shows a run's job state changes: on a terminal a live table

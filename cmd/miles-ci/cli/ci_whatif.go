@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"time"
@@ -13,19 +12,15 @@ import (
 	"github.com/radixark/miles-ci/whatif"
 )
 
-// runWhatIf predicts the run (ci.CIRequest.WhatIf) and prints the
-// prediction, as text or JSON; with --results it writes the prediction's
-// report.html and what-if.json there.
-func runWhatIf(env Env, req ci.CIRequest, asJSON bool, results, repo string) int {
-	req.WhatIf = true
-	ans, err := ci.CI(context.Background(), req)
-	if err != nil {
-		return ciFailure(env, err)
-	}
+// printWhatIf prints a what-if's prediction (ci.CIRequest.WhatIf), as text
+// or JSON; with --results it writes the prediction's report.html and
+// what-if.json there.
+func printWhatIf(env Env, ans ci.CIAnswer, asJSON bool, results, repo string) int {
 	printMessages(env, ans.Messages)
+	var err error
 	var files []stagerun.ResultFile
 	if results != "" {
-		files, err = ci.WhatIfResults(ans)
+		files, err = ans.WhatIfResults()
 		if err == nil {
 			err = checkResultsDir(results, orDot(repo))
 		}

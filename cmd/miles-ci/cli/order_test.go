@@ -207,7 +207,7 @@ func TestOneOrder(t *testing.T) {
 			return true
 		})
 	}
-	for _, fn := range []string{"execute", "runCIOnEngine", "runTriage", "runWhatIf"} {
+	for _, fn := range []string{"execute", "printRun", "runTriage", "printWhatIf"} {
 		if !ends[fn] {
 			t.Errorf("%s does not end with finish", fn)
 		}
