@@ -169,8 +169,8 @@ func TestParseRecord(t *testing.T) {
 		{name: "universal newlines and Python's whitespace", text: "\ufeff"[:0] + "  {\"metric\": \"a\", \"series\": []}\r\n\u00a0\x1c\r{\"metric\": \"b\", \"series\": []}\u2003", metrics: []string{"a", "b"}},
 		{name: "a metric that is not a string is never looked up", text: `{"metric": 5, "series": [[0, 1]]}`, metrics: []string{}},
 		{name: "not JSON", text: `{"metric": "a", "series": [[0, 1]],}`, err: "line 1"},
-		{name: "extra data", text: `{"metric": "a", "series": []} {}`, err: "extra data"},
-		{name: "a byte order mark", text: "\ufeff{\"metric\": \"a\", \"series\": []}", err: "byte order mark"},
+		{name: "extra data", text: `{"metric": "a", "series": []} {}`, err: "Extra data"},
+		{name: "a byte order mark", text: "\ufeff{\"metric\": \"a\", \"series\": []}", err: "Unexpected UTF-8 BOM"},
 		{name: "not UTF-8", text: "{\"metric\": \"\xff\", \"series\": []}", err: "not UTF-8"},
 		{name: "no series", text: `{"metric": "a"}`, err: `no "series"`},
 		{name: "no metric", text: `{"series": []}`, err: `no "metric"`},
@@ -179,7 +179,7 @@ func TestParseRecord(t *testing.T) {
 		{name: "an unhashable metric", text: `{"metric": ["a"], "series": []}`, err: "cannot use as a key"},
 		{name: "a control character", text: "{\"metric\": \"a\tb\", \"series\": []}", err: "control character"},
 		{name: "an integer of 5000 digits", text: `{"metric": "a", "series": [[0, ` + strings.Repeat("9", 5000) + `]]}`, err: "4300 digits"},
-		{name: "nested too deep", text: `{"metric": "a", "series": ` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, err: "too deep"},
+		{name: "nested too deep", text: `{"metric": "a", "series": ` + strings.Repeat("[", 1200) + strings.Repeat("]", 1200) + `}`, err: "recursion"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ParseRecord(tc.text)

@@ -7,6 +7,7 @@ import (
 	"math/big"
 
 	"github.com/radixark/miles-ci/policy/pysource"
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // selection is one comparison value of selection.py: step is the
@@ -33,36 +34,36 @@ type point struct {
 
 // numericPoints is selection.py's _numeric_points over a series as the
 // reader left it.
-func numericPoints(series []pyValue) ([]point, error) {
+func numericPoints(series []pyjson.Value) ([]point, error) {
 	var out []point
 	for _, p := range series {
 		var n int
-		switch p.kind {
-		case pyList:
-			n = len(p.list)
-		case pyStr:
-			n = len([]rune(p.s))
-		case pyDict:
-			n = len(p.dict.keys)
+		switch p.Kind {
+		case pyjson.List:
+			n = len(p.List)
+		case pyjson.Str:
+			n = len(pyjson.Runes(p.Str))
+		case pyjson.Dict:
+			n = p.Dict.Len()
 		default:
-			return nil, fmt.Errorf("TypeError: object of type '%s' has no len() (a point of the series)", p.typeName())
+			return nil, fmt.Errorf("TypeError: object of type '%s' has no len() (a point of the series)", typeName(p))
 		}
 		if n < 2 {
 			continue
 		}
-		if p.kind == pyDict {
+		if p.Kind == pyjson.Dict {
 			return nil, errors.New("KeyError: 0 (a point of the series is an object)")
 		}
-		if p.kind == pyStr {
+		if p.Kind == pyjson.Str {
 			continue // its characters are strings, not numbers
 		}
-		step, value := p.list[0], p.list[1]
+		step, value := p.List[0], p.List[1]
 		var f float64
-		switch value.kind {
-		case pyFloat:
-			f = value.f
-		case pyInt:
-			f, _ = new(big.Float).SetInt(value.i).Float64()
+		switch value.Kind {
+		case pyjson.Float:
+			f = value.Float
+		case pyjson.Int:
+			f, _ = new(big.Float).SetInt(value.Int).Float64()
 			if math.IsInf(f, 0) {
 				return nil, errors.New("OverflowError: int too large to convert to float (a value of the series)")
 			}
@@ -70,8 +71,8 @@ func numericPoints(series []pyValue) ([]point, error) {
 			continue
 		}
 		pt := point{value: f}
-		if step.kind == pyInt {
-			pt.step = step.i
+		if step.Kind == pyjson.Int {
+			pt.step = step.Int
 		}
 		out = append(out, pt)
 	}
@@ -79,7 +80,7 @@ func numericPoints(series []pyValue) ([]point, error) {
 }
 
 // selectValues is selection.py's select.
-func selectValues(series []pyValue, steps Steps) ([]selection, error) {
+func selectValues(series []pyjson.Value, steps Steps) ([]selection, error) {
 	points, err := numericPoints(series)
 	if err != nil {
 		return nil, err
