@@ -107,49 +107,31 @@ func ciFlowFindings(t *testing.T, dir string, entries map[string]bool) []finding
 			continue
 		}
 		reqVars := requestVars(pf.file, pkg, makers)
-		var conds []ast.Expr
 		ast.Inspect(pf.file, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CallExpr:
-				sel, ok := n.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != pkg || !entries[sel.Sel.Name] {
-					return true
-				}
-				pos := pf.fset.Position(sel.Pos()).String()
-				switch {
-				case sel.Sel.Name != ciFlow.entry:
-					out = append(out, finding{pos: pos, expr: "calls " + pkg + "." + sel.Sel.Name})
-				case first == "":
-					first = pos
-				default:
-					out = append(out, finding{pos: pos, expr: "calls " + pkg + "." + ciFlow.entry + " again (first at " + filepath.Base(first) + ")"})
-				}
-			case *ast.IfStmt:
-				conds = append(conds, n.Cond)
-			case *ast.SwitchStmt:
-				if n.Tag != nil {
-					conds = append(conds, n.Tag)
-				}
-				for _, c := range n.Body.List {
-					conds = append(conds, c.(*ast.CaseClause).List...)
-				}
-			case *ast.UnaryExpr:
-				if n.Op == token.NOT {
-					conds = append(conds, n)
-				}
-			case *ast.BinaryExpr:
-				switch n.Op {
-				case token.LAND, token.LOR, token.EQL, token.NEQ:
-					conds = append(conds, n)
-				}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != pkg || !entries[sel.Sel.Name] {
+				return true
+			}
+			pos := pf.fset.Position(sel.Pos()).String()
+			switch {
+			case sel.Sel.Name != ciFlow.entry:
+				out = append(out, finding{pos: pos, expr: "calls " + pkg + "." + sel.Sel.Name})
+			case first == "":
+				first = pos
+			default:
+				out = append(out, finding{pos: pos, expr: "calls " + pkg + "." + ciFlow.entry + " again (first at " + filepath.Base(first) + ")"})
 			}
 			return true
 		})
 		var end token.Pos
-		for _, c := range conds {
+		for _, c := range conditions(pf.file, true) {
 			if c.Pos() < end || !readsVar(c, reqVars) {
 				continue
 			}

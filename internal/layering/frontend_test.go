@@ -51,31 +51,10 @@ func forkTests(t *testing.T, dir string) []finding {
 	var out []finding
 	for _, pf := range parseDir(t, dir) {
 		fset, name, f := pf.fset, pf.name, pf.file
-		var conds []ast.Expr
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.IfStmt:
-				conds = append(conds, n.Cond)
-			case *ast.SwitchStmt:
-				if n.Tag != nil {
-					conds = append(conds, n.Tag)
-				}
-			case *ast.UnaryExpr:
-				if n.Op == token.NOT {
-					conds = append(conds, n)
-				}
-			case *ast.BinaryExpr:
-				switch n.Op {
-				case token.LAND, token.LOR, token.EQL, token.NEQ:
-					conds = append(conds, n)
-				}
-			}
-			return true
-		})
 		// Inspect meets an outer condition before the ones inside it:
 		// report the outermost only.
 		var end token.Pos
-		for _, c := range conds {
+		for _, c := range conditions(f, false) {
 			if c.Pos() < end || !mentionsFork(c) {
 				continue
 			}
@@ -84,6 +63,39 @@ func forkTests(t *testing.T, dir string) []finding {
 		}
 	}
 	return out
+}
+
+// conditions are the conditions of a file, outer before inner: those of
+// if and switch statements (with cases, their case expressions too) and
+// every !, &&, ||, == and !=.
+func conditions(f *ast.File, cases bool) []ast.Expr {
+	var conds []ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			conds = append(conds, n.Cond)
+		case *ast.SwitchStmt:
+			if n.Tag != nil {
+				conds = append(conds, n.Tag)
+			}
+			for _, c := range n.Body.List {
+				if cases {
+					conds = append(conds, c.(*ast.CaseClause).List...)
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.NOT {
+				conds = append(conds, n)
+			}
+		case *ast.BinaryExpr:
+			switch n.Op {
+			case token.LAND, token.LOR, token.EQL, token.NEQ:
+				conds = append(conds, n)
+			}
+		}
+		return true
+	})
+	return conds
 }
 
 // mentionsFork says whether an expression reads a fork fact, leaving out
