@@ -118,6 +118,25 @@ func CheckTriageFiles(head string, files []string) error {
 	return nil
 }
 
+// CheckTriageHead checks, before anything runs or is written, what the head
+// side of every attempt would be refused for: the devices (--gpus,
+// --visible-devices) and, for each file given (--file), its single-file run
+// at the head (a file that is not a registered test, or one the head
+// disables). Either would make every attempt inconclusive after the engine
+// started and a results folder was written; it is an error of the input.
+func CheckTriageHead(in Inputs, files []string) error {
+	if _, err := WithDevices(stagerun.Request{}, in.GPUs, in.VisibleDevices); err != nil {
+		return err
+	}
+	for _, f := range files {
+		in.File = f
+		if _, err := File(in); err != nil {
+			return fmt.Errorf("--file %s: the head cannot run it: %w", printable.Line(f), err)
+		}
+	}
+	return nil
+}
+
 // TriageAttempt is one attempt with what the front end writes and records.
 type TriageAttempt struct {
 	triage.Attempt

@@ -92,6 +92,13 @@ func runTriage(args []string, env Env) int {
 	if in.PRBody, in.PR, err = readBodyOrPR(fs, gh, &head, *prBody); err != nil {
 		return fail(env, err)
 	}
+	var given []string
+	if fs.Given("file") {
+		given = *files
+	}
+	if err := usecase.CheckTriageHead(in, given); err != nil {
+		return usageFailure(env, err)
+	}
 	dest := *out
 	if dest == "" {
 		dest = defaultTriageOut

@@ -168,7 +168,8 @@ func TestTriageReadsACIFolder(t *testing.T) {
 // TestTriageMistypedFile: a file the head checkout does not have is a
 // usage error naming the nearest test file, and nothing is written in the
 // current folder (issue 40: an inconclusive verdict left miles-ci-triage/
-// and its lock file in the checkout).
+// and its lock file in the checkout); so are devices and files the head
+// refuses.
 func TestTriageMistypedFile(t *testing.T) {
 	repo := gitCheckout(t)
 	fakeTriageEngine(t)
@@ -185,5 +186,22 @@ func TestTriageMistypedFile(t *testing.T) {
 	}
 	if after, _ := os.ReadDir("."); len(after) != len(before) {
 		t.Errorf("wanted nothing written in the checkout, got %v", after)
+	}
+	// What the head would refuse every attempt for is refused before
+	// anything runs too: a GPU model where run takes device ids, a file that
+	// is not a registered test, a file the head disables (each was an
+	// inconclusive verdict, exit 125, after the engine started).
+	for _, c := range []struct{ flag, file, want string }{
+		{"h20:0-7", "tests/fast/test_data_source.py", `--gpus "h20:0-7": "h20:0-7" is not a device id`},
+		{"none", "README.md", "--file README.md: the head cannot run it: "},
+		{"none", "tests/fast/backends/test_fsdp_utils.py", "--file tests/fast/backends/test_fsdp_utils.py: the head cannot run it: "},
+	} {
+		code, stdout, stderr := runCLI(t, nil, "triage", "--base", "main", "--gpus", c.flag, "--quiet", "--file", c.file)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("triage --gpus %s --file %s: wanted a usage error with %q, got %d\n%s\n%s", c.flag, c.file, c.want, code, stdout, stderr)
+		}
+		if after, _ := os.ReadDir("."); len(after) != len(before) {
+			t.Errorf("triage --gpus %s --file %s: wanted nothing written in the checkout, got %v", c.flag, c.file, after)
+		}
 	}
 }
