@@ -35,17 +35,19 @@ func TestFrontEndsHoldNoCIFlow(t *testing.T) {
 }
 
 // TestCIFlowFindingsFound is the test of the test: a second entry, a
-// second call of the entry and a condition on the request are found;
-// building the request, one call and a condition on the answer are not.
+// second call of the entry, a condition on the request and one on a flag
+// the request carries are found; building the request, the flag set's
+// check, one call and a condition on the answer are not.
 func TestCIFlowFindingsFound(t *testing.T) {
 	dir := t.TempDir()
 	src := `package x
 
 import "` + ModulePath + `/usecase/ci"
 
-func run(dry bool) int {
-	req := ci.CIRequest{DryRun: dry}
-	if dry {
+func run(dry *bool, fs *flags) int {
+	fs.check(func() error { if *dry { return nil }; return nil })
+	req := ci.CIRequest{DryRun: *dry}
+	if !*dry {
 		req.Repo = "."
 	}
 	ans, _ := ci.CI(nil, req)
@@ -72,9 +74,10 @@ func again(r ci.CIRequest) int {
 		text = append(text, f.pos[strings.LastIndex(f.pos, "x.go"):]+" "+f.expr)
 	}
 	want := []string{
-		"x.go:14:5 tests the request: req.Previous != nil",
-		"x.go:15:3 calls ci.Other",
-		"x.go:21:2 calls ci.CI again (first at x.go:10:12)",
+		"x.go:15:5 tests the request: req.Previous != nil",
+		"x.go:16:3 calls ci.Other",
+		"x.go:22:2 calls ci.CI again (first at x.go:11:12)",
+		"x.go:8:5 tests a flag the request carries: !*dry",
 	}
 	slices.Sort(text)
 	if strings.Join(text, "\n") != strings.Join(want, "\n") {
@@ -137,6 +140,87 @@ func ciFlowFindings(t *testing.T, dir string, entries map[string]bool) []finding
 			}
 			end = c.End()
 			out = append(out, finding{pos: pf.fset.Position(c.Pos()).String(), expr: "tests the request: " + exprText(pf.fset, pf.name, c)})
+		}
+		out = append(out, flagFindings(pf, pkg, reqVars)...)
+	}
+	return out
+}
+
+// flagFindings are the conditions of a function that read a flag (a
+// variable, or what a flag's pointer points at) the function copies as it
+// is into a field of the request: the request carries it, so a test of it
+// chooses a path of the flow (a dry run reads no history) outside the use
+// case. The flag set's own check of which flags go together (a function
+// literal handed to a method named check) is decoding, and not counted.
+func flagFindings(pf parsedFile, pkg string, reqVars map[string]bool) []finding {
+	var out []finding
+	for _, d := range pf.file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		flags := map[string]bool{}
+		copied := func(e ast.Expr) {
+			if st, ok := e.(*ast.StarExpr); ok {
+				e = st.X
+			}
+			if id, ok := e.(*ast.Ident); ok && id.Name != "nil" && id.Name != "true" && id.Name != "false" {
+				flags[id.Name] = true
+			}
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if isRequestType(n.Type, pkg) {
+					for _, el := range n.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							copied(kv.Value)
+						}
+					}
+				}
+			case *ast.AssignStmt:
+				if len(n.Lhs) != len(n.Rhs) {
+					return true
+				}
+				for i, l := range n.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok && readsVar(sel.X, reqVars) {
+						copied(n.Rhs[i])
+					}
+				}
+			}
+			return true
+		})
+		if len(flags) == 0 {
+			continue
+		}
+		var checks []ast.Node
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "check" {
+					for _, a := range call.Args {
+						if lit, ok := a.(*ast.FuncLit); ok {
+							checks = append(checks, lit)
+						}
+					}
+				}
+			}
+			return true
+		})
+		inCheck := func(e ast.Expr) bool {
+			for _, c := range checks {
+				if e.Pos() >= c.Pos() && e.End() <= c.End() {
+					return true
+				}
+			}
+			return false
+		}
+		var end token.Pos
+		for _, c := range conditions(pf.file, true) {
+			if c.Pos() < fn.Body.Pos() || c.End() > fn.Body.End() || c.Pos() < end || inCheck(c) || !readsVar(c, flags) {
+				continue
+			}
+			end = c.End()
+			out = append(out, finding{pos: pf.fset.Position(c.Pos()).String(), expr: "tests a flag the request carries: " + exprText(pf.fset, pf.name, c)})
 		}
 	}
 	return out

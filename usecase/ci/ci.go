@@ -124,6 +124,11 @@ type CIRequest struct {
 	// set-up): the estimates a run orders its shards by, and the times a
 	// what-if predicts.
 	Durations *whatif.Durations
+	// ReadDurations, when set, reads Durations from the runtime history
+	// for a run or a what-if (whatIf: a what-if, which cannot go on
+	// without its history, where a run orders by est_time); a dry run
+	// reads no history.
+	ReadDurations func(whatIf bool) (*whatif.Durations, error)
 }
 
 // ShardRunner runs a stage shard's request (stagerun.Prepare and Test on an
@@ -204,6 +209,13 @@ func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
 
 // answer is CI; said gets the messages to say even when it fails.
 func answer(ctx context.Context, req CIRequest, said *[]usecase.Message) (CIAnswer, error) {
+	if req.ReadDurations != nil && !req.DryRun {
+		d, err := req.ReadDurations(req.WhatIf)
+		if err != nil {
+			return CIAnswer{}, err
+		}
+		req.Durations = d
+	}
 	if req.RerunFailed != "" && req.Previous == nil {
 		prev, err := usecase.ReadPreviousRun(req.RerunFailed)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/stagerun"
+	"github.com/radixark/miles-ci/whatif"
 )
 
 // frontEnd is a front end's side of a run, recorded: what the use case
@@ -142,6 +143,26 @@ func TestCIOwnsTheFlow(t *testing.T) {
 		}
 		if len(f.connected) == 0 || len(f.connected) > 2 {
 			t.Errorf("wanted each host that ran a shard connected once, got %v", f.connected)
+		}
+	})
+
+	t.Run("the history is read by a run and a what-if, not by a dry run", func(t *testing.T) {
+		for _, c := range []struct {
+			name        string
+			dry, whatIf bool
+			want        string
+		}{{"dry run", true, false, ""}, {"run", false, false, "run"}, {"what-if", false, true, "what-if"}} {
+			var read []string
+			req := base
+			req.DryRun, req.WhatIf, req.Shards = c.dry, c.whatIf, (&frontEnd{}).shards(nil)
+			req.ReadDurations = func(whatIf bool) (*whatif.Durations, error) {
+				read = append(read, map[bool]string{false: "run", true: "what-if"}[whatIf])
+				return nil, errors.New("no history")
+			}
+			_, err := CI(context.Background(), req)
+			if strings.Join(read, " ") != c.want || (c.want != "") != (err != nil) {
+				t.Errorf("%s: wanted the history read as %q and its error returned, got %q, %v", c.name, c.want, read, err)
+			}
 		}
 	})
 

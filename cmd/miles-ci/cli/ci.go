@@ -10,6 +10,7 @@ import (
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/usecase"
 	"github.com/radixark/miles-ci/usecase/ci"
+	"github.com/radixark/miles-ci/whatif"
 )
 
 func init() {
@@ -138,12 +139,10 @@ func runCI(args []string, env Env) int {
 	if pf.checkout() {
 		req.OpenCheckout = pf.opener(*repo)
 	}
-	if !*dryRun {
-		// A run orders its shards by the history's durations, and a
-		// what-if predicts with them.
-		if req.Durations, err = ciDurations(fs, rec, env, *events, *asOf, *whatIf); err != nil {
-			return fail(env, err)
-		}
+	// A run orders its shards by the history's durations, and a what-if
+	// predicts with them; the use case reads them where it needs them.
+	req.ReadDurations = func(whatIf bool) (*whatif.Durations, error) {
+		return ciDurations(fs, rec, env, *events, *asOf, whatIf)
 	}
 	ctx, stop := signalContext(env)
 	defer stop()
