@@ -90,6 +90,13 @@ func freshPostgres(t testing.TB, server string) string {
 // when the first connection is accepted.
 func SilentServer(t testing.TB) (string, <-chan struct{}) {
 	t.Helper()
+	return SilentServerAt(t, 1)
+}
+
+// SilentServerAt is SilentServer whose channel is closed when it accepts
+// its nth connection (a run reads the history before it records).
+func SilentServerAt(t testing.TB, n int) (string, <-chan struct{}) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -104,10 +111,10 @@ func SilentServer(t testing.TB) (string, <-chan struct{}) {
 				return
 			}
 			mu.Lock()
-			if conns == nil {
+			conns = append(conns, c)
+			if len(conns) == n {
 				close(accepted)
 			}
-			conns = append(conns, c)
 			mu.Unlock()
 		}
 	}()
