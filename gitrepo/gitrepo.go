@@ -1,7 +1,8 @@
 // Package gitrepo reads what a local git checkout says of itself: the
-// commit checked out, from its .git folder. It is infrastructure the command
-// hands the use cases as a usecase.Git (the module, which sees no .git,
-// hands its own), beside the engine adapter and the stores.
+// commit checked out, from its .git folder, and the merge base a triage
+// compares with (BaseCheckout). It is infrastructure the command hands the
+// use cases as a usecase.Git and a base folder (the module, which sees no
+// .git, hands its own), beside the engine adapter and the stores.
 package gitrepo
 
 import (

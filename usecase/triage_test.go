@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/internal/testfiles"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
@@ -103,7 +104,7 @@ func gitTree(t *testing.T) string {
 
 func TestTriageVerdicts(t *testing.T) {
 	repo := gitTree(t)
-	baseDir, head, base, err := BaseCheckout(context.Background(), repo, "main", t.TempDir())
+	baseDir, head, base, err := gitrepo.BaseCheckout(context.Background(), repo, "main", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,14 +149,14 @@ func TestTriageVerdicts(t *testing.T) {
 
 func TestTriageBudgetAndBase(t *testing.T) {
 	repo := gitTree(t)
-	baseDir, _, base, err := BaseCheckout(context.Background(), repo, "", t.TempDir())
+	baseDir, _, base, err := gitrepo.BaseCheckout(context.Background(), repo, "", t.TempDir())
 	if err != nil {
 		t.Fatalf("wanted the default branch (main) as the base, got %v", err)
 	}
-	if _, _, again, _ := BaseCheckout(context.Background(), repo, "main", t.TempDir()); again != base {
+	if _, _, again, _ := gitrepo.BaseCheckout(context.Background(), repo, "main", t.TempDir()); again != base {
 		t.Errorf("wanted main's merge base, got %s and %s", base, again)
 	}
-	if _, _, _, err := BaseCheckout(context.Background(), repo, "--upload-pack=x", t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not a git ref") {
+	if _, _, _, err := gitrepo.BaseCheckout(context.Background(), repo, "--upload-pack=x", t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not a git ref") {
 		t.Errorf("wanted an option refused as a ref, got %v", err)
 	}
 	clock := &fakeClock{t: time.Unix(0, 0)}

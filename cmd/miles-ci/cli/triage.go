@@ -10,6 +10,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/cmd/miles-ci/engine"
 	"github.com/radixark/miles-ci/ghoutput"
+	"github.com/radixark/miles-ci/gitrepo"
 	"github.com/radixark/miles-ci/hostgpu/detect"
 	"github.com/radixark/miles-ci/hostlock"
 	"github.com/radixark/miles-ci/internal/encode"
@@ -124,7 +125,7 @@ func runTriage(args []string, env Env) int {
 		return fail(env, err)
 	}
 	defer os.RemoveAll(scratch)
-	baseDir, headSHA, baseSHA, err := usecase.BaseCheckout(ctx, head, *base, scratch)
+	baseDir, headSHA, baseSHA, err := gitrepo.BaseCheckout(ctx, head, *base, scratch)
 	if err != nil {
 		return fail(env, err)
 	}

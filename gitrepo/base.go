@@ -1,4 +1,4 @@
-package usecase
+package gitrepo
 
 import (
 	"archive/tar"
@@ -21,7 +21,9 @@ import (
 // The checkout itself is not touched. Without ref it is the default
 // branch: origin/main, else main.
 func BaseCheckout(ctx context.Context, repo, ref, into string) (dir, head, base string, err error) {
-	repo = orDotRepo(repo)
+	if repo == "" {
+		repo = "."
+	}
 	if strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n\x00") {
 		return "", "", "", fmt.Errorf("--base %q is not a git ref; give a branch, tag or commit, e.g. origin/main", ref)
 	}
@@ -76,13 +78,6 @@ func gitLine(ctx context.Context, repo string, args ...string) (string, error) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func orDotRepo(repo string) string {
-	if repo == "" {
-		return "."
-	}
-	return repo
 }
 
 // Bounds of an extracted merge base.
