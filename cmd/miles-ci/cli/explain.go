@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/policy/pysource"
+	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -89,7 +90,7 @@ func runExplain(args []string, env Env) int {
 	if *asJSON {
 		return printJSON(env, fe)
 	}
-	fmt.Fprintf(env.Stdout, "%s under cadence=%s include_labels=%s:\n", fe.File, rp.Cadence, pysource.ReprList(rp.IncludeLabels))
+	fmt.Fprintf(env.Stdout, "%s under cadence=%s include_labels=%s:\n", report.Printable(fe.File), rp.Cadence, pysource.ReprList(rp.IncludeLabels))
 	for _, e := range fe.Registrations {
 		r := e.Registration
 		desc := registrationCall(r)
@@ -97,17 +98,18 @@ func runExplain(args []string, env Env) int {
 		if r.Implicit {
 			desc, where = "implicit registration (tests/fast/, no call)", "stage-a-cpu, est_time=1.0"
 		}
-		fmt.Fprintf(env.Stdout, "  %s [%s]\n", desc, where)
+		fmt.Fprintf(env.Stdout, "  %s [%s]\n", report.Printable(desc), where)
 		switch {
 		case e.Stage != nil && e.PoolRunsOn != nil:
-			fmt.Fprintf(env.Stdout, "    stage: %s (%s, B200 pool job on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.PoolRunsOn, "+"))
+			fmt.Fprintf(env.Stdout, "    stage: %s (%s, B200 pool job on %s)\n", report.Printable(e.Stage.Name), e.Stage.Backend, report.Printable(strings.Join(e.PoolRunsOn, "+")))
 		case e.Stage != nil && e.Stage.External:
 			// As stages shows it: no job of the checkout's workflows runs it.
-			fmt.Fprintf(env.Stdout, "    stage: %s (%s, external nightly only: no job of the checkout's workflows runs it)\n", e.Stage.Name, e.Stage.Backend)
+			fmt.Fprintf(env.Stdout, "    stage: %s (%s, external nightly only: no job of the checkout's workflows runs it)\n", report.Printable(e.Stage.Name), e.Stage.Backend)
 		case e.Stage != nil:
-			fmt.Fprintf(env.Stdout, "    stage: %s (%s, runs on %s)\n", e.Stage.Name, e.Stage.Backend, strings.Join(e.Stage.RunsOn, "+"))
+			fmt.Fprintf(env.Stdout, "    stage: %s (%s, runs on %s)\n", report.Printable(e.Stage.Name), e.Stage.Backend, report.Printable(strings.Join(e.Stage.RunsOn, "+")))
 		}
-		fmt.Fprintf(env.Stdout, "    %s: %s\n", e.Verdict, e.Reason)
+		// The reason quotes the checkout (a disabled= text): one line.
+		fmt.Fprintf(env.Stdout, "    %s: %s\n", e.Verdict, report.Printable(e.Reason))
 	}
 	return 0
 }

@@ -68,6 +68,20 @@ func TestUntrustedTextIsOneLine(t *testing.T) {
 		}
 		oneWayOut(t, "stdout", stdout)
 	})
+	t.Run("explain", func(t *testing.T) {
+		// A disabled= text of the checkout is the reason explain prints.
+		dis := filepath.Join(repo, "tests", "fast", "test_disabled_forged.py")
+		src := "from tests.ci.ci_register import register_cpu_ci\n\nregister_cpu_ci(est_time=1, suite=\"stage-a-cpu\", disabled=" + strconvQuote(forged) + ")\n"
+		if err := os.WriteFile(dis, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(dis)
+		code, stdout, stderr := runCLI(t, nil, "explain", "--repo", repo, "--file", "tests/fast/test_disabled_forged.py")
+		if code != 0 || !strings.Contains(stdout, "    skipped: disabled: "+forgedShown+"\n") {
+			t.Fatalf("wanted the disabled reason on one line, got %d\n%s\n%s", code, stdout, stderr)
+		}
+		oneWayOut(t, "stdout", stdout)
+	})
 	t.Run("report of a ci folder", func(t *testing.T) {
 		fakeCIEngine(t, nil)
 		results := filepath.Join(t.TempDir(), "results")

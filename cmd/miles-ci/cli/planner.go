@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/policy"
+	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/usecase"
 )
 
@@ -137,7 +138,7 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 	if asJSON {
 		return printJSON(env, map[string]any{"file": file, "cadence": cadence, "labels": base.Labels, "registrations": verdicts})
 	}
-	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", file, cadence, strings.Join(base.Labels, " "))
+	fmt.Fprintf(env.Stdout, "%s under cadence=%s labels=[%s] (the checkout's own tests/ci code):\n", report.Printable(file), cadence, report.Printable(strings.Join(base.Labels, " ")))
 	for _, v := range verdicts {
 		r := v.Registration
 		desc := registrationCall(policy.Registration{Backend: policy.Backend(strings.ToLower(r.Backend)), EstTime: r.EstTime,
@@ -145,12 +146,13 @@ func explainWithCheckout(env Env, pf plannerFlags, repo, file string, base polic
 		if r.Implicit {
 			desc = "implicit registration (tests/fast/, no call)"
 		}
-		fmt.Fprintf(env.Stdout, "  %s\n", desc)
+		fmt.Fprintf(env.Stdout, "  %s\n", report.Printable(desc))
 		reason := v.Reason
 		if v.Shard != nil {
 			reason += fmt.Sprintf("; runs in %s (0-based id=%d)", v.Shard, v.Shard.ID)
 		}
-		fmt.Fprintf(env.Stdout, "    %s: %s\n", v.Verdict, reason)
+		// The checkout's code wrote the verdict and the reason: one line each.
+		fmt.Fprintf(env.Stdout, "    %s: %s\n", report.Printable(v.Verdict), report.Printable(reason))
 	}
 	return 0
 }

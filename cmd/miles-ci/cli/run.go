@@ -526,7 +526,7 @@ func runBatch(fs *flagSet, env Env, in usecase.Inputs, rf runFlags, n int) int {
 	worst := 0
 	for i, req := range reqs {
 		j := b.Jobs[i]
-		fmt.Fprintf(env.Stderr, "miles-ci: batch %d, job %d/%d: %s (%d GPU(s), runs on %s)\n", b.Batch, i+1, len(reqs), j.File, j.NumGPUs, strings.Join(j.RunsOn, "+"))
+		fmt.Fprintf(env.Stderr, "miles-ci: batch %d, job %d/%d: %s (%d GPU(s), runs on %s)\n", b.Batch, i+1, len(reqs), report.Printable(j.File), j.NumGPUs, report.Printable(strings.Join(j.RunsOn, "+")))
 		if code := execute(req, in, rf, env); code > worst {
 			worst = code
 		}
