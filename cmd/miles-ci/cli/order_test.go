@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
@@ -22,15 +24,18 @@ import (
 )
 
 // orderProbe replaces writeResultFile: at the results folder's first file
-// it keeps what stdout holds then and how many rows the history holds;
-// full makes every write fail as a full disk does.
+// it keeps what stdout holds then, how many rows the history holds and what
+// the results folder holds (a command that wrote into it before finish, with
+// any writer, changed it by then); full makes every write fail as a full
+// disk does.
 type orderProbe struct {
-	out         *bytes.Buffer
-	db          string
-	full        bool
-	atFirst     *string
-	rowsAtFirst int
-	writes      int
+	out          *bytes.Buffer
+	db, results  string
+	full         bool
+	atFirst      *string
+	rowsAtFirst  int
+	stateAtFirst string
+	writes       int
 }
 
 func (p *orderProbe) install(t *testing.T) {
@@ -42,12 +47,38 @@ func (p *orderProbe) install(t *testing.T) {
 			s := p.out.String()
 			p.atFirst = &s
 			p.rowsAtFirst = historyRows(t, p.db)
+			p.stateAtFirst = treeState(t, p.results)
 		}
 		if p.full {
 			return &fs.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
 		}
 		return old(path, data, perm)
 	}
+}
+
+// treeState is what a folder holds, each entry's path, mode, size and
+// modification time ("" when there is no folder).
+func treeState(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v %d %d\n", path, info.Mode(), info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 func historyRows(t *testing.T, db string) int {
@@ -131,8 +162,9 @@ func TestVerdictBeforeFolder(t *testing.T) {
 				results, db := filepath.Join(dir, "results"), filepath.Join(dir, "h.db")
 				tc.setup(t, results)
 				var out, errb bytes.Buffer
-				p := &orderProbe{out: &out, db: db, full: full}
+				p := &orderProbe{out: &out, db: db, results: results, full: full}
 				p.install(t)
+				before := treeState(t, results)
 				args := append(tc.args(results), "--record", "--db", db)
 				code := Run(args, Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 				if code != tc.exit {
@@ -140,6 +172,12 @@ func TestVerdictBeforeFolder(t *testing.T) {
 				}
 				if p.atFirst == nil || *p.atFirst == "" || !strings.HasPrefix(out.String(), *p.atFirst) {
 					t.Fatalf("wanted the verdict printed before the folder's first file, got %q before it\n%s", deref(p.atFirst), out.String())
+				}
+				if p.atFirst != nil && p.stateAtFirst != before {
+					t.Errorf("wanted the results folder untouched until finish writes it after the verdict, it changed before:\n%s\nwas\n%s", p.stateAtFirst, before)
+				}
+				if now := treeState(t, results); full && now != before {
+					t.Errorf("wanted a folder that cannot be written left as it was, it holds\n%s\nwas\n%s", now, before)
 				}
 				if p.rowsAtFirst == 0 {
 					t.Errorf("wanted the history recorded before the folder, it held no row then\n%s", errb.String())
