@@ -15,6 +15,8 @@ import (
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/history/historytest"
 	"github.com/radixark/miles-ci/internal/testfiles"
+	"github.com/radixark/miles-ci/report"
+	"github.com/radixark/miles-ci/stagerun"
 )
 
 // forged is text a test, a checkout, a store or a results folder can hold:
@@ -193,3 +195,21 @@ func TestTriageFileNameIsOneLine(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestTriageProgressIsOneLine: an attempt's reason, which the container
+// decides (here the error of a run it broke), shows on one line in
+// triage's progress on stderr (issue 38 item 10).
+func TestTriageProgressIsOneLine(t *testing.T) {
+	repo := gitCheckout(t)
+	fakeTriageEngine(t)
+	ciShardRun = func(context.Context, stagerun.Container, stagerun.Request, string, *report.Masker) (stagerun.Result, stagerun.Spec, error) {
+		return stagerun.Result{}, stagerun.Spec{}, errors.New(forged)
+	}
+	_, stdout, stderr := runCLI(t, nil, "triage", "--repo", repo, "--base", "main", "--gpus", "none", "--quiet", "--attempts", "1",
+		"--out", filepath.Join(t.TempDir(), "triage"), "--file", "tests/fast/test_data_source.py")
+	if !strings.Contains(stderr, "triage tests/fast/test_data_source.py head #1 cannot-run") || !strings.Contains(stderr, forgedShown) {
+		t.Fatalf("wanted the attempt's reason on its progress line, got\n%s\n%s", stderr, stdout)
+	}
+	oneWayOut(t, "stdout", stdout)
+	oneWayOut(t, "stderr", stderr)
+}

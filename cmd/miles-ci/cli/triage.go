@@ -148,9 +148,11 @@ func runTriage(args []string, env Env) int {
 	defer runner.close()
 	req.Session, req.Runner = start.UTC().Format("20060102T150405Z"), runner
 	req.Notify = func(file string, a triage.Attempt) {
-		line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), file, a.Side, a.N, a.Outcome, a.DurationS)
+		// The file may come from a results folder, the reason from the
+		// container (its first failure, an error it caused): one line each.
+		line := fmt.Sprintf("miles-ci: [%4.0fs] triage %s %s #%d %s (%.1fs)", time.Since(start).Seconds(), report.Printable(file), a.Side, a.N, a.Outcome, a.DurationS)
 		if a.Reason != "" {
-			line += ": " + a.Reason
+			line += ": " + report.Printable(a.Reason)
 		}
 		io.WriteString(env.Stderr, m.Mask(line)+"\n")
 	}
