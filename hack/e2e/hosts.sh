@@ -13,8 +13,8 @@
 #   - hosts that fail are down: an engine that refuses the connection is down in seconds, one
 #     that fails fast (docker-container://no-such-engine) is down without a panic, one that dies
 #     mid-run (a socket proxy to the engine, killed) is down at once and its shard runs on the
-#     other host; Ctrl-C ends a fleet run within 2 s (exit 130, the summary kept); no `dagger
-#     session` outlives any of these runs.
+#     other host, and the run ends within 10 s of printing its results; Ctrl-C ends a fleet run
+#     within 2 s (exit 130, the summary kept); no `dagger session` outlives any of these runs.
 # shellcheck shell=bash disable=SC2154 # hack/e2e.sh sources this file and sets $out, $engine and the rest
 
 set +e
@@ -212,13 +212,24 @@ for _ in $(seq 300); do
 	fi
 	sleep 0.1
 done
+# It ends once its results are printed (it hung 5 minutes there, closing the dead host's session).
+exit_ms=
+for _ in $(seq 3000); do grep -q '^results: ' "$out/dies.out" && break; sleep 0.1; done
+t1=$(date +%s%N)
+for _ in $(seq 300); do
+	if ! kill -0 "$pd" 2>/dev/null; then
+		exit_ms=$(ms "$t1")
+		break
+	fi
+	sleep 0.1
+done
 wait "$pd"
 rc=$?
-((rc == 0)) && [[ -n $title && -n $moved_ms && -z $(sessions) ]] && python3 -c 'import json, sys
+((rc == 0 && ${exit_ms:-30000} < 10000)) && [[ -n $title && -n $moved_ms && -z $(sessions) ]] && python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 jobs = [j for j in s["jobs"] if j.get("stage") == "stage-c-4-gpu-h200"]
 sys.exit(0 if len(jobs) == 3 and all(j["state"] == "passed" and j.get("host") == "h200-a" for j in jobs) else 1)' "$out/dies/summary.json"
-hostscheck $? "an engine that dies under a shard: h200-p down, ${title:-its shard} running on h200-a ${moved_ms:-never} ms after the kill, all 3 shards passed there (exit $rc)" "$out/dies.log" "$out/dies.out"
+hostscheck $? "an engine that dies under a shard: h200-p down, ${title:-its shard} running on h200-a ${moved_ms:-never} ms after the kill, all 3 shards passed there, the process ended ${exit_ms:-not within 30 s} ms after its results (exit $rc)" "$out/dies.log" "$out/dies.out"
 
 echo "=== RUN Ctrl-C ends a fleet run within 2 s, keeping what it knows"
 printf '    import time\n    time.sleep(600)\n' >>"$fxg/tests/e2e/gpu/test_c4h200_0.py"
