@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/radixark/miles-ci/cirun"
@@ -48,8 +49,10 @@ func (x localLeaser) TryLease(h cirun.Host, devs device.Set) (func(), cirun.Held
 // (""), a unix:// socket, a docker-container:// or podman-container://
 // engine (a container of this machine's runtime), and a tcp:// engine at
 // a loopback address, localhost, this machine's name or one of its own
-// addresses. A kube-pod:// engine runs wherever its cluster puts it, and
-// ssh:// on another machine: neither is this machine's.
+// addresses, or at a name that resolves to one (an /etc/hosts alias of
+// 127.0.0.1 such as localhost4 or localhost.localdomain). A kube-pod://
+// engine runs wherever its cluster puts it, and ssh:// on another machine:
+// neither is this machine's.
 func Local(engine string) bool {
 	scheme, rest, ok := strings.Cut(engine, "://")
 	switch {
@@ -76,10 +79,33 @@ func Local(engine string) bool {
 	if name, err := os.Hostname(); err == nil && host != "" && strings.EqualFold(host, name) {
 		return true
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return here(ip)
+	}
+	if host == "" {
 		return false
 	}
+	if local, ok := resolved.Load(host); ok {
+		return local.(bool)
+	}
+	// A name: where it leads, asked once per name and bounded (a name that
+	// does not resolve is no engine of this machine, nor one to reach).
+	ctx, cancel := context.WithTimeout(context.Background(), lookupBound)
+	defer cancel()
+	addrs, _ := lookupHost(ctx, host)
+	local := false
+	for _, a := range addrs {
+		if ip, err := netip.ParseAddr(a); err == nil && here(ip) {
+			local = true
+		}
+	}
+	resolved.Store(host, local)
+	return local
+}
+
+// here says whether ip is one of this machine's: a loopback or unspecified
+// address, or one of its interfaces'.
+func here(ip netip.Addr) bool {
 	if ip.IsLoopback() || ip.IsUnspecified() {
 		return true
 	}
@@ -91,6 +117,17 @@ func Local(engine string) bool {
 	}
 	return false
 }
+
+// lookupHost resolves an engine's host name (tests answer for it);
+// resolved keeps each name's answer for the process, as a fleet asks at
+// every lease.
+var (
+	lookupHost = net.DefaultResolver.LookupHost
+	resolved   sync.Map
+)
+
+// lookupBound bounds a name's resolution.
+const lookupBound = 2 * time.Second
 
 // Retry is how often a shard that waits for devices another process holds
 // asks again.

@@ -1,6 +1,8 @@
 package hostlock
 
 import (
+	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 // docker-container:// engine skipped it and two runs shared devices); a
 // kube-pod:// or ssh:// engine, or another machine's address, does not.
 func TestLocal(t *testing.T) {
+	answer(t, map[string][]string{"localhost4": {"127.0.0.1"}, "engine-alias": {"::1", "192.0.2.8"}, "gpu-b.example": {"192.0.2.9"}})
 	name, _ := os.Hostname()
 	tests := []struct {
 		engine string
@@ -33,6 +36,13 @@ func TestLocal(t *testing.T) {
 		{"ssh://gpu-a", false},
 		{"tcp://gpu-a.example:1234", false},
 		{"tcp://192.0.2.7:1234", false},
+		// A name that resolves to this machine (an /etc/hosts alias of
+		// 127.0.0.1) is this machine's; one that resolves elsewhere, or
+		// not at all, is not.
+		{"tcp://localhost4:1234", true},
+		{"tcp://engine-alias:1234", true},
+		{"tcp://gpu-b.example:1234", false},
+		{"tcp://[::ffff:127.0.0.1]:1234", true},
 		{"nonsense", false},
 	}
 	for _, tt := range tests {
@@ -47,8 +57,9 @@ func TestLocal(t *testing.T) {
 // address, so a second run's shard waits (issue 38 item 9), and takes none
 // for a remote engine.
 func TestEveryLocalEngineIsLeased(t *testing.T) {
+	answer(t, map[string][]string{"loopback-alias": {"127.0.0.1"}})
 	dir := t.TempDir()
-	for _, engine := range []string{"tcp://127.0.0.1:1234", "docker-container://dagger-engine", "podman-container://e", ""} {
+	for _, engine := range []string{"tcp://127.0.0.1:1234", "tcp://loopback-alias:1234", "docker-container://dagger-engine", "podman-container://e", ""} {
 		a, b := New(dir, []string{"run", "a"}), New(dir, []string{"run", "b"})
 		h := host(t, "h200:0-7")
 		h.Engine = engine
@@ -70,4 +81,22 @@ func TestEveryLocalEngineIsLeased(t *testing.T) {
 	}
 	r1()
 	r2()
+}
+
+// answer makes the names of addrs resolve to them, and every other name to
+// nothing, for the test.
+func answer(t *testing.T, addrs map[string][]string) {
+	t.Helper()
+	old := lookupHost
+	t.Cleanup(func() {
+		lookupHost = old
+		resolved.Clear()
+	})
+	resolved.Clear()
+	lookupHost = func(_ context.Context, host string) ([]string, error) {
+		if a, ok := addrs[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
 }
