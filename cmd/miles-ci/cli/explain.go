@@ -154,7 +154,10 @@ func runStages(args []string, env Env) int {
 		if s.Job != "" && s.Job != s.Name {
 			from += " (job " + s.Job + ")"
 		}
-		fmt.Fprintf(w, row, s.Name, s.Backend, runsOn, shards, par, needs, image, from)
+		// The checkout's workflows name the stage, its runners, needs and
+		// image: one printable cell each (a tab would move the columns).
+		p := report.Printable
+		fmt.Fprintf(w, row, p(s.Name), s.Backend, p(runsOn), shards, par, p(needs), p(image), p(from))
 	}
 	if err := w.Flush(); err != nil {
 		return fail(env, err)

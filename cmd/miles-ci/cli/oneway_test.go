@@ -213,3 +213,29 @@ func TestTriageProgressIsOneLine(t *testing.T) {
 	oneWayOut(t, "stdout", stdout)
 	oneWayOut(t, "stderr", stderr)
 }
+
+// TestStagesIsOneLine: a runner label of the checkout's workflows (a PR
+// may change them) shows on its stage's row in stages' table, never a line
+// of its own (issue 38 item 10).
+func TestStagesIsOneLine(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "miles")
+	testfiles.CopyTree(t, milesRepo(), repo)
+	wf := filepath.Join(repo, ".github", "workflows", "pr-test.yml")
+	data, err := os.ReadFile(wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label, _ := json.Marshal(forged)
+	forgedRow := strings.Replace(string(data), `runs_on: '["h200", "2gpu"]'`, `runs_on: '["h200", "2gpu", `+string(label)+`]'`, 1)
+	if forgedRow == string(data) {
+		t.Fatal("the fixture's workflow has no runs_on: '[\"h200\", \"2gpu\"]'")
+	}
+	if err := os.WriteFile(wf, []byte(forgedRow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, nil, "stages", "--repo", repo)
+	if code != 0 || !strings.Contains(stdout, "h200,2gpu,"+forgedShown) {
+		t.Fatalf("wanted the label on its stage's row, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	oneWayOut(t, "stdout", stdout)
+}
