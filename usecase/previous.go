@@ -287,7 +287,11 @@ func (f *ResultsFolder) UnprovenLines() []string {
 func (f *ResultsFolder) FailedFiles() []string {
 	var files []string
 	for _, s := range f.Shards {
-		if s.Summary == nil || f.Layout == LayoutCI && s.Job.State != cirun.Failed || f.Layout == LayoutTriage && !strings.Contains(s.Dir, "/head-") {
+		// A ci folder's failed shards, and those its record says passed
+		// that their own folders do not prove: an edited record does not
+		// hide a failure its shard's summary still holds.
+		failed := s.Job.State == cirun.Failed || s.Job.State == cirun.Passed && s.Unproven != ""
+		if s.Summary == nil || f.Layout == LayoutCI && !failed || f.Layout == LayoutTriage && !strings.Contains(s.Dir, "/head-") {
 			continue
 		}
 		for _, t := range s.Summary.Tests {

@@ -88,6 +88,21 @@ func TestReadResultsFolderLayouts(t *testing.T) {
 		t.Errorf("wanted the failed shard's file, got %v", got)
 	}
 
+	// A failed shard set to passed in the record only (issue 38 item 2):
+	// its own summary still says failed, so triage --results still finds
+	// its file.
+	edited := slices.Clone(jobs)
+	edited[2].State = cirun.Passed
+	dir = writeCIFolder(t, edited, map[string][]byte{
+		edited[1].Unit(): shardSummary(t, "stage-a-cpu", &policy.Partition{ID: 0, Size: 2}, "", true),
+		edited[2].Unit(): shardSummary(t, "stage-a-cpu", &policy.Partition{ID: 1, Size: 2}, "", false),
+	})
+	f, err = ReadResultsFolder(dir)
+	if err != nil || !slices.Equal(f.FailedFiles(), []string{"tests/fast/test_stage-a-cpu.py"}) ||
+		!slices.ContainsFunc(f.Unproven(), func(s ShardRecord) bool { return s.Dir == "stage-a-cpu/2-of-2" }) {
+		t.Errorf("wanted the edited shard's failed file and it unproven, got %v %v", f.FailedFiles(), err)
+	}
+
 	// An older run kept a shard as STAGE/ID: found, and (no digest) not proven.
 	old := t.TempDir()
 	os.MkdirAll(filepath.Join(old, "stage-a-cpu", "1"), 0o755)
