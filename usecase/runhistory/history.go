@@ -487,10 +487,18 @@ func Import(ctx context.Context, r ImportRequest) ([]Imported, error) {
 	}
 	defer store.Close()
 	var out []Imported
-	for _, dir := range shardFolders(r.Results) {
+	for _, sf := range shardFolders(r.Results) {
+		dir := sf.dir
+		if sf.unproven != "" {
+			out = append(out, Imported{Dir: dir, Notes: []string{"not imported: its folder does not prove what the run record says: " + sf.unproven}})
+			continue
+		}
 		b, im, err := importBatch(dir, r)
 		if err != nil {
 			return out, err
+		}
+		if sf.unchecked != "" {
+			im.Notes = append(im.Notes, "imported unchecked: "+sf.unchecked)
 		}
 		if err := store.Write(ctx, b); err != nil {
 			return out, fmt.Errorf("%s: %w", dir, err)
@@ -500,21 +508,39 @@ func Import(ctx context.Context, r ImportRequest) ([]Imported, error) {
 	return out, nil
 }
 
+// shardFolder is a folder to import; unproven says why the one reader does
+// not take a ci run's shard folder as the run wrote it ("" when it does),
+// unchecked why it could not check it (a run record without digests).
+type shardFolder struct{ dir, unproven, unchecked string }
+
 // shardFolders are the folders to import: a ci run's or a triage's results
 // folder stands for each of its shards' (the one reader of results
-// folders, usecase.ReadResultsFolder, finds them), any other for itself.
-func shardFolders(dirs []string) []string {
-	var out []string
+// folders, usecase.ReadResultsFolder, finds them), any other for itself. A
+// ci shard whose folder does not prove what the record says of it (an
+// edited or damaged folder) is named and not imported, as a re-run runs it
+// again; one of a record without digests (an older miles-ci's) is imported
+// with a note that it is unchecked.
+func shardFolders(dirs []string) []shardFolder {
+	var out []shardFolder
 	for _, dir := range dirs {
 		f, err := usecase.ReadResultsFolder(dir)
 		if err != nil || f.Layout == usecase.LayoutRun {
-			out = append(out, dir)
+			out = append(out, shardFolder{dir: dir})
 			continue
 		}
 		for _, s := range f.Shards {
-			if s.Summary != nil {
-				out = append(out, filepath.Join(dir, filepath.FromSlash(s.Dir)))
+			if s.Summary == nil {
+				continue
 			}
+			sf := shardFolder{dir: filepath.Join(dir, filepath.FromSlash(s.Dir))}
+			switch {
+			case f.Layout != usecase.LayoutCI || s.Unproven == "":
+			case s.Job.SummarySHA256 == "":
+				sf.unchecked = s.Unproven
+			default:
+				sf.unproven = s.Unproven
+			}
+			out = append(out, sf)
 		}
 	}
 	return out

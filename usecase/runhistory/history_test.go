@@ -2,6 +2,7 @@ package runhistory
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -327,7 +328,26 @@ func TestImportACIFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"gpus":"none","jobs":[`+strings.Join(jobs, ",")+`]}`), 0o644)
 	db := historytest.DBs(t)["sqlite"](t)
 	got, err := Import(context.Background(), ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv})
-	if err != nil || len(got) != 2 || got[0].From != history.RowsFile {
-		t.Fatalf("wanted both shards' rows imported, got %+v %v", got, err)
+	if err != nil || len(got) != 2 || got[0].From != history.RowsFile || len(got[0].Notes) != 1 || !strings.Contains(got[0].Notes[0], "imported unchecked: the run record holds no digest") {
+		t.Fatalf("wanted both shards' rows imported, noted as unchecked, got %+v %v", got, err)
+	}
+
+	// With the digests a run records, a shard whose summary.json was
+	// changed after the run is named and not imported (issue 38: one
+	// checked reader of earlier results); the other one is.
+	jobs = jobs[:0]
+	for i, d := range []string{"stage-a-cpu/1-of-2", "stage-a-cpu/2-of-2"} {
+		data, _ := os.ReadFile(filepath.Join(dir, d, "summary.json"))
+		sum := sha256.Sum256(data)
+		jobs = append(jobs, fmt.Sprintf(`{"job":"pr-test/stage-a-cpu","kind":"stage","stage":"stage-a-cpu","shard":%d,"shards":2,"state":"passed","result":"success","gpus":0,"needs":[],"required":true,"duration_s":1,"exit_code":0,"results":%q,"summary_sha256":"%x"}`, i, d, sum))
+	}
+	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"gpus":"none","jobs":[`+strings.Join(jobs, ",")+`]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "stage-a-cpu/2-of-2", history.RowsFile), []byte(rows(4)), 0o644)
+	os.WriteFile(filepath.Join(dir, "stage-a-cpu/2-of-2", "summary.json"), []byte(`{"hw":"cpu","suite":"stage-a-cpu","shard":{"id":1,"size":2},"verdict":"passed","passed":true,"exit_code":0,"tests":[ ]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "stage-a-cpu/1-of-2", history.RowsFile), []byte(rows(3)), 0o644)
+	got, err = Import(context.Background(), ImportRequest{DB: db, Results: []string{dir}, Getenv: os.Getenv})
+	if err != nil || len(got) != 2 || got[0].Attempts != 1 || len(got[0].Notes) != 0 || got[1].Attempts != 0 || got[1].From != "" ||
+		len(got[1].Notes) != 1 || !strings.Contains(got[1].Notes[0], "not imported: its folder does not prove what the run record says: its summary.json is not the one the run recorded") {
+		t.Fatalf("wanted the proven shard imported and the changed one named, not imported, got %+v %v", got, err)
 	}
 }

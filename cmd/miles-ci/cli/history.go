@@ -173,6 +173,9 @@ func historyImport(args []string, env Env) int {
 		return printJSON(env, got)
 	}
 	for _, im := range got {
+		if im.From == "" { // not imported: a warning above says why
+			continue
+		}
 		io.WriteString(env.Stdout, ghoutput.Plain(fmt.Sprintf("%s: %d attempts from %s\n", im.Dir, im.Attempts, im.From)))
 	}
 	return 0
