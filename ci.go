@@ -57,9 +57,6 @@ func (m *MilesCi) Ci(
 	// +optional
 	substitute []string,
 ) (*Graph, error) {
-	if maxParallel < 0 {
-		return nil, errors.New("--max-parallel must be 0 (as many as fit) or more")
-	}
 	labels := ""
 	if prLabels != nil {
 		js, err := jsonString(prLabels)
@@ -132,19 +129,23 @@ type Graph struct {
 // request is the graph's use-case request, its checkout exported to dir.
 func (g *Graph) request(ctx context.Context, dir string) (ci.CIRequest, error) {
 	m := g.Ci
-	host, err := cirun.ParseHost(m.Gpus, func() ([]hostgpu.Device, error) {
+	req := ci.CIRequest{Repo: dir, HeadSHA: m.HeadSha, Git: sourceDigest{m.Source}, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
+		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
+		Given: usecase.Given{Event: g.Event != "", PRLabels: g.PrLabelsJson != "", Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil,
+			PR: m.Pr != 0, Schedule: g.Schedule != "", Release: g.ReleaseLock != ""}, PRNumber: m.PrNumber}
+	// Refused before the lockfile or the pull request is read.
+	if err := req.Validate(); err != nil {
+		return req, err
+	}
+	var err error
+	if req.Host, err = cirun.ParseHost(m.Gpus, func() ([]hostgpu.Device, error) {
 		return nil, errors.New("the module cannot read the host's GPUs")
-	})
-	if err != nil {
+	}); err != nil {
 		return ci.CIRequest{}, fmt.Errorf("%w (the constructor's --gpus)", err)
 	}
-	subs, err := usecase.ParseSubstitutes(g.Substitute)
-	if err != nil {
+	if req.Substitutes, err = usecase.ParseSubstitutes(g.Substitute); err != nil {
 		return ci.CIRequest{}, err
 	}
-	req := ci.CIRequest{Repo: dir, HeadSHA: m.HeadSha, Git: sourceDigest{m.Source}, Event: g.Event, Action: g.Action, Schedule: g.Schedule, PRLabelsJSON: g.PrLabelsJson, Fork: m.Fork,
-		ImageTag: m.ImageTag, SGLangInput: m.SglangPr, MegatronInput: m.MegatronPr, Host: host, Substitutes: subs, MaxParallel: g.MaxParallel, Only: g.Only, Skip: g.Skip,
-		Given: usecase.Given{Event: g.Event != "", PRLabels: g.PrLabelsJson != "", Body: m.PrBodyFile != nil, Number: m.PrNumber != 0, Diff: g.ChangedFiles != nil}, PRNumber: m.PrNumber}
 	if g.ReleaseLock != "" {
 		lock, err := usecase.ParseReleaseLock(deps.LockFileName, g.ReleaseLock)
 		if err != nil {

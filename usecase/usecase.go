@@ -110,6 +110,14 @@ type Given struct {
 	PRImage bool
 	// Repo: --repo was given.
 	Repo bool
+	// Schedule and Release: --schedule and --release-lock were given (not
+	// read from the environment), before the lockfile is read.
+	Schedule, Release bool
+	// Hosts: --hosts was given, before its file is read.
+	Hosts bool
+	// History: --events or --as-of was given (the runtime history a run or
+	// a what-if reads); Record: --record was given.
+	History, Record bool
 }
 
 // Frontend is how a front end spells what usecase's messages name, so each

@@ -131,6 +131,30 @@ type CIRequest struct {
 	ReadDurations func(whatIf bool) (*whatif.Durations, error)
 }
 
+// Validate checks which of the request's inputs go together, before
+// anything is read (a hosts file, a pull request, the history): one
+// message a rule, in the CLI's flags. CI calls it first.
+func (r CIRequest) Validate() error {
+	switch {
+	case r.DryRun && r.Given.History:
+		return errors.New("--events and --as-of choose the runtime history a run orders its shards by and a what-if predicts with; a dry run reads none")
+	case r.WhatIf && (r.DryRun || r.RerunFailed != "" || r.Given.Record):
+		return errors.New(WhatIfAlone)
+	case r.GPUsGiven && (r.Given.Hosts || r.Hosts != nil):
+		return errors.New("give --gpus (one host) or --hosts (a fleet), not both")
+	case r.Given.PR && (r.Given.Event && r.Event != "pull_request" || r.Given.Schedule || r.Given.Release):
+		return errors.New("--pr is a pull_request's facts; drop --event, --schedule and --release-lock")
+	case r.MaxParallel < 0:
+		return errors.New("--max-parallel must be 0 (as many as fit) or more")
+	}
+	return nil
+}
+
+// WhatIfAlone refuses a what-if with what runs or prints a run; the CLI
+// says it too for --what-if with --mermaid, which the request does not
+// carry.
+const WhatIfAlone = "--what-if predicts a run and runs nothing: it goes with none of --dry-run, --mermaid, --rerun-failed and --record"
+
 // ShardRunner runs a stage shard's request (stagerun.Prepare and Test on an
 // engine) and builds a PR image.
 type ShardRunner interface {
@@ -199,6 +223,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 // an error, the answer holds what was to be said before it (the host's and
 // the checkout's notices).
 func CI(ctx context.Context, req CIRequest) (CIAnswer, error) {
+	if err := req.Validate(); err != nil {
+		return CIAnswer{}, &UsageError{Err: err}
+	}
 	var said []usecase.Message
 	ans, err := answer(ctx, req, &said)
 	if err != nil {

@@ -61,24 +61,17 @@ func runCI(args []string, env Env) int {
 	gateDB := gateDBFlag(fs)
 	gh := addGitHubFlags(fs)
 	pf := addPlannerFlags(fs)
+	// Which inputs go together is the request's (CIRequest.Validate); how
+	// the answer prints is the command's.
 	fs.check(func() error {
-		if *dryRun && (fs.Given("events") || fs.Given("as-of")) {
-			return fmt.Errorf("--events and --as-of choose the runtime history a run orders its shards by and a what-if predicts with; a dry run reads none")
-		}
-		if *whatIf && (*dryRun || *mermaid || fs.Given("rerun-failed") || fs.Given("record")) {
-			return fmt.Errorf("--what-if predicts a run and runs nothing: it goes with none of --dry-run, --mermaid, --rerun-failed and --record")
+		if *whatIf && *mermaid {
+			return errors.New(ci.WhatIfAlone)
 		}
 		if (*asJSON || *mermaid) && !*dryRun && !*whatIf {
 			return fmt.Errorf("--json and --mermaid go with --dry-run; a run writes JSON to --results DIR/summary.json")
 		}
 		if *asJSON && *mermaid {
 			return fmt.Errorf("give --json or --mermaid, not both")
-		}
-		if fs.Given("hosts") && fs.Given("gpus") {
-			return fmt.Errorf("give --gpus (one host) or --hosts (a fleet), not both")
-		}
-		if gh.active() && (fs.Given("event") && *event != "pull_request" || fs.Given("schedule") || fs.Given("release-lock")) {
-			return fmt.Errorf("--pr is a pull_request's facts; drop --event, --schedule and --release-lock")
 		}
 		return nil
 	})
@@ -87,7 +80,9 @@ func runCI(args []string, env Env) int {
 	}
 	req := ci.CIRequest{Repo: *repo, Event: *event, Action: *action, Schedule: *schedule, PRLabelsJSON: *prLabels, Fork: *fork,
 		ImageTag: *imageTag, SGLangInput: *sglang, MegatronInput: *megatron, Only: *only, Skip: *skip,
-		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files")}}
+		Given: usecase.Given{Event: fs.Given("event"), PRLabels: fs.Given("pr-labels-json"), Body: fs.Given("pr-body-file"), Number: prNumber.Set, Diff: fs.Given("changed-files"),
+			PR: gh.active(), Schedule: fs.Given("schedule"), Release: fs.Given("release-lock"), Hosts: fs.Given("hosts"),
+			History: fs.Given("events") || fs.Given("as-of"), Record: fs.Given("record")}}
 	if prNumber.Set {
 		req.PRNumber = prNumber.Value
 	}
@@ -96,6 +91,11 @@ func runCI(args []string, env Env) int {
 	}
 	req.HeadSHA, req.Git = *headSHA, gitrepo.Local{}
 	req.DryRun, req.WhatIf, req.RerunFailed, req.Results = *dryRun, *whatIf, *rerun, *results
+	req.GPUsGiven = fs.Given("gpus")
+	// Refused before a hosts file, a lockfile or the pull request is read.
+	if err := req.Validate(); err != nil {
+		return fs.usageError("%v", err)
+	}
 	var err error
 	if req.Substitutes, err = usecase.ParseSubstitutes(*subst); err != nil {
 		return fs.usageError("%v", err)
@@ -109,7 +109,7 @@ func runCI(args []string, env Env) int {
 	if err != nil {
 		return fs.usageError("%v", err)
 	}
-	req.Host, req.AllGPUs, req.GPUsGiven, req.Detect = g.Host, g.All, fs.Given("gpus"), detect.Here
+	req.Host, req.AllGPUs, req.Detect = g.Host, g.All, detect.Here
 	if fs.Given("release-lock") {
 		lock, err := usecase.ReleaseLock(usecase.ReleaseLockRequest{Path: *lockFile})
 		if err != nil {

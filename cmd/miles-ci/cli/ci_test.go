@@ -254,6 +254,16 @@ func TestCIUsage(t *testing.T) {
 		{"no event", []string{"--dry-run", "--gpus", "none"}, 1, "give the event: --event pull_request|schedule|workflow_dispatch|release, or --pr N"},
 		{"release without lockfile", []string{"--dry-run", "--gpus", "none", "--event", "release"}, 1, "a release run needs the release branch's lockfile"},
 		{"unknown cron", []string{"--dry-run", "--gpus", "none", "--event", "schedule", "--schedule", "1 2 3 4 5"}, 1, `no PR workflow of the checkout runs on schedule "1 2 3 4 5"`},
+		// Which inputs go together (ci.CIRequest.Validate) is refused with
+		// the usage before a hosts file, a lockfile or the PR is read.
+		{"a dry run with --as-of", []string{"--dry-run", "--gpus", "none", "--event", "pull_request", "--as-of", "2026-01-02"}, 2,
+			"miles-ci ci: --events and --as-of choose the runtime history a run orders its shards by and a what-if predicts with; a dry run reads none\nusage: miles-ci ci "},
+		{"gpus and hosts", []string{"--dry-run", "--gpus", "none", "--hosts", "/nonexistent/hosts.yaml"}, 2,
+			"miles-ci ci: give --gpus (one host) or --hosts (a fleet), not both\nusage: miles-ci ci "},
+		{"pr with another event", []string{"--dry-run", "--gpus", "none", "--pr", "2874", "--event", "schedule"}, 2,
+			"miles-ci ci: --pr is a pull_request's facts; drop --event, --schedule and --release-lock\nusage: miles-ci ci "},
+		{"pr with a schedule", []string{"--dry-run", "--gpus", "none", "--pr", "2874", "--schedule", "0 15 * * 6"}, 2, "--pr is a pull_request's facts"},
+		{"pr with a lockfile", []string{"--dry-run", "--gpus", "none", "--pr", "2874", "--release-lock", "/nonexistent/release-lock.json"}, 2, "--pr is a pull_request's facts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
