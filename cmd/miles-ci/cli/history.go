@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/nearest"
+	"github.com/radixark/miles-ci/internal/plural"
 	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/stagerun"
@@ -163,7 +164,9 @@ func historyImport(args []string, env Env) int {
 	got, err := runhistory.Import(ctx, runhistory.ImportRequest{DB: path, Results: *results, Repo: *repo, RunID: *runID, Getenv: env.Getenv})
 	for _, im := range got {
 		for _, n := range im.Notes {
-			warn(env, im.Dir+": "+n)
+			// A shard's folder is named by the run record, a note may quote
+			// it: one line, one warning.
+			warn(env, printable.Line(im.Dir+": "+n))
 		}
 	}
 	if err != nil {
@@ -176,7 +179,7 @@ func historyImport(args []string, env Env) int {
 		if im.From == "" { // not imported: a warning above says why
 			continue
 		}
-		io.WriteString(env.Stdout, ghoutput.Plain(fmt.Sprintf("%s: %d attempts from %s\n", im.Dir, im.Attempts, im.From)))
+		io.WriteString(env.Stdout, fmt.Sprintf("%s: %s from %s\n", printable.Line(im.Dir), plural.N(im.Attempts, "attempt"), im.From))
 	}
 	return 0
 }

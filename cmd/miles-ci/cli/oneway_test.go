@@ -239,3 +239,27 @@ func TestStagesIsOneLine(t *testing.T) {
 	}
 	oneWayOut(t, "stdout", stdout)
 }
+
+// TestHistoryImportIsOneLine: a shard folder named by a run record (its
+// stage) shows on one line in history import's output and its warning
+// (issue 38 item 10).
+func TestHistoryImportIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	stage := "stage-a-cpu" + forged
+	if err := os.MkdirAll(filepath.Join(dir, stage), 0o755); err != nil {
+		t.Skip("the file system takes no such name:", err)
+	}
+	sum := `{"hw":"cpu","suite":` + strconvQuote(stage) + `,"verdict":"passed","passed":true,"exit_code":0,"tests":[{"file":"tests/fast/test_a.py","status":"pass","attempts":1,"elapsed_s":1,"exit_code":0,"timeout_s":null,"est_time":5}]}`
+	os.WriteFile(filepath.Join(dir, stage, "summary.json"), []byte(sum), 0o644)
+	job := `{"job":"pr-test/stage-a-cpu","kind":"stage","stage":` + strconvQuote(stage) + `,"shard":null,"state":"passed","result":"success","gpus":0,"needs":[],"required":true,"duration_s":1,"exit_code":0}`
+	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"gpus":"none","jobs":[`+job+`]}`), 0o644)
+	code, stdout, stderr := runCLI(t, nil, "history", "import", "--results", dir, "--db", filepath.Join(t.TempDir(), "h.db"))
+	if code != 0 || !strings.Contains(stdout, forgedShown+": 1 attempt from summary.json\n") || !strings.Contains(stderr, forgedShown+": imported unchecked: ") {
+		t.Fatalf("wanted the folder on one line, got %d\n%s\n%s", code, stdout, stderr)
+	}
+	oneWayOut(t, "stdout", stdout)
+	oneWayOut(t, "stderr", stderr)
+	if strings.Count(stderr, "::warning::") != 1 {
+		t.Errorf("wanted one warning, got\n%s", stderr)
+	}
+}
