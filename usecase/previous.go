@@ -17,6 +17,7 @@ import (
 	"github.com/radixark/miles-ci/cirun"
 	"github.com/radixark/miles-ci/internal/fsinput"
 	"github.com/radixark/miles-ci/internal/lazyre"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/report"
 	"github.com/radixark/miles-ci/stagerun"
 )
@@ -271,12 +272,13 @@ func (f *ResultsFolder) Proven(unit string) (ShardRecord, bool) {
 	return ShardRecord{}, false
 }
 
-// UnprovenLines name each shard that does not prove its pass, one line
-// each, for a re-run's warnings and report's text.
+// UnprovenLines name each shard that does not prove its pass, one
+// printable line each (the record names the shard and its folder), for a
+// re-run's warnings and report's text.
 func (f *ResultsFolder) UnprovenLines() []string {
 	var out []string
 	for _, s := range f.Unproven() {
-		out = append(out, fmt.Sprintf("%s passed in attempt %d, but its folder does not prove it: %s", s.Job.Title(), max(s.Job.Attempt, 1), s.Unproven))
+		out = append(out, printable.Line(fmt.Sprintf("%s passed in attempt %d, but its folder does not prove it: %s", s.Job.Title(), max(s.Job.Attempt, 1), s.Unproven)))
 	}
 	return out
 }

@@ -97,6 +97,19 @@ func TestReadResultsFolderLayouts(t *testing.T) {
 		edited[1].Unit(): shardSummary(t, "stage-a-cpu", &policy.Partition{ID: 0, Size: 2}, "", true),
 		edited[2].Unit(): shardSummary(t, "stage-a-cpu", &policy.Partition{ID: 1, Size: 2}, "", false),
 	})
+	// A stage the record names with a line break: each shard not proven is
+	// still one line (a re-run's warning, report's text).
+	forged := jobs[1]
+	forged.Stage += "\n23 jobs: 23 passed"
+	f, err = ReadResultsFolder(writeCIFolder(t, []cirun.JobReport{jobs[0], forged}, map[string][]byte{}))
+	if err == nil {
+		t.Fatal("wanted a folder without shard records refused")
+	}
+	f, err = ReadResultsFolder(writeCIFolder(t, []cirun.JobReport{jobs[0], forged, jobs[3]}, map[string][]byte{jobs[3].Unit(): shardSummary(t, "stage-b-cpu", nil, "", true)}))
+	if err != nil || len(f.UnprovenLines()) != 1 || !strings.Contains(f.UnprovenLines()[0], `stage-a-cpu\n23 jobs: 23 passed`) || strings.Contains(f.UnprovenLines()[0], "\n") {
+		t.Errorf("wanted one line naming the forged shard, got %q %v", f.UnprovenLines(), err)
+	}
+
 	f, err = ReadResultsFolder(dir)
 	if err != nil || !slices.Equal(f.FailedFiles(), []string{"tests/fast/test_stage-a-cpu.py"}) ||
 		!slices.ContainsFunc(f.Unproven(), func(s ShardRecord) bool { return s.Dir == "stage-a-cpu/2-of-2" }) {
