@@ -3,6 +3,7 @@ package estimate
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // MaxSeconds caps an attempt's seconds and an est_time: 5 days, the
@@ -26,11 +27,21 @@ func CheckSeconds(what string, s float64, positive bool) error {
 		return fmt.Errorf("%s is %v, not a number of seconds", what, s)
 	case s < 0 || positive && s == 0:
 		if positive {
-			return fmt.Errorf("%s is %v; it must be more than 0", what, s)
+			return fmt.Errorf("%s is %s; it must be more than 0", what, secondsText(s))
 		}
-		return fmt.Errorf("%s is %v; it must not be negative", what, s)
+		return fmt.Errorf("%s is %s; it must not be negative", what, secondsText(s))
 	case s > MaxSeconds:
-		return fmt.Errorf("%s is %v, more than %d (5 days, the longest one GitHub Actions job runs)", what, s, MaxSeconds)
+		return fmt.Errorf("%s is %s, more than %d (5 days, the longest one GitHub Actions job runs)", what, secondsText(s), MaxSeconds)
 	}
 	return nil
+}
+
+// secondsText writes a number of seconds as a person reads it (3000000, not
+// %v's 3e+06), and in exponent form only where the digits would not fit on
+// a line (1e+308).
+func secondsText(s float64) string {
+	if math.Abs(s) < 1e15 {
+		return strconv.FormatFloat(s, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(s, 'g', -1, 64)
 }

@@ -18,12 +18,12 @@ func TestCheckSeconds(t *testing.T) {
 		{math.NaN(), false, "not a number of seconds"},
 		{math.Inf(1), false, "not a number of seconds"},
 		{math.Inf(-1), false, "not a number of seconds"},
-		{-1, false, "must not be negative"},
+		{-1.5, false, "is -1.5; it must not be negative"},
 		{0, true, "must be more than 0"},
-		{1e308, false, "more than 432000"},
-		{MaxSeconds + 0.5, false, "more than 432000"},
-		{3_000_000, false, "more than 432000"}, // issue 38: 34.7 days passed a workflow run's 35
-		{6 * 3600, true, ""},                   // a GitHub-hosted job's longest
+		{1e308, false, "is 1e+308, more than 432000"},
+		{MaxSeconds + 0.5, false, "is 432000.5, more than 432000"},
+		{3_000_000, false, "is 3000000, more than 432000"}, // issue 38: 34.7 days passed a workflow run's 35; the number as written, not 3e+06
+		{6 * 3600, true, ""},                               // a GitHub-hosted job's longest
 	} {
 		err := CheckSeconds("elapsed_seconds", tc.s, tc.positive)
 		if got := ""; err != nil {
