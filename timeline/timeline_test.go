@@ -85,6 +85,13 @@ func TestSentence(t *testing.T) {
 	if got := f.Sentence(); got != want {
 		t.Errorf("wanted %q, got %q", want, got)
 	}
+	// A run whose shards all ended not-run: its resolvers took 10 ms, and
+	// "span 0.0 s, lower bound 0.0 s: 1.11x" said a ratio of two zeros.
+	f = Figures{Span: 0.01, LowerBound: 0.009, CriticalPath: 0.009, Binds: "critical path", Ratio: 1.111}
+	want = "span 0.0 s, lower bound 0.0 s (critical path 0.0 s; critical path binds)"
+	if got := f.Sentence(); got != want {
+		t.Errorf("wanted %q, got %q", want, got)
+	}
 }
 
 func TestLanes(t *testing.T) {
