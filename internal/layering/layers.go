@@ -24,13 +24,15 @@ var Layers = map[string]int{
 	"internal/typedjson":   0,
 	"internal/layering":    0,
 	"internal/dagger":      0,
+	// Python's json and str as Miles' scripts print them: below the
+	// reader of Python source, which renders its answers with it.
+	"pyjson": 0,
 
 	// The decisions.
 	"policy/pysource": 1,
 	"gitrepo":         1,
 	"device":          1,
 	"timeline":        1,
-	"pyjson":          1,
 	"hostgpu":         2,
 	"policy":          2,
 	"metricgate":      2,

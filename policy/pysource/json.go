@@ -1,46 +1,18 @@
 package pysource
 
 import (
-	"fmt"
 	"math"
 	"strings"
+
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // Python's json.dumps renderings (default separators, ensure_ascii), for
 // the outputs Miles' scripts write with it.
 
-// JSONString is s as Python's json.dumps writes a string (ensure_ascii).
-func JSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || (r >= 0x7f && r < 0x10000):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x10000:
-			r -= 0x10000
-			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// JSONString is s as Python's json.dumps writes a string (ensure_ascii),
+// a lone surrogate (WTF-8, as a "\ud800" escape leaves it) included.
+func JSONString(s string) string { return pyjson.Quote(s) }
 
 // JSONList is json.dumps of a list of strings: ["b200", "8gpu"].
 func JSONList(items []string) string {

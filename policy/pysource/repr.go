@@ -1,47 +1,15 @@
 package pysource
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/radixark/miles-ci/pyjson"
 )
 
 // Repr renders a string the way Python's repr() does, so messages read like Miles' own.
-func Repr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x7f || unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
+func Repr(s string) string { return pyjson.StrRepr(s) }
 
 // ReprList renders a list of strings as Python prints it: ['a', 'b'].
 func ReprList(items []string) string {
@@ -59,39 +27,7 @@ func FloatRepr(f float64) string {
 	if s, ok := nonFinite(f); ok {
 		return s
 	}
-	sign := ""
-	if math.Signbit(f) {
-		sign = "-"
-		f = -f
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expText, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
-	decpt := exp + 1 // value = 0.digits × 10^decpt
-	if f == 0 {
-		return sign + "0.0"
-	}
-	if decpt <= -4 || decpt > 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es = "-"
-			exp = -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
-	}
-	switch {
-	case decpt <= 0:
-		return sign + "0." + strings.Repeat("0", -decpt) + digits
-	case decpt >= len(digits):
-		return sign + digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-	default:
-		return sign + digits[:decpt] + "." + digits[decpt:]
-	}
+	return pyjson.FloatRepr(f)
 }
 
 // FormatFixed0 renders a float as Python's f"{x:.0f}" does: rounded half to
