@@ -187,20 +187,7 @@ func (s *sqlStore) Shards(ctx context.Context, from, before time.Time) ([]Record
 		if !s.hasShardTable(ctx, s.db) {
 			return nil // no graph run recorded its shards here yet
 		}
-		var where []string
-		var args []any
-		if !from.IsZero() {
-			args = append(args, s.d.timeArg(from))
-			where = append(where, "recorded_at >= "+s.d.placeholder(len(args)))
-		}
-		if !before.IsZero() {
-			args = append(args, s.d.timeArg(before))
-			where = append(where, "recorded_at < "+s.d.placeholder(len(args)))
-		}
-		cond := "TRUE"
-		if len(where) > 0 {
-			cond = strings.Join(where, " AND ")
-		}
+		cond, args := s.window(from, before)
 		rows, err := s.db.QueryContext(ctx, "SELECT "+strings.Join(shardColumns, ", ")+" FROM "+ShardTable+" WHERE "+cond+
 			" ORDER BY recorded_at, github_run_id, github_run_attempt, start_seconds, job", args...)
 		if err != nil {

@@ -312,7 +312,9 @@ func (s *sqlStore) samples(ctx context.Context, query string, args []any) ([]est
 	return out, nil
 }
 
-func (s *sqlStore) Rows(ctx context.Context, from, before time.Time) ([]Row, error) {
+// window is the WHERE condition and its arguments of the rows recorded in
+// [from, before), either end open when zero.
+func (s *sqlStore) window(from, before time.Time) (string, []any) {
 	var where []string
 	var args []any
 	if !from.IsZero() {
@@ -323,10 +325,14 @@ func (s *sqlStore) Rows(ctx context.Context, from, before time.Time) ([]Row, err
 		args = append(args, s.d.timeArg(before))
 		where = append(where, "recorded_at < "+s.d.placeholder(len(args)))
 	}
-	cond := "TRUE"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "TRUE", nil
 	}
+	return strings.Join(where, " AND "), args
+}
+
+func (s *sqlStore) Rows(ctx context.Context, from, before time.Time) ([]Row, error) {
+	cond, args := s.window(from, before)
 	var out []Row
 	err := s.call(ctx, s.statement, "reading", func(ctx context.Context) error {
 		var err error
