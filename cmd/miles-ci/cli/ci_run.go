@@ -88,7 +88,7 @@ func (r *ciRun) ready(results, name string) (string, error) {
 	}
 	r.m, r.runner.Masker, r.runner.CacheKey = m, m, key
 	if results == "" {
-		if results, err = defaultResults(name, time.Now()); err != nil {
+		if results, err = defaultResults(env, name, time.Now()); err != nil {
 			return "", err
 		}
 	}

@@ -30,6 +30,9 @@ type Env struct {
 	// Getenv is not empty), for comment, which answers as Miles' script on
 	// an unset variable.
 	LookupEnv func(string) (string, bool)
+	// made lists the folders this invocation made for its results (Run
+	// sets it); those still empty when it ends are removed.
+	made *madeFolders
 }
 
 // lookupEnv is env.LookupEnv, or Getenv where it is not given.
@@ -73,6 +76,9 @@ func Run(args []string, env Env) int {
 	defer errw.Flush()
 	defer out.Flush()
 	env.Stdout, env.Stderr = out, errw
+	// A run that never ran leaves no folder it made (results: folders).
+	env.made = &madeFolders{}
+	defer env.made.removeEmpty()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(env.Stdout)
 		if len(args) == 0 {

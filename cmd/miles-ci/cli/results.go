@@ -153,6 +153,26 @@ func writeResultsDepth(dir, checkout string, files []stagerun.ResultFile, depth 
 	return nil
 }
 
+// madeFolders are the folders one invocation made for its results, in
+// the order made (nil: none are kept track of).
+type madeFolders struct{ dirs []string }
+
+func (m *madeFolders) add(dir string) {
+	if m != nil {
+		m.dirs = append(m.dirs, dir)
+	}
+}
+
+// removeEmpty removes the folders made that are still empty, the last made
+// first: a run that ended before its results were written (the engine
+// could not be reached, a refused flag) leaves no empty results folder.
+// os.Remove removes no folder that holds anything.
+func (m *madeFolders) removeEmpty() {
+	for i := len(m.dirs) - 1; i >= 0; i-- {
+		os.Remove(m.dirs[i])
+	}
+}
+
 // lockResults holds --results against a second run for the whole of this
 // one (resultsdir.Lock).
 func lockResults(dir string) (func(), error) {

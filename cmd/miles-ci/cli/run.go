@@ -306,7 +306,7 @@ func execute(req stagerun.Request, in usecase.Inputs, rf runFlags, env Env) int 
 	}
 	if *rf.results == "" {
 		// Every run keeps its results: a new folder when none is named.
-		dir, err := defaultResults(runResultsName(req), time.Now())
+		dir, err := defaultResults(env, runResultsName(req), time.Now())
 		if err != nil {
 			return fail(env, err)
 		}
@@ -457,9 +457,13 @@ var resultsRoot = "miles-ci-results"
 // defaultResults is a new folder under ./miles-ci-results/ for a run given
 // no --results, named by what ran and when (UTC, to the second; -2, -3 ...
 // when that name is taken): miles-ci-results/pull_request-20261204-151500.
-// The clock is the front end's: the use cases never read it.
-func defaultResults(what string, now time.Time) (string, error) {
-	if err := os.MkdirAll(resultsRoot, 0o755); err != nil {
+// The clock is the front end's: the use cases never read it. The folders
+// it makes are env's (Run removes them if the command ends before writing
+// the results).
+func defaultResults(env Env, what string, now time.Time) (string, error) {
+	if err := os.Mkdir(resultsRoot, 0o755); err == nil {
+		env.made.add(resultsRoot)
+	} else if err := os.MkdirAll(resultsRoot, 0o755); err != nil {
 		return "", fmt.Errorf("keeping the results under ./%s: %w; give --results DIR", resultsRoot, err)
 	}
 	base := filepath.Join(resultsRoot, what+"-"+now.UTC().Format("20060102-150405"))
@@ -469,6 +473,7 @@ func defaultResults(what string, now time.Time) (string, error) {
 		// one folder.
 		err := os.Mkdir(dir, 0o755)
 		if err == nil {
+			env.made.add(dir)
 			return dir, nil
 		}
 		if !os.IsExist(err) {
