@@ -91,9 +91,12 @@ func (j JobReport) Line(elapsed time.Duration) string {
 // stage job) with its state, GPUs and why, and under it what it runs.
 func (r *Report) Text() string {
 	var b strings.Builder
-	width := 0
+	// The attempt column is as wide as its widest entry ("reused (attempt
+	// 10)" is wider than the usual 18), so the GPUs line up below it.
+	width, attempt := 0, 18
 	for _, j := range r.Jobs {
 		width = max(width, len(j.Title()))
+		attempt = max(attempt, len(j.AttemptText()))
 	}
 	b.WriteString(r.Heading() + "\n")
 	for _, j := range r.Jobs {
@@ -113,7 +116,7 @@ func (r *Report) Text() string {
 		gpus = printable.Line(gpus)
 		state := fmt.Sprintf("%-12s", j.State)
 		if r.Attempt > 1 {
-			state += fmt.Sprintf(" %-18s", j.AttemptText())
+			state += fmt.Sprintf(" %-*s", attempt, j.AttemptText())
 		}
 		line := fmt.Sprintf("%-*s  %s %-8s %s", width, j.Title(), state, gpus, printable.Line(j.Reason))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
