@@ -101,7 +101,7 @@ func TestReadResultsFolderLayouts(t *testing.T) {
 	// still one line (a re-run's warning, report's text).
 	forged := jobs[1]
 	forged.Stage += "\n23 jobs: 23 passed"
-	f, err = ReadResultsFolder(writeCIFolder(t, []cirun.JobReport{jobs[0], forged}, map[string][]byte{}))
+	_, err = ReadResultsFolder(writeCIFolder(t, []cirun.JobReport{jobs[0], forged}, map[string][]byte{}))
 	if err == nil {
 		t.Fatal("wanted a folder without shard records refused")
 	}
