@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/pyjson"
 )
 
@@ -119,7 +120,11 @@ func (g Gateway) Run(h Host) Outcome {
 		o.Crash, o.Exit = cr.msg, 1
 		return o
 	case errors.As(err, &rf):
-		o.Stdout, o.Exit = "::error::"+rf.msg+"\n", 1
+		// A refusal may quote what the event or GitHub's answer holds (a
+		// duplicate key): one line with no control character, so that no
+		// part of it is a workflow command of its own. Miles' messages hold
+		// none, so they pass byte for byte.
+		o.Stdout, o.Exit = "::error::"+strings.ReplaceAll(printable.Line(rf.msg), "##[", `##\[`)+"\n", 1
 	case err != nil:
 		o.Crash, o.Exit = err.Error(), 1
 		return o

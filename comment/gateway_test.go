@@ -163,3 +163,16 @@ func TestScenariosFileIsReadable(t *testing.T) {
 	}
 	_ = githubtest.Reply{}
 }
+
+// TestRefusalIsOneLine: a refusal that quotes the event (a duplicate key
+// holding a line break, an escape, the runner's old command form) is one
+// ::error:: line, so the event cannot forge a workflow command of its own.
+func TestRefusalIsOneLine(t *testing.T) {
+	s := scenario("/run-ci-short", nil)
+	s.Event = `{"action":"created","k\n::add-mask::x\u001b[2J##[error]":1,"k\n::add-mask::x\u001b[2J##[error]":2}`
+	o := gateway(t, "run-details").Run(&host{Host: *commenttest.NewHost(s), answer: dryGitHub})
+	want := "::error::duplicate JSON key: k\\n::add-mask::x\\x1b[2J##\\[error]\n"
+	if o.Stdout != want || o.Exit != 1 {
+		t.Errorf("wanted %q and exit 1, got %q and %d", want, o.Stdout, o.Exit)
+	}
+}
