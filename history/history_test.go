@@ -293,6 +293,26 @@ func TestSQLitePathsArePaths(t *testing.T) {
 	}
 }
 
+// TestKeywordConnectionStringIsRefused: a libpq key=value connection
+// string is neither created as a SQLite file named after its password nor
+// shown, in the runtime history and in the metric history.
+func TestKeywordConnectionStringIsRefused(t *testing.T) {
+	ctx := context.Background()
+	t.Chdir(t.TempDir())
+	dsn := "host=127.0.0.1 port=1 password=pw-SECRET"
+	_, err1 := history.Open(ctx, dsn)
+	_, err2 := history.OpenMetrics(ctx, dsn, true)
+	err3 := history.InitMetrics(ctx, dsn)
+	for _, err := range []error{err1, err2, err3} {
+		if err == nil || !strings.Contains(err.Error(), "key=value connection string") || strings.Contains(err.Error(), "pw-SECRET") {
+			t.Errorf("wanted the connection string refused and not shown, got %v", err)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("wanted no file created, got %v", entries)
+	}
+}
+
 func TestPasswordIsMasked(t *testing.T) {
 	url := "postgres://ci:s3cr%21t@127.0.0.1:1/miles?connect_timeout=1"
 	_, err := history.Open(context.Background(), url)

@@ -146,6 +146,9 @@ func checkMetricsPath(path string, write bool) (create bool, err error) {
 	if path == "" {
 		return false, errors.New("no metric-history store named; give --gate-db (or --db) a SQLite file or a postgres:// URL")
 	}
+	if err := checkNotKeywordDSN(path); err != nil {
+		return false, err
+	}
 	info, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !write:

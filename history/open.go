@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,21 @@ func DefaultPath() (string, error) {
 // or postgresql:// URL) rather than a SQLite file.
 func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// keywordDSN matches a libpq key=value connection string
+// ("host=h user=u password=p"), which Postgres clients take but miles-ci
+// would read as a SQLite file name, creating a file named after the password
+// and printing it.
+var keywordDSN = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|sslmode|service|passfile)\s*=`)
+
+// checkNotKeywordDSN refuses a store that is a key=value connection
+// string, without showing it (it may hold a password).
+func checkNotKeywordDSN(db string) error {
+	if keywordDSN.MatchString(db) {
+		return errors.New("the store is a key=value connection string, which miles-ci does not read (and does not show: it may hold a password); give a postgres://USER@HOST:PORT/DB URL, the password in PGPASSWORD or ~/.pgpass, or a SQLite file")
+	}
+	return nil
 }
 
 // Redact is db as it may be shown: a URL's password replaced by xxxxx.
@@ -116,6 +132,9 @@ func open(ctx context.Context, db string, read bool) (Store, error) {
 func checkSQLitePath(path string, read bool) (missing bool, err error) {
 	if path == "" {
 		return false, fmt.Errorf("no SQLite file named; give --db PATH")
+	}
+	if err := checkNotKeywordDSN(path); err != nil {
+		return false, err
 	}
 	info, err := os.Lstat(path)
 	switch {
