@@ -194,7 +194,7 @@ func (s *sqlStore) Shards(ctx context.Context, from, before time.Time) ([]Record
 			return s.fail("reading the shard runs of %s: %w", err)
 		}
 		defer rows.Close()
-		skip := skips{where: s.where}
+		skip := skips{where: s.where, table: ShardTable, rule: "a shard run's rules"}
 		defer func() { s.skipped = append(s.skipped, skip.lines()...) }()
 		for rows.Next() {
 			var r RecordedShard

@@ -121,3 +121,36 @@ func TestShardRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestBadShardRowIsNamedInItsTable: a shard row a read leaves out (an
+// Infinity of wall time) is said to be in the shard table, where it must
+// be fixed, not in the attempts' table.
+func TestBadShardRowIsNamedInItsTable(t *testing.T) {
+	ctx := context.Background()
+	db := t.TempDir() + "/h.db"
+	s, err := history.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := batch(7, attempt(history.Pass, 1, 80))
+	b.Shard = shardRun("pr-test/stage-c-4-gpu-h200 shard 1/3", 0, 100, 80, nil)
+	if err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec("UPDATE " + history.ShardTable + " SET wall_seconds = 9e999"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Shards(ctx, time.Time{}, time.Time{}); err != nil || len(got) != 0 {
+		t.Fatalf("wanted the shard run left out, got %+v (%v)", got, err)
+	}
+	skipped := strings.Join(s.Skipped(), "\n")
+	if !strings.Contains(skipped, "fix or delete them in "+history.ShardTable) || strings.Contains(skipped, "attempt rule") {
+		t.Errorf("wanted the shard table named, got %q", skipped)
+	}
+}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -50,8 +51,11 @@ func (s *sqlStore) Skipped() []string { return s.skipped }
 // skips counts the rows one read left out.
 type skips struct {
 	where string
-	n     int
-	first string
+	// table is where the rows are (Table when empty), rule what they
+	// break ("the attempt rule" when empty).
+	table, rule string
+	n           int
+	first       string
 }
 
 func (k *skips) add(path string, run int64, err error) {
@@ -65,7 +69,8 @@ func (k *skips) lines() []string {
 	if k.n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: skipped %d row(s) that break the attempt rule, the first %s; fix or delete them in %s", k.where, k.n, k.first, Table)}
+	table, rule := cmp.Or(k.table, Table), cmp.Or(k.rule, "the attempt rule")
+	return []string{fmt.Sprintf("%s: skipped %d row(s) that break %s, the first %s; fix or delete them in %s", k.where, k.n, rule, k.first, table)}
 }
 
 // rowsPerInsert bounds one INSERT's rows (13 parameters each; SQLite takes
