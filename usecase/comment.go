@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/big"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -336,12 +335,11 @@ func (h *commentHost) AppendOutput(path, text string) error {
 	if h.dry {
 		return nil
 	}
-	f, err := os.OpenFile(comment.PathString(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err == nil {
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	err := fsinput.Append(comment.PathString(path), text)
+	if errors.Is(err, syscall.ENXIO) {
+		// A FIFO that nothing reads, where Python's open would wait for
+		// ever: fsinput's message says so at once.
+		return err
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/radixark/miles-ci/comment"
 	"github.com/radixark/miles-ci/comment/commenttest"
@@ -189,5 +191,31 @@ func TestCommentAsk(t *testing.T) {
 	}
 	if got.Exit != 0 {
 		t.Errorf("wanted exit 0, got %d: %s", got.Exit, stderr)
+	}
+}
+
+// TestCommentOutputFIFOFailsAtOnce: a GITHUB_OUTPUT that is a FIFO nothing
+// reads is refused at once, naming it, where the open would wait for ever.
+func TestCommentOutputFIFOFailsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := labelScenario(githubtest.Reply{Status: 200, Body: `[{"name":"run-ci-short"}]`})
+	env := place(t, dir, s)
+	fifo := filepath.Join(dir, "output.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	env[comment.EnvOutput], env[comment.EnvPreflight], env[comment.EnvToken] = fifo, "true", "t"
+	srv := githubtest.StartScripted(nil)
+	defer srv.Close()
+	srv.Reset(commenttest.Expand(s.Routes, srv.URL))
+	done := make(chan commenttest.Result, 1)
+	go func() { got, _ := commentRun(t, dir, srv, env, "--repo", t.TempDir()); done <- got }()
+	select {
+	case got := <-done:
+		if got.Exit != 1 || !strings.Contains(got.Stdout, "::error::cannot write GITHUB_OUTPUT: "+fifo+" is a named pipe (FIFO) that nothing reads") {
+			t.Errorf("wanted the FIFO named and exit 1, got %d and %q", got.Exit, got.Stdout)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the gateway waits on a FIFO that nothing reads")
 	}
 }
