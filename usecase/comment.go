@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/big"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +51,10 @@ type CommentQuestion struct {
 }
 
 // Validate checks the request's arguments (flags named as the CLI spells them).
+// githubLogin is a GitHub account's login (a bot's ends in [bot]), which
+// --actor puts in an API path.
+var githubLogin = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$`)
+
 func (r CommentRequest) Validate() error {
 	if r.Getenv == nil {
 		return errors.New("comment: no environment given")
@@ -60,6 +65,8 @@ func (r CommentRequest) Validate() error {
 			return fmt.Errorf("--pr %d is not a pull request number; --body asks what a comment on pull request --pr N by --actor LOGIN would do", q.PR)
 		case strings.TrimSpace(q.Actor) == "":
 			return errors.New("--actor is required with --body: the GitHub login of who would write the comment")
+		case !githubLogin.MatchString(q.Actor):
+			return fmt.Errorf("--actor %s is not a GitHub login; give the login of who would write the comment (letters, digits and '-', such as octo-dev)", strconv.Quote(q.Actor))
 		case q.CommentID < 0:
 			return fmt.Errorf("--comment-id %d is not a comment id; give a positive number or leave it out", q.CommentID)
 		}

@@ -219,3 +219,20 @@ func TestCommentOutputFIFOFailsAtOnce(t *testing.T) {
 		t.Fatal("the gateway waits on a FIFO that nothing reads")
 	}
 }
+
+// TestCommentAskRefusesAnActorThatIsNoLogin: --actor goes into an API
+// path, so one that is no GitHub login is a usage error naming it, before
+// any call.
+func TestCommentAskRefusesAnActorThatIsNoLogin(t *testing.T) {
+	srv := githubtest.StartScripted(nil)
+	defer srv.Close()
+	for _, actor := range []string{"octo\n::error::x", "a/../b", "octo dev", "x_"} {
+		got, stderr := commentRun(t, t.TempDir(), srv, nil, "--repo", t.TempDir(), "--body", "/run-ci-short", "--pr", "7", "--actor", actor)
+		if got.Exit != 2 || !strings.Contains(stderr, "is not a GitHub login") || len(got.Calls) != 0 {
+			t.Errorf("--actor %q: wanted exit 2 naming it and no call, got %d, %q, %v", actor, got.Exit, stderr, got.Calls)
+		}
+	}
+	if got, stderr := commentRun(t, t.TempDir(), srv, nil, "--repo", t.TempDir(), "--body", "/run-ci-short", "--pr", "7", "--actor", "renovate[bot]"); strings.Contains(stderr, "is not a GitHub login") {
+		t.Errorf("wanted a bot's login taken, got %d, %q", got.Exit, stderr)
+	}
+}
