@@ -9,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/ghoutput"
 	"github.com/radixark/miles-ci/history"
 	"github.com/radixark/miles-ci/internal/fsinput"
+	"github.com/radixark/miles-ci/internal/printable"
 	"github.com/radixark/miles-ci/metricgate"
 	"github.com/radixark/miles-ci/policy"
 	"github.com/radixark/miles-ci/usecase"
@@ -89,7 +90,8 @@ func gateText(ans gatestore.Answer) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s; gate form %s): %s\n", v.TestPath, orNone(v.Backend), orNone(v.Suite), ans.Form.Name, v.Summary())
 	for _, c := range v.Coordinates {
-		b.WriteString("  " + c.Describe() + "\n")
+		// One line per coordinate: a metric key is the test's own text.
+		b.WriteString("  " + printable.Line(c.Describe()) + "\n")
 	}
 	switch ans.Baseline {
 	case "written":

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/radixark/miles-ci/metricgate"
+	"github.com/radixark/miles-ci/usecase/gatestore"
 )
 
 // gateArgs is `miles-ci gate` on the fixture checkout with one of its records.
@@ -77,5 +80,16 @@ func TestGateKeepsThePasswordOut(t *testing.T) {
 	code, stdout, stderr = runCLI(t, nil, gateArgs("steady.jsonl", "--db", db)...)
 	if code != 1 || strings.Contains(stdout+stderr, secret) || !strings.Contains(stderr, "--db holds a password") {
 		t.Errorf("wanted the password warned of and never shown, got %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestGateTextKeepsACoordinateOnOneLine: a metric key is the test file's
+// own text; a line break in it stays in its coordinate's line.
+func TestGateTextKeepsACoordinateOnOneLine(t *testing.T) {
+	var ans gatestore.Answer
+	ans.Verdict.Coordinates = []metricgate.CoordinateVerdict{{Metric: "a\n::error::forged\x1b[2J", Status: metricgate.StatusError, Reason: "r"}}
+	got := gateText(ans)
+	if want := "  error     a\\n::error::forged\\x1b[2J: r\n"; !strings.Contains(got, want) {
+		t.Errorf("wanted %q in\n%s", want, got)
 	}
 }
