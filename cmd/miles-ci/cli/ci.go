@@ -73,6 +73,11 @@ func runCI(args []string, env Env) int {
 		if *asJSON && *mermaid {
 			return fmt.Errorf("give --json or --mermaid, not both")
 		}
+		if fs.Given("as-of") {
+			if _, err := asOfDate(*asOf); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if code := fs.parseOrExit(args); code >= 0 {

@@ -258,6 +258,8 @@ func TestCIUsage(t *testing.T) {
 		// the usage before a hosts file, a lockfile or the PR is read.
 		{"a dry run with --as-of", []string{"--dry-run", "--gpus", "none", "--event", "pull_request", "--as-of", "2026-01-02"}, 2,
 			"miles-ci ci: --events and --as-of choose the runtime history a run orders its shards by and a what-if predicts with; a dry run reads none\nusage: miles-ci ci "},
+		{"a what-if with an --as-of that is no date", []string{"--what-if", "--gpus", "h200:0-7", "--event", "pull_request", "--as-of", "99999-01-01"}, 2,
+			"miles-ci ci: --as-of \"99999-01-01\" is not a date; give YYYY-MM-DD\nusage: miles-ci ci "},
 		{"gpus and hosts", []string{"--dry-run", "--gpus", "none", "--hosts", "/nonexistent/hosts.yaml"}, 2,
 			"miles-ci ci: give --gpus (one host) or --hosts (a fleet), not both\nusage: miles-ci ci "},
 		{"pr with another event", []string{"--dry-run", "--gpus", "none", "--pr", "2874", "--event", "schedule"}, 2,
