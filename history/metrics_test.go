@@ -169,3 +169,19 @@ func TestMetricStoreRefuses(t *testing.T) {
 		t.Errorf("wanted the stall of the metric history named without the password, got %v", err)
 	}
 }
+
+// TestMetricStoreURLThatDoesNotParse: a gate store's URL that does not
+// parse is named without its password, and the message names the gate's
+// variable too, not only the runtime history's.
+func TestMetricStoreURLThatDoesNotParse(t *testing.T) {
+	_, err := history.OpenMetrics(context.Background(), "postgres://u:pw-SECRET@[::1", false)
+	if err == nil || strings.Contains(err.Error(), "pw-SECRET") || !strings.Contains(err.Error(), history.EnvGateDB) {
+		t.Errorf("wanted the URL refused naming %s and not its password, got %v", history.EnvGateDB, err)
+	}
+	for _, url := range []string{"postgres://u:pw-SECRET@h:99999/x", "postgres://u:pw-SECRET@h/x?sslmode=bogus"} {
+		_, err := history.OpenMetrics(context.Background(), url, false)
+		if err == nil || strings.Contains(err.Error(), "pw-SECRET") || !strings.Contains(err.Error(), "does not parse") {
+			t.Errorf("%s: wanted the URL said not to parse, without its password, got %v", url, err)
+		}
+	}
+}

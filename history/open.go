@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
 )
@@ -277,7 +278,7 @@ func openSQLiteWAL(path string, read, wal bool) (*sqlStore, error) {
 func openPostgres(dsn string) (*sqlStore, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("the history database URL does not parse; give postgres://USER@HOST:PORT/DB (the password in %s or ~/.pgpass)", EnvDB)
+		return nil, fmt.Errorf("the database URL does not parse; give postgres://USER@HOST:PORT/DB (a password in $%s, $%s or ~/.pgpass, never on the command line)", EnvDB, EnvGateDB)
 	}
 	secrets := []string{dsn}
 	if p, ok := u.User.Password(); ok && p != "" {
@@ -295,6 +296,11 @@ func openPostgres(dsn string) (*sqlStore, error) {
 			text = strings.ReplaceAll(text, s, "xxxxx")
 		}
 		return errors.New(text)
+	}
+	// What url.Parse takes pgx may not (a port out of range, an unknown
+	// sslmode): said here, not later as missing tables.
+	if _, err := pgconn.ParseConfig(dsn); err != nil {
+		return nil, mask(fmt.Errorf("the database URL %s does not parse (%w); give postgres://USER@HOST:PORT/DB", Redact(dsn), err))
 	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
