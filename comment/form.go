@@ -209,29 +209,21 @@ func Detect(src []byte) (Gateway, error) {
 // written.
 func readDecls(src string) (map[string]string, error) {
 	out := map[string]string{}
-	depth := 0
-	err := pysource.Scan(src, func(toks []pysource.Token) error {
+	err := pysource.ScanTopLevel(src, func(toks []pysource.Token) {
 		var body []pysource.Token
 		for _, t := range toks {
-			switch t.Kind {
-			case pysource.Indent:
-				depth++
-			case pysource.Dedent:
-				depth--
-			case pysource.Newline, pysource.EOF:
-			default:
+			if t.Kind != pysource.Newline && t.Kind != pysource.EOF {
 				body = append(body, t)
 			}
 		}
-		if depth != 0 || len(body) < 3 || body[0].Kind != pysource.Name || body[1].Text != "=" {
-			return nil
+		if len(body) < 3 || body[0].Kind != pysource.Name || body[1].Text != "=" {
+			return
 		}
 		parts := make([]string, 0, len(body)-2)
 		for _, t := range body[2:] {
 			parts = append(parts, tokenText(t))
 		}
 		out[body[0].Text] = strings.Join(parts, " ")
-		return nil
 	})
 	return out, err
 }

@@ -53,7 +53,7 @@ func (t *Tables) choosePoolRules(src func(rel string) []byte) {
 		return
 	}
 	found := false
-	err := scanTopLevel(pysource.Normalize(string(data)), func(toks []pysource.Token) {
+	err := pysource.ScanTopLevel(pysource.Normalize(string(data)), func(toks []pysource.Token) {
 		found = found || (len(toks) > 1 && toks[0].Text == "def" && toks[1].Text == "plan_jobs")
 	})
 	if err == nil && found {

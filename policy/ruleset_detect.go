@@ -54,7 +54,7 @@ func readRegisterForm(root string) *registerForm {
 	}
 	src := pysource.Normalize(string(data))
 	form := &registerForm{funcs: map[string]markerSig{}}
-	scanErr := scanTopLevel(src, func(toks []pysource.Token) {
+	scanErr := pysource.ScanTopLevel(src, func(toks []pysource.Token) {
 		if len(toks) < 4 || toks[0].Text != "def" || toks[2].Text != "(" {
 			return
 		}
@@ -87,29 +87,6 @@ func readRegisterForm(root string) *registerForm {
 		return nil
 	}
 	return form
-}
-
-// scanTopLevel calls fn with the tokens of each logical line at the
-// module's top level (no Indent or Dedent tokens), as `def` statements start
-// there; it returns the scan's error for source Python would not parse.
-func scanTopLevel(src string, fn func(toks []pysource.Token)) error {
-	depth := 0
-	return pysource.Scan(src, func(toks []pysource.Token) error {
-		for _, t := range toks {
-			switch t.Kind {
-			case pysource.Indent:
-				depth++
-			case pysource.Dedent:
-				depth--
-			}
-		}
-		if depth == 0 {
-			fn(slices.DeleteFunc(slices.Clone(toks), func(t pysource.Token) bool {
-				return t.Kind == pysource.Indent || t.Kind == pysource.Dedent
-			}))
-		}
-		return nil
-	})
 }
 
 // parseSignature reads the parameters of `def f(` up to its closing `)`.
@@ -275,7 +252,7 @@ func olderPolicyStep(data []byte) *AheadError {
 	}
 	src := pysource.Normalize(string(data))
 	mainLine := 0
-	scanErr := scanTopLevel(src, func(toks []pysource.Token) {
+	scanErr := pysource.ScanTopLevel(src, func(toks []pysource.Token) {
 		if len(toks) > 1 && toks[0].Text == "def" && toks[1].Text == "main" {
 			mainLine = toks[0].Line
 		}

@@ -8,6 +8,7 @@ package pysource
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -249,6 +250,30 @@ func Scan(src string, onLine func([]Token) error) error {
 		}
 		return onLine(line)
 	}, nil)
+}
+
+// ScanTopLevel is Scan for the logical lines at the module's top level (no
+// block open), each handed to fn without its INDENT and DEDENT tokens: where
+// the `NAME = value` declarations and `def` statements of a checkout's
+// scripts are read.
+func ScanTopLevel(src string, fn func(toks []Token)) error {
+	depth := 0
+	return Scan(src, func(toks []Token) error {
+		for _, t := range toks {
+			switch t.Kind {
+			case Indent:
+				depth++
+			case Dedent:
+				depth--
+			}
+		}
+		if depth == 0 {
+			fn(slices.DeleteFunc(slices.Clone(toks), func(t Token) bool {
+				return t.Kind == Indent || t.Kind == Dedent
+			}))
+		}
+		return nil
+	})
 }
 
 // scan is Scan reporting the error CPython would. onPartial, if set, is
